@@ -1,0 +1,19 @@
+// Solver lists. Each backend has one ordered list (src/<backend>/solver_list.cpp); the order is
+// the default preference when nothing has been measured. A new solver is one file pair plus one
+// line in its backend's list.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "convguard/solver.hpp"
+
+namespace convguard {
+
+std::span<const Solver* const> cpu_solvers();
+// Every solver of every backend this build has, in preference order.
+std::vector<const Solver*> all_solvers();
+const Solver* find_solver(std::string_view id);
+
+}  // namespace convguard

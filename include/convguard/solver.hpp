@@ -1,0 +1,46 @@
+// The solver interface: small, stateless; per-problem state lives in a Plan.
+//
+//   id()              stable "backend:family[:variant]", never reused
+//   check(p)          ok, or not_applicable with the reason
+//   workspace_bytes   scratch the run needs (staging copies, im2col buffers, transforms)
+//   plan(p)           per-problem preparation (may fail with a status)
+//   run(plan, t, ws)  computes the direction's output into t
+//
+// A solver must write every element of its output (outputs are poisoned before verification)
+// and must not read its output (backward passes overwrite, they do not accumulate).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "convguard/problem.hpp"
+#include "convguard/verify.hpp"
+
+namespace convguard {
+
+struct Plan {
+  explicit Plan(const Problem& p) : problem(p) {}
+  virtual ~Plan() = default;
+  Problem problem;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string_view id() const = 0;
+  // Whether the solver computes p. A Status of not_applicable carries the reason.
+  [[nodiscard]] virtual Status check(const Problem& p) const = 0;
+  [[nodiscard]] virtual Result<std::size_t> workspace_bytes(const Problem& p) const = 0;
+  [[nodiscard]] virtual Result<std::unique_ptr<Plan>> plan(const Problem& p) const;
+  [[nodiscard]] virtual Status run(const Plan& plan, const ConvTensors& t,
+                                   std::span<std::byte> workspace) const = 0;
+  virtual Accuracy accuracy(const Problem& p) const;
+};
+
+// Runs one solver end to end: check, plan, allocate the workspace, run.
+[[nodiscard]] Status convolve(const Solver& s, const Problem& p, const ConvTensors& t);
+
+}  // namespace convguard

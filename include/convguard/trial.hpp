@@ -1,0 +1,51 @@
+// One trial: run a solver on a problem with seeded (or loaded) data, verify it against the
+// fp64 reference and time it. The driver runs trials in-process; the probe (next) runs the
+// same function inside a sandboxed worker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "convguard/fill.hpp"
+#include "convguard/solver.hpp"
+
+namespace convguard {
+
+// The three tensors of a problem plus the cached reference result for its direction.
+struct TrialTensors {
+  explicit TrialTensors(const Problem& p);
+  ConvTensors view() { return {x.view(), w.view(), y.view()}; }
+  TensorView output(const Problem& p) { return p.writes_x() ? x.view() : p.writes_w() ? w.view() : y.view(); }
+  HostTensor x, w, y;
+  std::optional<std::vector<double>> reference;  // computed on first full verification
+};
+
+// Fills the direction's input tensors (x, w for forward; dy, w for backward-data; x, dy for
+// backward-weights) from the seed.
+void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode mode);
+
+struct TrialOptions {
+  bool verify = true;
+  FillMode fill = FillMode::uniform;
+  bool time = false;
+  int iterations = 10;
+  // Problems with more multiply-adds than this verify by sampling instead of a full reference.
+  double full_reference_limit = 2e9;
+  std::int64_t samples = 4096;
+  std::uint64_t seed = 1;
+};
+
+struct TrialResult {
+  Status status;  // not_applicable: check() declined (reason); other codes: the run failed
+  std::size_t workspace_bytes = 0;
+  double first_ms = 0;  // the first run (includes planning)
+  double mean_ms = 0, min_ms = 0;
+  int iterations = 0;
+  std::optional<Verdict> verdict;
+  bool ran() const { return status.is_ok(); }
+};
+
+TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o);
+
+}  // namespace convguard

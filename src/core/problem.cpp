@@ -1,0 +1,262 @@
+#include "convguard/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace convguard {
+
+std::string_view to_string(Direction d) {
+  switch (d) {
+    case Direction::forward: return "fwd";
+    case Direction::backward_data: return "bwd_data";
+    case Direction::backward_weights: return "bwd_weights";
+  }
+  return "?";
+}
+
+std::string_view to_string(Layout l, int spatial_dims) {
+  if (spatial_dims == 3) return l == Layout::nchw ? "NCDHW" : "NDHWC";
+  return l == Layout::nchw ? "NCHW" : "NHWC";
+}
+
+std::optional<Layout> parse_layout(std::string_view s) {
+  std::string u(s);
+  for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (u == "NCHW" || u == "NCDHW" || u == "ABX" || u == "KCRS" || u == "KCYX" || u == "OIHW") return Layout::nchw;
+  if (u == "NHWC" || u == "NDHWC" || u == "AXB" || u == "KRSC" || u == "KYXC" || u == "OHWI") return Layout::nhwc;
+  return std::nullopt;
+}
+
+std::int64_t Problem::output(int d) const {
+  const std::int64_t eff = (filter[d] - 1) * dilation[d] + 1;
+  const std::int64_t span = input[d] + pad_begin[d] + pad_end[d] - eff;
+  if (span < 0 || stride[d] <= 0) return 0;
+  return span / stride[d] + 1;
+}
+
+Dims3 Problem::output_dims() const { return {output(0), output(1), output(2)}; }
+
+double Problem::flops() const {
+  const Dims3 o = output_dims();
+  return 2.0 * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(o[0] * o[1] * o[2]) *
+         static_cast<double>(c_per_group()) * static_cast<double>(taps());
+}
+
+std::int64_t Problem::reduction_length() const {
+  const Dims3 o = output_dims();
+  switch (direction) {
+    case Direction::forward: return c_per_group() * taps();
+    case Direction::backward_data: {
+      std::int64_t per_dim = 1;  // taps that can reach one input element
+      for (int d = 0; d < 3; ++d) per_dim *= (filter[d] + stride[d] - 1) / stride[d];
+      return k_per_group() * per_dim;
+    }
+    case Direction::backward_weights: return n * o[0] * o[1] * o[2];
+  }
+  return 1;
+}
+
+bool operator==(const Problem& a, const Problem& b) {
+  bool eq = true;
+  std::vector<std::int64_t> va, vb;
+  visit_fields(a, [&](const char*, std::int64_t v) { va.push_back(v); });
+  visit_fields(b, [&](const char*, std::int64_t v) { vb.push_back(v); });
+  eq = va == vb;
+  return eq && a.x_strides == b.x_strides && a.w_strides == b.w_strides && a.y_strides == b.y_strides;
+}
+
+namespace {
+
+constexpr const char* kDimLetter[3] = {"d", "h", "w"};
+
+// Dense strides for logical dims (N,C,spatial...) in channels-first or channels-last order.
+TensorDesc make_desc(const Problem& p, std::int64_t d0, std::int64_t d1, const Dims3& spatial,
+                     Layout layout, const std::vector<std::int64_t>& explicit_strides) {
+  TensorDesc t;
+  t.dtype = p.dtype;
+  t.rank = p.spatial_dims + 2;
+  t.dims[0] = d0;
+  t.dims[1] = d1;
+  const int first = 3 - p.spatial_dims;  // skip D in 2D
+  for (int i = 0; i < p.spatial_dims; ++i) t.dims[2 + i] = spatial[first + i];
+  if (!explicit_strides.empty() && static_cast<int>(explicit_strides.size()) == t.rank) {
+    for (int i = 0; i < t.rank; ++i) t.strides[i] = explicit_strides[i];
+    return t;
+  }
+  // Memory order as a permutation of logical dims, outermost first.
+  std::array<int, 5> order{};
+  int m = 0;
+  order[m++] = 0;
+  if (layout == Layout::nchw) order[m++] = 1;
+  for (int i = 0; i < p.spatial_dims; ++i) order[m++] = 2 + i;
+  if (layout == Layout::nhwc) order[m++] = 1;
+  std::int64_t s = 1;
+  for (int i = t.rank - 1; i >= 0; --i) {
+    t.strides[order[i]] = s;
+    s *= t.dims[order[i]];
+  }
+  return t;
+}
+
+bool mul_ok(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+
+Status check_strides(const char* field, const TensorDesc& dense, const std::vector<std::int64_t>& s) {
+  if (s.empty()) return Status::ok();
+  if (static_cast<int>(s.size()) != dense.rank) {
+    return invalid_argument(fmt::format("{}: needs {} strides (one per logical dim), got {}", field,
+                                        dense.rank, s.size()));
+  }
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] < 1) {
+      return invalid_argument(fmt::format("{}: stride {} is {}; strides must be >= 1", field, i, s[i]));
+    }
+  }
+  // No two logical elements may share memory: sorted by stride, each dim must step over the
+  // whole extent of the dims inside it.
+  std::vector<int> idx(s.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return s[a] < s[b]; });
+  std::int64_t extent = 1;
+  for (int i : idx) {
+    if (dense.dims[i] == 1) continue;
+    if (s[i] < extent) {
+      return invalid_argument(fmt::format(
+          "{}: strides do not cover the tensor: dim {} (size {}) has stride {} but the dims inside "
+          "it span {} elements, so elements would overlap",
+          field, i, dense.dims[i], s[i], extent));
+    }
+    std::int64_t e;
+    if (!mul_ok(s[i], dense.dims[i], e)) return invalid_argument(fmt::format("{}: span overflows", field));
+    extent = e;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+TensorDesc x_desc(const Problem& p) { return make_desc(p, p.n, p.c, p.input, p.x_layout, p.x_strides); }
+TensorDesc w_desc(const Problem& p) {
+  return make_desc(p, p.k, p.c_per_group(), p.filter, p.w_layout, p.w_strides);
+}
+TensorDesc y_desc(const Problem& p) {
+  return make_desc(p, p.n, p.k, p.output_dims(), p.y_layout, p.y_strides);
+}
+
+Status validate(const Problem& p) {
+  if (p.spatial_dims != 2 && p.spatial_dims != 3) {
+    return invalid_argument(fmt::format("spatial_dims: must be 2 or 3 (got {})", p.spatial_dims));
+  }
+  auto positive = [](const char* field, const char* what, std::int64_t v) -> Status {
+    if (v < 1) return invalid_argument(fmt::format("{} ({}): must be positive (got {})", field, what, v));
+    return Status::ok();
+  };
+  if (auto s = positive("mb", "batch size", p.n); !s) return s;
+  if (auto s = positive("ic", "input channels", p.c); !s) return s;
+  if (auto s = positive("oc", "output channels", p.k); !s) return s;
+  if (auto s = positive("g", "groups", p.g); !s) return s;
+  if (p.c % p.g != 0) {
+    return invalid_argument(fmt::format("g (groups): {} groups do not divide ic={} input channels", p.g, p.c));
+  }
+  if (p.k % p.g != 0) {
+    return invalid_argument(fmt::format("g (groups): {} groups do not divide oc={} output channels", p.g, p.k));
+  }
+  for (int d = 0; d < 3; ++d) {
+    const char* L = kDimLetter[d];
+    if (p.spatial_dims == 2 && d == 0) {
+      if (p.input[0] != 1 || p.filter[0] != 1 || p.stride[0] != 1 || p.dilation[0] != 1 ||
+          p.pad_begin[0] != 0 || p.pad_end[0] != 0) {
+        return invalid_argument("id/kd/sd/dd/pd: depth fields must be 1 (0 for padding) in a 2D problem");
+      }
+      continue;
+    }
+    if (p.input[d] < 1) return invalid_argument(fmt::format("i{} (input size): must be positive (got {})", L, p.input[d]));
+    if (p.filter[d] < 1) return invalid_argument(fmt::format("k{} (filter size): must be positive (got {})", L, p.filter[d]));
+    if (p.stride[d] < 1) return invalid_argument(fmt::format("s{} (stride): must be positive (got {})", L, p.stride[d]));
+    if (p.dilation[d] < 1) return invalid_argument(fmt::format("d{} (dilation): must be >= 1, i.e. >= 0 in benchdnn's 0-based form (got {})", L, p.dilation[d]));
+    if (p.pad_begin[d] < 0) return invalid_argument(fmt::format("p{} (padding): must be >= 0 (got {})", L, p.pad_begin[d]));
+    if (p.pad_end[d] < 0) return invalid_argument(fmt::format("r{} (end padding): must be >= 0 (got {})", L, p.pad_end[d]));
+    std::int64_t eff;
+    if (!mul_ok(p.filter[d] - 1, p.dilation[d], eff) || eff > (std::int64_t{1} << 40) ||
+        p.input[d] > (std::int64_t{1} << 40) || p.pad_begin[d] > (std::int64_t{1} << 40) ||
+        p.pad_end[d] > (std::int64_t{1} << 40)) {
+      return invalid_argument(fmt::format("i{}/k{}/d{}/p{}: sizes overflow", L, L, L, L));
+    }
+    if (p.output(d) < 1) {
+      return invalid_argument(fmt::format(
+          "o{} (output size): empty output: input {} + padding {}+{} is smaller than the dilated "
+          "filter {}",
+          L, p.input[d], p.pad_begin[d], p.pad_end[d], eff + 1));
+    }
+  }
+  // Every tensor's element count and byte size must fit in 63 bits.
+  const char* names[3] = {"x (input)", "w (weights)", "y (output)"};
+  const TensorDesc dense[3] = {
+      make_desc(p, p.n, p.c, p.input, p.x_layout, {}),
+      make_desc(p, p.k, p.c_per_group(), p.filter, p.w_layout, {}),
+      make_desc(p, p.n, p.k, p.output_dims(), p.y_layout, {})};
+  for (int t = 0; t < 3; ++t) {
+    std::int64_t e = 1;
+    for (int i = 0; i < dense[t].rank; ++i) {
+      if (!mul_ok(e, dense[t].dims[i], e)) {
+        return invalid_argument(fmt::format("{}: element count overflows", names[t]));
+      }
+    }
+    std::int64_t bytes;
+    if (!mul_ok(e, 8, bytes)) return invalid_argument(fmt::format("{}: byte size overflows", names[t]));
+  }
+  if (auto s = check_strides("x_strides", dense[0], p.x_strides); !s) return s;
+  if (auto s = check_strides("w_strides", dense[1], p.w_strides); !s) return s;
+  if (auto s = check_strides("y_strides", dense[2], p.y_strides); !s) return s;
+  return Status::ok();
+}
+
+Result<Problem> problem_from_transposed(const TransposedConv& t) {
+  Problem p;
+  p.spatial_dims = t.spatial_dims;
+  p.g = t.g;
+  p.n = t.n;
+  // The ordinary convolution's input is the transposed one's output (out_channels), its output
+  // the transposed one's input (in_channels).
+  p.c = t.out_channels;
+  p.k = t.in_channels;
+  p.filter = t.filter;
+  p.stride = t.stride;
+  p.dilation = t.dilation;
+  p.pad_begin = t.pad;
+  p.pad_end = t.pad;
+  p.dtype = t.dtype;
+  for (int d = 0; d < 3; ++d) {
+    if (t.spatial_dims == 2 && d == 0) continue;
+    if (t.output_padding[d] < 0 || t.output_padding[d] >= std::max(t.stride[d], t.dilation[d])) {
+      return invalid_argument(fmt::format(
+          "output padding {}: must be >= 0 and smaller than the stride or the dilation (got {})",
+          kDimLetter[d], t.output_padding[d]));
+    }
+    const std::int64_t out = (t.input[d] - 1) * t.stride[d] - 2 * t.pad[d] +
+                             t.dilation[d] * (t.filter[d] - 1) + t.output_padding[d] + 1;
+    if (out < 1) {
+      return invalid_argument(fmt::format("transposed output size {}: empty ({})", kDimLetter[d], out));
+    }
+    p.input[d] = out;
+  }
+  switch (t.direction) {
+    case Direction::forward: p.direction = Direction::backward_data; break;
+    case Direction::backward_data: p.direction = Direction::forward; break;
+    case Direction::backward_weights: p.direction = Direction::backward_weights; break;
+  }
+  if (auto s = validate(p); !s) return s;
+  for (int d = 3 - t.spatial_dims; d < 3; ++d) {
+    if (p.output(d) != t.input[d]) {
+      return invalid_argument(fmt::format("transposed convolution: input size {} = {} is not "
+                                          "reachable with this stride/padding",
+                                          kDimLetter[d], t.input[d]));
+    }
+  }
+  return p;
+}
+
+}  // namespace convguard

@@ -1,0 +1,96 @@
+#include "convguard/trial.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "convguard/reference.hpp"
+
+namespace convguard {
+
+TrialTensors::TrialTensors(const Problem& p) : x(x_desc(p)), w(w_desc(p)), y(y_desc(p)) {}
+
+void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode mode) {
+  if (!p.writes_x()) fill(t.x.view(), TensorRole::x, seed, mode);
+  if (!p.writes_w()) fill(t.w.view(), TensorRole::w, seed, mode);
+  if (!p.writes_y()) fill(t.y.view(), TensorRole::y, seed, mode);
+  t.reference.reset();
+}
+
+namespace {
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o) {
+  TrialResult r;
+  if (auto st = s.check(p); !st) {
+    r.status = st;
+    return r;
+  }
+  auto ws = s.workspace_bytes(p);
+  if (!ws) {
+    r.status = ws.status();
+    return r;
+  }
+  r.workspace_bytes = *ws;
+  std::unique_ptr<std::byte, decltype(&std::free)> buf(nullptr, &std::free);
+  if (*ws > 0) {
+    buf.reset(static_cast<std::byte*>(std::aligned_alloc(64, (*ws + 63) / 64 * 64)));
+    if (!buf) {
+      r.status = {StatusCode::out_of_memory, "workspace of " + std::to_string(*ws) + " bytes"};
+      return r;
+    }
+  }
+  const std::span<std::byte> wspan(buf.get(), *ws);
+  poison(t.output(p));
+  const double t0 = now_ms();
+  auto plan = s.plan(p);
+  if (!plan) {
+    r.status = plan.status();
+    return r;
+  }
+  if (auto st = s.run(**plan, t.view(), wspan); !st) {
+    r.status = st;
+    return r;
+  }
+  r.first_ms = now_ms() - t0;
+  if (o.verify) {
+    const Accuracy acc = s.accuracy(p);
+    if (p.flops() / 2 <= o.full_reference_limit) {
+      if (!t.reference) {
+        auto ref = reference_output(p, t.view());
+        if (!ref) {
+          r.status = ref.status();
+          return r;
+        }
+        t.reference = std::move(*ref);
+      }
+      r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill);
+    } else {
+      r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, o.samples, o.seed);
+    }
+  }
+  if (o.time) {
+    r.min_ms = 1e300;
+    double total = 0;
+    for (int i = 0; i < o.iterations; ++i) {
+      const double a = now_ms();
+      if (auto st = s.run(**plan, t.view(), wspan); !st) {
+        r.status = st;
+        return r;
+      }
+      const double d = now_ms() - a;
+      total += d;
+      r.min_ms = std::min(r.min_ms, d);
+    }
+    r.iterations = o.iterations;
+    r.mean_ms = o.iterations ? total / o.iterations : 0;
+    if (!o.iterations) r.min_ms = 0;
+  }
+  return r;
+}
+
+}  // namespace convguard

@@ -1,0 +1,23 @@
+// The CPU backend's ordered solver list: the order is the default preference when nothing has
+// been measured for a problem (specialised and faster families first, the reference last).
+// Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
+#include "convguard/registry.hpp"
+#include "cpu/solvers/direct.hpp"
+#include "cpu/solvers/im2col_gemm.hpp"
+#include "cpu/solvers/ref.hpp"
+
+namespace convguard {
+
+std::span<const Solver* const> cpu_solvers() {
+  static const cpu::DirectSolver direct;
+  static const cpu::Im2colGemmSolver im2col_gemm;
+  static const cpu::RefSolver ref;
+  static const Solver* const list[] = {
+      &direct,
+      &im2col_gemm,
+      &ref,
+  };
+  return list;
+}
+
+}  // namespace convguard

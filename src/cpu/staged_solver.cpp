@@ -1,0 +1,69 @@
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu {
+
+Padding forward_padding(const Problem& p) {
+  Padding pad;
+  for (int d = 0; d < 3; ++d) {
+    pad.begin[d] = p.pad_begin[d];
+    // Only as much end padding as the last window reads (a floor in the output size may
+    // leave some of the declared padding unread).
+    const std::int64_t eff = (p.filter[d] - 1) * p.dilation[d] + 1;
+    const std::int64_t need = (p.output(d) - 1) * p.stride[d] + eff - p.input[d] - p.pad_begin[d];
+    pad.end[d] = std::max<std::int64_t>(0, need);
+  }
+  return pad;
+}
+
+void StagedSolver::scratch(const Problem&, WorkspaceLayout&) const {}
+
+StagedSolver::Slots StagedSolver::slots(const Problem& p) const {
+  const StagingSpec spec = staging(p);
+  Slots s;
+  const TensorDesc xd = x_desc(p), wd = w_desc(p), yd = y_desc(p);
+  bool x_padded = false;
+  for (int d = 0; d < 3; ++d) x_padded = x_padded || spec.x_pad.begin[d] || spec.x_pad.end[d];
+  if (x_padded || spec.x_overreads || !is_packed_f32(xd, spec.activations)) {
+    s.x = s.layout.add(padded(sizes5(xd), spec.x_pad).elements() + kOverread);
+  }
+  if (!is_packed_f32(wd, spec.filter)) s.w = s.layout.add(wd.elements() + kOverread);
+  if (!is_packed_f32(yd, spec.activations)) s.y = s.layout.add(yd.elements() + kOverread);
+  // Slot numbers of the scratch buffers follow the staging slots.
+  s.first_scratch = (s.x >= 0) + (s.w >= 0) + (s.y >= 0);
+  scratch(p, s.layout);
+  return s;
+}
+
+Result<std::size_t> StagedSolver::workspace_bytes(const Problem& p) const {
+  if (auto st = check(p); !st) return st;
+  return slots(p).layout.bytes();
+}
+
+Status StagedSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const {
+  const Problem& p = plan.problem;
+  const StagingSpec spec = staging(p);
+  const Slots s = slots(p);
+  if (ws.size() < s.layout.bytes()) {
+    return {StatusCode::invalid_argument, "workspace: " + std::to_string(ws.size()) + " bytes given, " +
+                                              std::to_string(s.layout.bytes()) + " needed"};
+  }
+  StagedTensors st;
+  st.geo = detail::geometry(p);
+  st.xs = padded(sizes5(t.x.desc), spec.x_pad);
+  st.ws = sizes5(t.w.desc);
+  st.ys = sizes5(t.y.desc);
+  const Padding none;
+  st.x = s.x >= 0 ? s.layout.get(ws, s.x) : static_cast<float*>(t.x.data);
+  st.w = s.w >= 0 ? s.layout.get(ws, s.w) : static_cast<float*>(t.w.data);
+  st.y = s.y >= 0 ? s.layout.get(ws, s.y) : static_cast<float*>(t.y.data);
+  if (!p.writes_x() && s.x >= 0) pack(t.x, spec.activations, spec.x_pad, st.x);
+  if (!p.writes_w() && s.w >= 0) pack(t.w, spec.filter, none, st.w);
+  if (!p.writes_y() && s.y >= 0) pack(t.y, spec.activations, none, st.y);
+  if (auto r = compute(p, st, ws, s.layout, s.first_scratch); !r) return r;
+  if (p.writes_x() && s.x >= 0) unpack(st.x, spec.activations, spec.x_pad, t.x);
+  if (p.writes_w() && s.w >= 0) unpack(st.w, spec.filter, none, t.w);
+  if (p.writes_y() && s.y >= 0) unpack(st.y, spec.activations, none, t.y);
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

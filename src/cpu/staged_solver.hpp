@@ -1,0 +1,59 @@
+// Base of the CPU solvers that compute on dense fp32 buffers. It owns what every such solver
+// would otherwise repeat: choosing in-place use or a staging copy for each tensor (from the
+// problem alone, so workspace_bytes and run agree), converting dtypes, layouts and strides,
+// materialising padding, and writing the output back. A family implements staging() (the
+// order and padding its loops want), scratch() (its own buffers) and compute().
+#pragma once
+
+#include "convguard/solver.hpp"
+#include "core/geometry.hpp"
+#include "cpu/staging.hpp"
+
+namespace convguard::cpu {
+
+struct StagingSpec {
+  Order activations = Order::channels_first;  // x and y
+  Order filter = Order::channels_first;       // [K][Cg][taps] or [K][taps][Cg]
+  Padding x_pad;                              // zero padding materialised around x (or dx)
+  // The family's vector loops read up to kOverread floats past the end of x: never use the
+  // caller's x in place (staged buffers have that slack).
+  bool x_overreads = false;
+};
+
+// Dense fp32 views the family computes on. x is padded by spec.x_pad. For backward-data the
+// solver must write every element of dx's padded buffer it reads back (the interior).
+struct StagedTensors {
+  float* x = nullptr;
+  float* w = nullptr;
+  float* y = nullptr;
+  Sizes5 xs{}, ws{}, ys{};  // x sizes include the padding
+  detail::Geometry geo{};
+};
+
+class StagedSolver : public Solver {
+ public:
+  [[nodiscard]] Result<std::size_t> workspace_bytes(const Problem& p) const final;
+  [[nodiscard]] Status run(const Plan& plan, const ConvTensors& t,
+                           std::span<std::byte> workspace) const final;
+
+ protected:
+  virtual StagingSpec staging(const Problem& p) const = 0;
+  // Reserves the family's own scratch buffers in `layout` (after the staging buffers).
+  virtual void scratch(const Problem& p, WorkspaceLayout& layout) const;
+  [[nodiscard]] virtual Status compute(const Problem& p, const StagedTensors& t,
+                                       std::span<std::byte> ws, const WorkspaceLayout& layout,
+                                       int first_scratch_slot) const = 0;
+
+ private:
+  struct Slots {
+    WorkspaceLayout layout;
+    int x = -1, w = -1, y = -1;  // -1: the caller's tensor is used in place
+    int first_scratch = 0;
+  };
+  Slots slots(const Problem& p) const;
+};
+
+// Zero-padding that makes every window read of the forward pass land inside the buffer.
+Padding forward_padding(const Problem& p);
+
+}  // namespace convguard::cpu

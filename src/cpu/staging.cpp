@@ -1,0 +1,100 @@
+#include "cpu/staging.hpp"
+
+#include <cstring>
+
+#include "core/tensor_iter.hpp"
+
+namespace convguard::cpu {
+
+Sizes5 sizes5(const TensorDesc& t) {
+  const detail::Shape5 s = detail::shape5(t);
+  return {s.dims[0], s.dims[1], s.dims[2], s.dims[3], s.dims[4]};
+}
+
+Sizes5 padded(const Sizes5& s, const Padding& p) {
+  return {s.n, s.c, s.d + p.begin[0] + p.end[0], s.h + p.begin[1] + p.end[1], s.w + p.begin[2] + p.end[2]};
+}
+
+namespace {
+
+// Dense strides of a padded buffer in logical (n, c, d, h, w) terms.
+struct Strides5 {
+  std::int64_t n, c, d, h, w;
+};
+Strides5 packed_strides(const Sizes5& s, Order order) {
+  if (order == Order::channels_first) return {s.c * s.d * s.h * s.w, s.d * s.h * s.w, s.h * s.w, s.w, 1};
+  return {s.d * s.h * s.w * s.c, 1, s.h * s.w * s.c, s.w * s.c, s.c};
+}
+
+// Calls f(src_offset, dst_offset) for every interior element, parallel over (n, c, d).
+template <class F>
+void for_each_interior(const TensorDesc& t, Order order, const Padding& pad, F&& f) {
+  const Sizes5 s = sizes5(t);
+  const detail::Shape5 sh = detail::shape5(t);
+  const auto& st = sh.strides;
+  const Strides5 ps = packed_strides(padded(s, pad), order);
+#pragma omp parallel for collapse(3) schedule(static)
+  for (std::int64_t n = 0; n < s.n; ++n)
+    for (std::int64_t c = 0; c < s.c; ++c)
+      for (std::int64_t d = 0; d < s.d; ++d)
+        for (std::int64_t h = 0; h < s.h; ++h) {
+          const std::int64_t so = n * st[0] + c * st[1] + d * st[2] + h * st[3];
+          const std::int64_t po = n * ps.n + c * ps.c + (d + pad.begin[0]) * ps.d +
+                                  (h + pad.begin[1]) * ps.h + pad.begin[2] * ps.w;
+          for (std::int64_t w = 0; w < s.w; ++w) f(so + w * st[4], po + w * ps.w);
+        }
+}
+
+}  // namespace
+
+bool is_packed_f32(const TensorDesc& t, Order order) {
+  if (t.dtype != DType::f32) return false;
+  const Sizes5 s = sizes5(t);
+  const Strides5 ps = packed_strides(s, order);
+  const detail::Shape5 sh = detail::shape5(t);
+  const std::int64_t want[5] = {ps.n, ps.c, ps.d, ps.h, ps.w};
+  for (int i = 0; i < 5; ++i) {
+    if (sh.dims[i] > 1 && sh.strides[i] != want[i]) return false;
+  }
+  return true;
+}
+
+void pack(const TensorView& src, Order order, const Padding& pad, float* dst) {
+  const Sizes5 ps = padded(sizes5(src.desc), pad);
+  const bool has_pad = ps.elements() != src.desc.elements();
+  if (has_pad) std::memset(dst, 0, static_cast<std::size_t>(ps.elements()) * sizeof(float));
+  std::memset(dst + ps.elements(), 0, kOverread * sizeof(float));
+  const DType dt = src.desc.dtype;
+  const void* data = src.data;
+  if (dt == DType::f32) {
+    const float* s = static_cast<const float*>(data);
+    for_each_interior(src.desc, order, pad, [&](std::int64_t so, std::int64_t po) { dst[po] = s[so]; });
+  } else {
+    for_each_interior(src.desc, order, pad,
+                      [&](std::int64_t so, std::int64_t po) { dst[po] = load_as_float(data, so, dt); });
+  }
+}
+
+void unpack(const float* src, Order order, const Padding& pad, const TensorView& dst) {
+  const DType dt = dst.desc.dtype;
+  void* data = dst.data;
+  if (dt == DType::f32) {
+    float* d = static_cast<float*>(data);
+    for_each_interior(dst.desc, order, pad, [&](std::int64_t so, std::int64_t po) { d[so] = src[po]; });
+  } else {
+    for_each_interior(dst.desc, order, pad,
+                      [&](std::int64_t so, std::int64_t po) { store_from_float(data, so, dt, src[po]); });
+  }
+}
+
+int WorkspaceLayout::add(std::int64_t floats) {
+  offsets_.push_back(total_);
+  total_ += (static_cast<std::size_t>(floats) * sizeof(float) + 63) / 64 * 64;
+  return static_cast<int>(offsets_.size()) - 1;
+}
+
+float* WorkspaceLayout::get(std::span<std::byte> ws, int slot) const {
+  return reinterpret_cast<float*>(ws.data() + offsets_[static_cast<std::size_t>(slot)]);
+}
+
+}  // namespace convguard::cpu

@@ -1,0 +1,56 @@
+// Dense fp32 staging for the CPU solvers. Solvers compute in fp32 on packed buffers in the
+// order their loops want (channels first or last), with zero padding materialised where that
+// removes bounds checks; these functions convert from/to the caller's dtype, layout and strides.
+// When the caller's tensor already is the packed fp32 buffer a solver wants, it is used in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "convguard/problem.hpp"
+#include "core/geometry.hpp"
+
+namespace convguard::cpu {
+
+enum class Order { channels_first, channels_last };
+
+struct Padding {
+  std::int64_t begin[3] = {0, 0, 0};
+  std::int64_t end[3] = {0, 0, 0};
+};
+
+// Logical 5D sizes (N, C, D, H, W) of an activation or (K, Cg, D, R, S) of a filter.
+struct Sizes5 {
+  std::int64_t n, c, d, h, w;
+  std::int64_t elements() const { return n * c * d * h * w; }
+};
+Sizes5 sizes5(const TensorDesc& t);
+Sizes5 padded(const Sizes5& s, const Padding& p);
+
+// Packs `src` (any dtype, strides) into dst as dense fp32 in `order`, zero-padded.
+void pack(const TensorView& src, Order order, const Padding& pad, float* dst);
+// Writes the interior of dense fp32 `src` (in `order`, padded by `pad`) into `dst`.
+void unpack(const float* src, Order order, const Padding& pad, const TensorView& dst);
+// True when t is dense fp32 in `order` (no padding), so it can be used without a copy.
+bool is_packed_f32(const TensorDesc& t, Order order);
+
+// Carves one workspace into named float buffers; the same layout object sizes the workspace
+// (workspace_bytes) and hands out the pointers (run), so the two cannot disagree.
+class WorkspaceLayout {
+ public:
+  // Reserves `floats` floats (64-byte aligned); returns the slot number.
+  int add(std::int64_t floats);
+  std::size_t bytes() const { return total_; }
+  float* get(std::span<std::byte> ws, int slot) const;
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::size_t total_ = 0;
+};
+
+// Extra floats allocated after packed buffers so vector loops may read a little past the end.
+inline constexpr std::int64_t kOverread = 1024;
+
+}  // namespace convguard::cpu
