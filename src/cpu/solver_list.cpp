@@ -2,17 +2,25 @@
 // been measured for a problem (specialised and faster families first, the reference last).
 // Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
 #include "convguard/registry.hpp"
+#include "cpu/solvers/depthwise.hpp"
 #include "cpu/solvers/direct.hpp"
 #include "cpu/solvers/im2col_gemm.hpp"
+#include "cpu/solvers/implicit_gemm.hpp"
 #include "cpu/solvers/ref.hpp"
 
 namespace convguard {
 
 std::span<const Solver* const> cpu_solvers() {
+  static const cpu::DepthwiseSolver depthwise;
+  static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
+  static const cpu::ImplicitGemmSolver implicit_gemm_avx2(cpu::Isa::avx2);
   static const cpu::DirectSolver direct;
   static const cpu::Im2colGemmSolver im2col_gemm;
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
+      &depthwise,
+      &implicit_gemm_avx512,
+      &implicit_gemm_avx2,
       &direct,
       &im2col_gemm,
       &ref,

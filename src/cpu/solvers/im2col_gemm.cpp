@@ -11,7 +11,8 @@ namespace {
 using detail::Geometry;
 
 bool is_pointwise(const Geometry& G) {
-  return G.taps() == 1 && G.sd == 1 && G.sh == 1 && G.sw == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0;
+  return G.taps() == 1 && G.sd == 1 && G.sh == 1 && G.sw == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 &&
+         G.od == G.id && G.oh == G.ih && G.ow == G.iw;  // no end padding either
 }
 
 // Output columns whose input position ow*s - p + e*dil lies in [0, size).

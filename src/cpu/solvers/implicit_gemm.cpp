@@ -1,0 +1,70 @@
+#include "cpu/solvers/implicit_gemm.hpp"
+
+#include "cpu/solvers/implicit_gemm_kernels.hpp"
+
+namespace convguard::cpu {
+namespace {
+
+using detail::Geometry;
+
+// One entry point per ISA; the generic kernels are inlined into each and compiled for it.
+[[gnu::target("avx512f,fma")]] void run_avx512(Direction d, const Geometry& G, const StagedTensors& t,
+                                               const float* panels, const float* zero) {
+  if (d == Direction::backward_weights) igemm::backward_weights<16>(G, t, zero);
+  else igemm::forward_or_backward_data<16>(G, t, panels, zero, d == Direction::forward);
+}
+[[gnu::target("avx2,fma")]] void run_avx2(Direction d, const Geometry& G, const StagedTensors& t,
+                                          const float* panels, const float* zero) {
+  if (d == Direction::backward_weights) igemm::backward_weights<8>(G, t, zero);
+  else igemm::forward_or_backward_data<8>(G, t, panels, zero, d == Direction::forward);
+}
+
+std::int64_t panel_floats(const Problem& p, int nr) {
+  const Geometry G = detail::geometry(p);
+  const bool fwd = p.direction == Direction::forward;
+  const std::int64_t width = fwd ? G.kg : G.cg, depth = fwd ? G.cg : G.kg;
+  return G.g * ((width + nr - 1) / nr) * nr * G.taps() * depth;
+}
+
+}  // namespace
+
+std::string_view ImplicitGemmSolver::id() const {
+  return isa_ == Isa::avx512 ? "cpu:implicit_gemm:avx512" : "cpu:implicit_gemm:avx2";
+}
+
+Status ImplicitGemmSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (isa_ == Isa::avx512 && !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))) {
+    return not_applicable("this CPU has no AVX-512F (the avx2 variant runs instead)");
+  }
+  if (isa_ == Isa::avx2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    return not_applicable("this CPU has no AVX2+FMA");
+  }
+  return Status::ok();
+}
+
+StagingSpec ImplicitGemmSolver::staging(const Problem&) const {
+  return StagingSpec{Order::channels_last, Order::channels_first, Padding{}, false};
+}
+
+void ImplicitGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  layout.add(std::max(p.c, p.k) + 64);  // the zero row out-of-image taps point at
+  layout.add(p.direction == Direction::backward_weights ? 0 : panel_floats(p, 2 * lanes()));
+}
+
+Status ImplicitGemmSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                                   const WorkspaceLayout& layout, int first_scratch) const {
+  float* zero = layout.get(ws, first_scratch);
+  std::fill(zero, zero + std::max(p.c, p.k) + 64, 0.f);
+  float* panels = layout.get(ws, first_scratch + 1);
+  const bool fwd = p.direction == Direction::forward;
+  if (p.direction != Direction::backward_weights) {
+    if (isa_ == Isa::avx512) igemm::pack_panels<16>(t.geo, t.w, panels, fwd);
+    else igemm::pack_panels<8>(t.geo, t.w, panels, fwd);
+  }
+  if (isa_ == Isa::avx512) run_avx512(p.direction, t.geo, t, panels, zero);
+  else run_avx2(p.direction, t.geo, t, panels, zero);
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

@@ -1,0 +1,218 @@
+// Register-tiled kernels of cpu:implicit_gemm, generic over the vector width W (floats). Only
+// included by implicit_gemm.cpp, which instantiates them inside functions compiled for each ISA.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/geometry.hpp"
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu::igemm {
+
+using detail::Geometry;
+inline constexpr int kMR = 6;  // pixels (or channels, for backward-weights) per register tile
+
+template <int W>
+struct Vec {
+  typedef float type __attribute__((vector_size(W * sizeof(float))));
+};
+
+template <int W>
+[[gnu::always_inline]] inline typename Vec<W>::type load(const float* p) {
+  typename Vec<W>::type v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// out[m][0..2W) = sum over taps t and depth d of rows[t][m][d] * b[t][d][0..2W)
+template <int W>
+[[gnu::always_inline]] inline void gemm_tile(const float* const* rows, std::int64_t taps, std::int64_t depth,
+                                             const float* b, float* out, std::int64_t ldo, int mvalid, int nvalid) {
+  using vf = typename Vec<W>::type;
+  constexpr int NR = 2 * W;
+  vf acc0[kMR], acc1[kMR];
+  for (int m = 0; m < kMR; ++m) acc0[m] = acc1[m] = vf{};
+  for (std::int64_t t = 0; t < taps; ++t) {
+    const float* rp[kMR];
+    for (int m = 0; m < kMR; ++m) rp[m] = rows[t * kMR + m];
+    const float* bt = b + t * depth * NR;
+    for (std::int64_t d = 0; d < depth; ++d) {
+      const vf b0 = load<W>(bt + d * NR), b1 = load<W>(bt + d * NR + W);
+      for (int m = 0; m < kMR; ++m) {
+        const vf a = vf{} + rp[m][d];
+        acc0[m] += a * b0;
+        acc1[m] += a * b1;
+      }
+    }
+  }
+  for (int m = 0; m < mvalid; ++m) {
+    float tmp[NR];
+    std::memcpy(tmp, &acc0[m], sizeof(vf));
+    std::memcpy(tmp + W, &acc1[m], sizeof(vf));
+    std::memcpy(out + m * ldo, tmp, static_cast<std::size_t>(nvalid) * sizeof(float));
+  }
+}
+
+// Pixel p of a (n, d, h, w) grid.
+struct Pixel {
+  std::int64_t n, d, h, w;
+};
+inline Pixel decode(std::int64_t p, std::int64_t D, std::int64_t H, std::int64_t Wd) {
+  Pixel x;
+  x.w = p % Wd;
+  p /= Wd;
+  x.h = p % H;
+  p /= H;
+  x.d = p % D;
+  x.n = p / D;
+  return x;
+}
+
+// Weights as panels [g][block][t][depth][2W]: forward blocks output channels (depth = c),
+// backward-data blocks input channels (depth = k). Zero beyond the last channel.
+template <int W>
+void pack_panels(const Geometry& G, const float* w, float* out, bool forward) {
+  constexpr int NR = 2 * W;
+  const std::int64_t width = forward ? G.kg : G.cg, depth = forward ? G.cg : G.kg;
+  const std::int64_t blocks = (width + NR - 1) / NR, taps = G.taps();
+#pragma omp parallel for collapse(2)
+  for (std::int64_t g = 0; g < G.g; ++g)
+    for (std::int64_t b = 0; b < blocks; ++b)
+      for (std::int64_t t = 0; t < taps; ++t)
+        for (std::int64_t d = 0; d < depth; ++d)
+          for (int j = 0; j < NR; ++j) {
+            const std::int64_t col = b * NR + j;
+            float v = 0.f;
+            if (col < width) {
+              const std::int64_t k = g * G.kg + (forward ? col : d), c = forward ? d : col;
+              v = w[(k * G.cg + c) * taps + t];
+            }
+            out[(((g * blocks + b) * taps + t) * depth + d) * NR + j] = v;
+          }
+}
+
+// Forward (forward = true) or backward-data through gemm_tile with a row-pointer table.
+template <int W>
+void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const float* panels, const float* zero,
+                              bool forward) {
+  constexpr int NR = 2 * W;
+  const std::int64_t taps = G.taps();
+  // Pixels of the output GEMM rows (output pixels forward, input pixels backward-data).
+  const std::int64_t PD = forward ? G.od : G.id, PH = forward ? G.oh : G.ih, PW = forward ? G.ow : G.iw;
+  const std::int64_t P = G.n * PD * PH * PW;
+  const std::int64_t width = forward ? G.kg : G.cg, depth = forward ? G.cg : G.kg;
+  const std::int64_t blocks = (width + NR - 1) / NR, pblocks = (P + kMR - 1) / kMR;
+  const std::int64_t ld_out = forward ? G.k() : G.c(), ld_in = forward ? G.c() : G.k();
+  const float* in = forward ? ts.x : ts.y;
+  float* out = forward ? ts.y : ts.x;
+#pragma omp parallel
+  {
+    std::vector<const float*> rows(static_cast<std::size_t>(taps * kMR));
+#pragma omp for collapse(2) schedule(dynamic, 4)
+    for (std::int64_t g = 0; g < G.g; ++g)
+      for (std::int64_t pb = 0; pb < pblocks; ++pb) {
+        for (int m = 0; m < kMR; ++m) {
+          const Pixel px = decode(std::min(pb * kMR + m, P - 1), PD, PH, PW);
+          std::int64_t t = 0;
+          for (std::int64_t a = 0; a < G.kd; ++a)
+            for (std::int64_t b = 0; b < G.kh; ++b)
+              for (std::int64_t e = 0; e < G.kw; ++e, ++t) {
+                std::int64_t qd, qh, qw;
+                bool ok;
+                if (forward) {
+                  qd = px.d * G.sd - G.pd + a * G.dd;
+                  qh = px.h * G.sh - G.ph + b * G.dh;
+                  qw = px.w * G.sw - G.pw + e * G.dw;
+                  ok = qd >= 0 && qd < G.id && qh >= 0 && qh < G.ih && qw >= 0 && qw < G.iw;
+                } else {
+                  const std::int64_t td = px.d + G.pd - a * G.dd, th = px.h + G.ph - b * G.dh,
+                                     tw = px.w + G.pw - e * G.dw;
+                  ok = td >= 0 && th >= 0 && tw >= 0 && td % G.sd == 0 && th % G.sh == 0 && tw % G.sw == 0;
+                  qd = td / G.sd;
+                  qh = th / G.sh;
+                  qw = tw / G.sw;
+                  ok = ok && qd < G.od && qh < G.oh && qw < G.ow;
+                }
+                const std::int64_t QD = forward ? G.id : G.od, QH = forward ? G.ih : G.oh, QW = forward ? G.iw : G.ow;
+                rows[static_cast<std::size_t>(t * kMR + m)] =
+                    ok ? in + (((px.n * QD + qd) * QH + qh) * QW + qw) * ld_in + g * depth : zero;
+              }
+        }
+        const int mvalid = static_cast<int>(std::min<std::int64_t>(kMR, P - pb * kMR));
+        for (std::int64_t b = 0; b < blocks; ++b) {
+          gemm_tile<W>(rows.data(), taps, depth, panels + ((g * blocks + b) * taps) * depth * NR,
+                       out + pb * kMR * ld_out + g * width + b * NR, ld_out, mvalid,
+                       static_cast<int>(std::min<std::int64_t>(NR, width - b * NR)));
+        }
+      }
+  }
+}
+
+// dw[k][c][t] = sum_p x[p@t][c] * dy[p][k]; tile of kMR channels x 2W output channels.
+template <int W>
+void backward_weights(const Geometry& G, const StagedTensors& ts, const float* zero) {
+  using vf = typename Vec<W>::type;
+  constexpr int NR = 2 * W;
+  constexpr std::int64_t kChunk = 256;
+  const std::int64_t taps = G.taps(), P = G.n * G.od * G.oh * G.ow;
+  const std::int64_t cblocks = (G.cg + kMR - 1) / kMR, kblocks = (G.kg + NR - 1) / NR;
+#pragma omp parallel
+  {
+    std::vector<const float*> xr(kChunk);
+#pragma omp for collapse(3) schedule(dynamic, 1)
+    for (std::int64_t g = 0; g < G.g; ++g)
+      for (std::int64_t t = 0; t < taps; ++t)
+        for (std::int64_t cb = 0; cb < cblocks; ++cb) {
+          const std::int64_t a = t / (G.kh * G.kw), b = (t / G.kw) % G.kh, e = t % G.kw;
+          const std::int64_t c0 = cb * kMR;
+          const int cvalid = static_cast<int>(std::min<std::int64_t>(kMR, G.cg - c0));
+          for (std::int64_t kb = 0; kb < kblocks; ++kb) {
+            const std::int64_t k0 = g * G.kg + kb * NR;
+            const int kvalid = static_cast<int>(std::min<std::int64_t>(NR, G.kg - kb * NR));
+            vf acc0[kMR], acc1[kMR];
+            for (int m = 0; m < kMR; ++m) acc0[m] = acc1[m] = vf{};
+            for (std::int64_t p0 = 0; p0 < P; p0 += kChunk) {
+              const std::int64_t pn = std::min(kChunk, P - p0);
+              for (std::int64_t i = 0; i < pn; ++i) {
+                const Pixel px = decode(p0 + i, G.od, G.oh, G.ow);
+                const std::int64_t id = px.d * G.sd - G.pd + a * G.dd, ih = px.h * G.sh - G.ph + b * G.dh,
+                                   iw = px.w * G.sw - G.pw + e * G.dw;
+                const bool ok = id >= 0 && id < G.id && ih >= 0 && ih < G.ih && iw >= 0 && iw < G.iw;
+                xr[static_cast<std::size_t>(i)] =
+                    ok ? ts.x + (((px.n * G.id + id) * G.ih + ih) * G.iw + iw) * G.c() + g * G.cg + c0 : zero;
+              }
+              for (std::int64_t i = 0; i < pn; ++i) {
+                const float* dy = ts.y + (p0 + i) * G.k() + k0;
+                vf b0, b1;
+                if (kvalid == NR) {
+                  b0 = load<W>(dy);
+                  b1 = load<W>(dy + W);
+                } else {
+                  float tmp[NR] = {};
+                  std::memcpy(tmp, dy, static_cast<std::size_t>(kvalid) * sizeof(float));
+                  b0 = load<W>(tmp);
+                  b1 = load<W>(tmp + W);
+                }
+                const float* x = xr[static_cast<std::size_t>(i)];
+                for (int m = 0; m < kMR; ++m) {
+                  const vf av = vf{} + (m < cvalid ? x[m] : 0.f);
+                  acc0[m] += av * b0;
+                  acc1[m] += av * b1;
+                }
+              }
+            }
+            for (int m = 0; m < cvalid; ++m) {
+              float tmp[NR];
+              std::memcpy(tmp, &acc0[m], sizeof(vf));
+              std::memcpy(tmp + W, &acc1[m], sizeof(vf));
+              for (int j = 0; j < kvalid; ++j) ts.w[((k0 + j) * G.cg + c0 + m) * taps + t] = tmp[j];
+            }
+          }
+        }
+  }
+}
+
+}  // namespace convguard::cpu::igemm
