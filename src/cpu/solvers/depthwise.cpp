@@ -8,7 +8,7 @@ namespace {
 using detail::Geometry;
 
 // Every kernel works on filters transposed to [tap][c] so the channel loop is contiguous.
-[[gnu::target_clones("avx512f", "avx2", "default")]] void forward(const Geometry& G, const StagedTensors& t,
+void forward(const Geometry& G, const StagedTensors& t,
                                                                   const float* wt) {
   const std::int64_t C = G.c(), taps = G.taps();
   const Sizes5& xs = t.xs;
@@ -32,7 +32,7 @@ using detail::Geometry;
         }
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void backward_data(const Geometry& G, const StagedTensors& t,
+void backward_data(const Geometry& G, const StagedTensors& t,
                                                                         const float* wt) {
   const std::int64_t C = G.c();
 #pragma omp parallel for collapse(3) schedule(static)
@@ -62,7 +62,7 @@ using detail::Geometry;
 }
 
 // dw[c][tap]: each thread owns one (tap, channel chunk) and sums over every output position.
-[[gnu::target_clones("avx512f", "avx2", "default")]] void backward_weights(const Geometry& G, const StagedTensors& t) {
+void backward_weights(const Geometry& G, const StagedTensors& t) {
   const std::int64_t C = G.c(), taps = G.taps();
   constexpr std::int64_t kChunk = 64;
   const std::int64_t chunks = (C + kChunk - 1) / kChunk;

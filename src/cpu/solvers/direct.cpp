@@ -94,7 +94,7 @@ template <int KB, int OWB>
           }
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void forward(const Geometry& G, const StagedTensors& t,
+void forward(const Geometry& G, const StagedTensors& t,
                                                                   const float* wpk) {
   if (forward_blocking(G).owb == 32) {
     forward_all<6, 32>(G, t, wpk);
@@ -105,7 +105,7 @@ template <int KB, int OWB>
 
 // dx (padded, channels-first) = scatter of every dy row through every tap; one thread owns
 // each dx plane so there are no races.
-[[gnu::target_clones("avx512f", "avx2", "default")]] void backward_data(const Geometry& G,
+void backward_data(const Geometry& G,
                                                                         const StagedTensors& t) {
   const Sizes5& xs = t.xs;
   const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
@@ -140,7 +140,7 @@ template <int KB, int OWB>
 }
 
 // dw[k][c][tap] = sum over n and output positions of dy * x-window, reduced in 16 lanes.
-[[gnu::target_clones("avx512f", "avx2", "default")]] void backward_weights(const Geometry& G,
+void backward_weights(const Geometry& G,
                                                                            const StagedTensors& t) {
   const Sizes5& xs = t.xs;
   const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();

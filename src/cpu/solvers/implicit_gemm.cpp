@@ -1,23 +1,13 @@
 #include "cpu/solvers/implicit_gemm.hpp"
 
-#include "cpu/solvers/implicit_gemm_kernels.hpp"
+#include <algorithm>
+
+#include "cpu/solvers/implicit_gemm_entry.hpp"
 
 namespace convguard::cpu {
 namespace {
 
 using detail::Geometry;
-
-// One entry point per ISA; the generic kernels are inlined into each and compiled for it.
-[[gnu::target("avx512f,fma")]] void run_avx512(Direction d, const Geometry& G, const StagedTensors& t,
-                                               const float* panels, const float* zero) {
-  if (d == Direction::backward_weights) igemm::backward_weights<16>(G, t, zero);
-  else igemm::forward_or_backward_data<16>(G, t, panels, zero, d == Direction::forward);
-}
-[[gnu::target("avx2,fma")]] void run_avx2(Direction d, const Geometry& G, const StagedTensors& t,
-                                          const float* panels, const float* zero) {
-  if (d == Direction::backward_weights) igemm::backward_weights<8>(G, t, zero);
-  else igemm::forward_or_backward_data<8>(G, t, panels, zero, d == Direction::forward);
-}
 
 std::int64_t panel_floats(const Problem& p, int nr) {
   const Geometry G = detail::geometry(p);
@@ -57,13 +47,8 @@ Status ImplicitGemmSolver::compute(const Problem& p, const StagedTensors& t, std
   float* zero = layout.get(ws, first_scratch);
   std::fill(zero, zero + std::max(p.c, p.k) + 64, 0.f);
   float* panels = layout.get(ws, first_scratch + 1);
-  const bool fwd = p.direction == Direction::forward;
-  if (p.direction != Direction::backward_weights) {
-    if (isa_ == Isa::avx512) igemm::pack_panels<16>(t.geo, t.w, panels, fwd);
-    else igemm::pack_panels<8>(t.geo, t.w, panels, fwd);
-  }
-  if (isa_ == Isa::avx512) run_avx512(p.direction, t.geo, t, panels, zero);
-  else run_avx2(p.direction, t.geo, t, panels, zero);
+  if (isa_ == Isa::avx512) igemm::run_avx512(p.direction, t.geo, t, t.w, panels, zero);
+  else igemm::run_avx2(p.direction, t.geo, t, t.w, panels, zero);
   return Status::ok();
 }
 

@@ -1,16 +1,19 @@
-// Register-tiled kernels of cpu:implicit_gemm, generic over the vector width W (floats). Only
-// included by implicit_gemm.cpp, which instantiates them inside functions compiled for each ISA.
+// Register-tiled kernels of cpu:implicit_gemm, generic over the vector width W (floats).
+// Included only by the per-ISA files implicit_gemm_avx512.cpp / implicit_gemm_avx2.cpp, which
+// are compiled with that ISA's flags (a target attribute would not reach the loops OpenMP
+// outlines). Everything here has internal linkage and avoids library templates, so no
+// ISA-specific copy of a shared inline function can leak into the rest of the program.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
-#include "core/geometry.hpp"
-#include "cpu/staged_solver.hpp"
+#include "cpu/solvers/implicit_gemm_entry.hpp"
 
 namespace convguard::cpu::igemm {
+namespace {
+
+inline std::int64_t lesser(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
 
 using detail::Geometry;
 inline constexpr int kMR = 6;  // pixels (or channels, for backward-weights) per register tile
@@ -110,12 +113,12 @@ void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const 
   float* out = forward ? ts.y : ts.x;
 #pragma omp parallel
   {
-    std::vector<const float*> rows(static_cast<std::size_t>(taps * kMR));
+    const float** rows = new const float*[static_cast<std::size_t>(taps * kMR)];
 #pragma omp for collapse(2) schedule(dynamic, 4)
     for (std::int64_t g = 0; g < G.g; ++g)
       for (std::int64_t pb = 0; pb < pblocks; ++pb) {
         for (int m = 0; m < kMR; ++m) {
-          const Pixel px = decode(std::min(pb * kMR + m, P - 1), PD, PH, PW);
+          const Pixel px = decode(lesser(pb * kMR + m, P - 1), PD, PH, PW);
           std::int64_t t = 0;
           for (std::int64_t a = 0; a < G.kd; ++a)
             for (std::int64_t b = 0; b < G.kh; ++b)
@@ -137,17 +140,18 @@ void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const 
                   ok = ok && qd < G.od && qh < G.oh && qw < G.ow;
                 }
                 const std::int64_t QD = forward ? G.id : G.od, QH = forward ? G.ih : G.oh, QW = forward ? G.iw : G.ow;
-                rows[static_cast<std::size_t>(t * kMR + m)] =
+                rows[t * kMR + m] =
                     ok ? in + (((px.n * QD + qd) * QH + qh) * QW + qw) * ld_in + g * depth : zero;
               }
         }
-        const int mvalid = static_cast<int>(std::min<std::int64_t>(kMR, P - pb * kMR));
+        const int mvalid = static_cast<int>(lesser(kMR, P - pb * kMR));
         for (std::int64_t b = 0; b < blocks; ++b) {
-          gemm_tile<W>(rows.data(), taps, depth, panels + ((g * blocks + b) * taps) * depth * NR,
+          gemm_tile<W>(rows, taps, depth, panels + ((g * blocks + b) * taps) * depth * NR,
                        out + pb * kMR * ld_out + g * width + b * NR, ld_out, mvalid,
-                       static_cast<int>(std::min<std::int64_t>(NR, width - b * NR)));
+                       static_cast<int>(lesser(NR, width - b * NR)));
         }
       }
+    delete[] rows;
   }
 }
 
@@ -161,27 +165,27 @@ void backward_weights(const Geometry& G, const StagedTensors& ts, const float* z
   const std::int64_t cblocks = (G.cg + kMR - 1) / kMR, kblocks = (G.kg + NR - 1) / NR;
 #pragma omp parallel
   {
-    std::vector<const float*> xr(kChunk);
+    const float** xr = new const float*[kChunk];
 #pragma omp for collapse(3) schedule(dynamic, 1)
     for (std::int64_t g = 0; g < G.g; ++g)
       for (std::int64_t t = 0; t < taps; ++t)
         for (std::int64_t cb = 0; cb < cblocks; ++cb) {
           const std::int64_t a = t / (G.kh * G.kw), b = (t / G.kw) % G.kh, e = t % G.kw;
           const std::int64_t c0 = cb * kMR;
-          const int cvalid = static_cast<int>(std::min<std::int64_t>(kMR, G.cg - c0));
+          const int cvalid = static_cast<int>(lesser(kMR, G.cg - c0));
           for (std::int64_t kb = 0; kb < kblocks; ++kb) {
             const std::int64_t k0 = g * G.kg + kb * NR;
-            const int kvalid = static_cast<int>(std::min<std::int64_t>(NR, G.kg - kb * NR));
+            const int kvalid = static_cast<int>(lesser(NR, G.kg - kb * NR));
             vf acc0[kMR], acc1[kMR];
             for (int m = 0; m < kMR; ++m) acc0[m] = acc1[m] = vf{};
             for (std::int64_t p0 = 0; p0 < P; p0 += kChunk) {
-              const std::int64_t pn = std::min(kChunk, P - p0);
+              const std::int64_t pn = lesser(kChunk, P - p0);
               for (std::int64_t i = 0; i < pn; ++i) {
                 const Pixel px = decode(p0 + i, G.od, G.oh, G.ow);
                 const std::int64_t id = px.d * G.sd - G.pd + a * G.dd, ih = px.h * G.sh - G.ph + b * G.dh,
                                    iw = px.w * G.sw - G.pw + e * G.dw;
                 const bool ok = id >= 0 && id < G.id && ih >= 0 && ih < G.ih && iw >= 0 && iw < G.iw;
-                xr[static_cast<std::size_t>(i)] =
+                xr[i] =
                     ok ? ts.x + (((px.n * G.id + id) * G.ih + ih) * G.iw + iw) * G.c() + g * G.cg + c0 : zero;
               }
               for (std::int64_t i = 0; i < pn; ++i) {
@@ -196,7 +200,7 @@ void backward_weights(const Geometry& G, const StagedTensors& ts, const float* z
                   b0 = load<W>(tmp);
                   b1 = load<W>(tmp + W);
                 }
-                const float* x = xr[static_cast<std::size_t>(i)];
+                const float* x = xr[i];
                 for (int m = 0; m < kMR; ++m) {
                   const vf av = vf{} + (m < cvalid ? x[m] : 0.f);
                   acc0[m] += av * b0;
@@ -212,7 +216,21 @@ void backward_weights(const Geometry& G, const StagedTensors& ts, const float* z
             }
           }
         }
+    delete[] xr;
   }
 }
+
+// The entry point each per-ISA file defines under its own name.
+template <int W>
+void run(Direction d, const Geometry& G, const StagedTensors& t, const float* w, float* panels, const float* zero) {
+  if (d == Direction::backward_weights) {
+    backward_weights<W>(G, t, zero);
+    return;
+  }
+  pack_panels<W>(G, w, panels, d == Direction::forward);
+  forward_or_backward_data<W>(G, t, panels, zero, d == Direction::forward);
+}
+
+}  // namespace
 
 }  // namespace convguard::cpu::igemm
