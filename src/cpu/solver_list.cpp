@@ -7,6 +7,7 @@
 #include "cpu/solvers/im2col_gemm.hpp"
 #include "cpu/solvers/implicit_gemm.hpp"
 #include "cpu/solvers/ref.hpp"
+#include "cpu/solvers/winograd.hpp"
 
 namespace convguard {
 
@@ -14,6 +15,8 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::DepthwiseSolver depthwise;
   static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx2(cpu::Isa::avx2);
+  static const cpu::WinogradSolver winograd_f4(4);
+  static const cpu::WinogradSolver winograd_f2(2);
   static const cpu::DirectSolver direct;
   static const cpu::Im2colGemmSolver im2col_gemm;
   static const cpu::RefSolver ref;
@@ -21,6 +24,8 @@ std::span<const Solver* const> cpu_solvers() {
       &depthwise,
       &implicit_gemm_avx512,
       &implicit_gemm_avx2,
+      &winograd_f4,
+      &winograd_f2,
       &direct,
       &im2col_gemm,
       &ref,

@@ -1,0 +1,211 @@
+#include "cpu/solvers/winograd.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/blas.hpp"
+
+namespace convguard::cpu {
+namespace {
+
+using detail::Geometry;
+constexpr std::int64_t kTileBatch = 256;  // tiles transformed and multiplied at once
+
+// Transform matrices (row-major): BT alpha x alpha, G alpha x 3, AT m x alpha.
+struct Transform {
+  int m, a;
+  const float* bt;
+  const float* g;
+  const float* at;
+};
+constexpr float kBT2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+constexpr float kG2[] = {1, 0, 0, 0.5f, 0.5f, 0.5f, 0.5f, -0.5f, 0.5f, 0, 0, 1};
+constexpr float kAT2[] = {1, 1, 1, 0, 0, 1, -1, -1};
+constexpr float kBT4[] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
+                          0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+constexpr float kG4[] = {1.f / 4,  0,         0,        -1.f / 6, -1.f / 6, -1.f / 6,
+                         -1.f / 6, 1.f / 6,   -1.f / 6, 1.f / 24, 1.f / 12, 1.f / 6,
+                         1.f / 24, -1.f / 12, 1.f / 6,  0,        0,        1};
+constexpr float kAT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+Transform transform(int m) { return m == 2 ? Transform{2, 4, kBT2, kG2, kAT2} : Transform{4, 6, kBT4, kG4, kAT4}; }
+
+// out (r x c) = L (r x n) * X (n x k) * R^T where R is (c x k); all small, row-major.
+void sandwich(const float* L, int r, int n, const float* X, int k, const float* R, int c, float* out) {
+  float tmp[36];
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < k; ++j) {
+      float s = 0;
+      for (int q = 0; q < n; ++q) s += L[i * n + q] * X[q * k + j];
+      tmp[i * k + j] = s;
+    }
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < c; ++j) {
+      float s = 0;
+      for (int q = 0; q < k; ++q) s += tmp[i * k + q] * R[j * k + q];
+      out[i * c + j] = s;
+    }
+}
+
+// The convolution Winograd computes, whichever direction it serves: `cin` channels of a zero-
+// padded input (ph x pw, with tile slack) into `kout` channels of oh x ow, per group.
+struct Conv {
+  std::int64_t n, g, cin, kout, ph, pw, oh, ow;
+  std::int64_t tiles_h(int m) const { return (oh + m - 1) / m; }
+  std::int64_t tiles_w(int m) const { return (ow + m - 1) / m; }
+};
+
+// U[g][xi][k][c] from filters f(k, c) = 3x3 taps (row-major).
+template <class F>
+void transform_filters(const Transform& T, const Conv& cv, F&& filter, float* U) {
+  const int a2 = T.a * T.a;
+#pragma omp parallel for collapse(3)
+  for (std::int64_t g = 0; g < cv.g; ++g)
+    for (std::int64_t k = 0; k < cv.kout; ++k)
+      for (std::int64_t c = 0; c < cv.cin; ++c) {
+        float taps[9], u[36];
+        filter(g, k, c, taps);
+        sandwich(T.g, T.a, 3, taps, 3, T.g, T.a, u);
+        for (int xi = 0; xi < a2; ++xi) U[((g * a2 + xi) * cv.kout + k) * cv.cin + c] = u[xi];
+      }
+}
+
+void run_conv(const Transform& T, const Conv& cv, const float* in, const float* U, float* out, float* V, float* M) {
+  const int m = T.m, a = T.a, a2 = a * a;
+  const std::int64_t th = cv.tiles_h(m), tw = cv.tiles_w(m), tiles = th * tw;
+  for (std::int64_t n = 0; n < cv.n; ++n)
+    for (std::int64_t g = 0; g < cv.g; ++g)
+      for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBatch) {
+        const std::int64_t tb = std::min(kTileBatch, tiles - t0);
+        const float* ing = in + (n * cv.g + g) * cv.cin * cv.ph * cv.pw;
+#pragma omp parallel for collapse(2)
+        for (std::int64_t c = 0; c < cv.cin; ++c)
+          for (std::int64_t i = 0; i < tb; ++i) {
+            const std::int64_t ty = (t0 + i) / tw, tx = (t0 + i) % tw;
+            const float* src = ing + (c * cv.ph + ty * m) * cv.pw + tx * m;
+            float d[36], v[36];
+            for (int y = 0; y < a; ++y)
+              for (int x = 0; x < a; ++x) d[y * a + x] = src[y * cv.pw + x];
+            sandwich(T.bt, a, a, d, a, T.bt, a, v);
+            for (int xi = 0; xi < a2; ++xi) V[(xi * cv.cin + c) * tb + i] = v[xi];
+          }
+        for (int xi = 0; xi < a2; ++xi) {
+          blas::sgemm(false, false, cv.kout, tb, cv.cin, 1.f, U + (g * a2 + xi) * cv.kout * cv.cin, cv.cin,
+                      V + xi * cv.cin * tb, tb, 0.f, M + xi * cv.kout * tb, tb);
+        }
+        float* outg = out + (n * cv.g + g) * cv.kout * cv.oh * cv.ow;
+#pragma omp parallel for collapse(2)
+        for (std::int64_t k = 0; k < cv.kout; ++k)
+          for (std::int64_t i = 0; i < tb; ++i) {
+            const std::int64_t ty = (t0 + i) / tw, tx = (t0 + i) % tw;
+            float mm[36], y[16];
+            for (int xi = 0; xi < a2; ++xi) mm[xi] = M[(xi * cv.kout + k) * tb + i];
+            sandwich(T.at, m, a, mm, a, T.at, m, y);
+            for (int yy = 0; yy < m && ty * m + yy < cv.oh; ++yy)
+              for (int xx = 0; xx < m && tx * m + xx < cv.ow; ++xx)
+                outg[(k * cv.oh + ty * m + yy) * cv.ow + tx * m + xx] = y[yy * m + xx];
+          }
+      }
+}
+
+// The forward-form convolution of a problem: forward itself, or backward-data as dy (K
+// channels) convolved with flipped, transposed filters into dx (C channels).
+Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_left) {
+  const Geometry G = detail::geometry(p);
+  const Padding fp = forward_padding(p);
+  Conv cv{};
+  cv.n = G.n;
+  cv.g = G.g;
+  if (p.direction == Direction::forward) {
+    cv.cin = G.cg; cv.kout = G.kg; cv.oh = G.oh; cv.ow = G.ow;
+    pad_top = G.ph; pad_left = G.pw;
+  } else {
+    cv.cin = G.kg; cv.kout = G.cg; cv.oh = G.ih; cv.ow = G.iw;
+    pad_top = 2 - G.ph; pad_left = 2 - G.pw;
+    (void)fp;
+  }
+  cv.ph = cv.tiles_h(m) * m + 2;
+  cv.pw = cv.tiles_w(m) * m + 2;
+  return cv;
+}
+
+}  // namespace
+
+std::string_view WinogradSolver::id() const { return m_ == 2 ? "cpu:winograd:f2x2_3x3" : "cpu:winograd:f4x4_3x3"; }
+
+Status WinogradSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (p.spatial_dims != 2) return not_applicable("2D only (3D Winograd is not implemented)");
+  if (p.filter[1] != 3 || p.filter[2] != 3) return not_applicable(fmt::format("needs a 3x3 filter (got {}x{})", p.filter[1], p.filter[2]));
+  if (p.stride[1] != 1 || p.stride[2] != 1) return not_applicable("needs stride 1");
+  if (p.dilation[1] != 1 || p.dilation[2] != 1) return not_applicable("needs dilation 1");
+  if (p.direction == Direction::backward_weights) return not_applicable("backward-weights is not implemented for Winograd");
+  if (p.direction == Direction::backward_data) {
+    const Padding fp = forward_padding(p);
+    if (p.pad_begin[1] > 2 || p.pad_begin[2] > 2 || fp.end[1] > 2 || fp.end[2] > 2) {
+      return not_applicable("backward-data needs paddings <= 2 (it runs as a forward pass with 2 - padding)");
+    }
+  }
+  if (!blas::available()) return not_applicable(blas::describe());
+  return Status::ok();
+}
+
+Accuracy WinogradSolver::accuracy(const Problem&) const { return {false, m_ == 2 ? 4.0 : 32.0}; }
+
+StagingSpec WinogradSolver::staging(const Problem&) const {
+  return StagingSpec{Order::channels_first, Order::channels_first, Padding{}, false};
+}
+
+void WinogradSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  std::int64_t pt, pl;
+  const Conv cv = conv_of(p, m_, pt, pl);
+  const Transform T = transform(m_);
+  const std::int64_t a2 = T.a * T.a, tb = std::min(kTileBatch, cv.tiles_h(m_) * cv.tiles_w(m_));
+  layout.add(cv.n * cv.g * cv.cin * cv.ph * cv.pw);  // padded input
+  layout.add(cv.g * a2 * cv.kout * cv.cin);          // U
+  layout.add(a2 * cv.cin * tb);                      // V
+  layout.add(a2 * cv.kout * tb);                     // M
+}
+
+Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first) const {
+  const Geometry& G = t.geo;
+  std::int64_t pt, pl;
+  const Conv cv = conv_of(p, m_, pt, pl);
+  const Transform T = transform(m_);
+  float* in = layout.get(ws, first);
+  float* U = layout.get(ws, first + 1);
+  float* V = layout.get(ws, first + 2);
+  float* M = layout.get(ws, first + 3);
+  const bool fwd = p.direction == Direction::forward;
+  // Zero-padded copy of the forward-form input (x, or dy for backward-data).
+  const float* src = fwd ? t.x : t.y;
+  const std::int64_t sh = fwd ? G.ih : G.oh, sw = fwd ? G.iw : G.ow;
+  std::memset(in, 0, static_cast<std::size_t>(cv.n * cv.g * cv.cin * cv.ph * cv.pw) * sizeof(float));
+#pragma omp parallel for collapse(2)
+  for (std::int64_t nc = 0; nc < cv.n * cv.g * cv.cin; ++nc)
+    for (std::int64_t y = 0; y < sh; ++y) {
+      if (y + pt >= cv.ph) continue;
+      for (std::int64_t x = 0; x < sw && x + pl < cv.pw; ++x)
+        in[(nc * cv.ph + y + pt) * cv.pw + x + pl] = src[(nc * sh + y) * sw + x];
+    }
+  const float* w = t.w;
+  const std::int64_t cg = G.cg, kg = G.kg;
+  if (fwd) {
+    transform_filters(T, cv, [&](std::int64_t g, std::int64_t k, std::int64_t c, float* f) {
+      std::memcpy(f, w + ((g * kg + k) * cg + c) * 9, 9 * sizeof(float));
+    }, U);
+    run_conv(T, cv, in, U, t.y, V, M);
+  } else {
+    // Forward-form filter (c <- k): w[k][c] rotated by 180 degrees.
+    transform_filters(T, cv, [&](std::int64_t g, std::int64_t c, std::int64_t k, float* f) {
+      const float* s = w + ((g * kg + k) * cg + c) * 9;
+      for (int i = 0; i < 9; ++i) f[i] = s[8 - i];
+    }, U);
+    run_conv(T, cv, in, U, t.x, V, M);
+  }
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu
