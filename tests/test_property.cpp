@@ -116,3 +116,40 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
     }
   }
 }
+
+// Negative control: the property test must be able to fail. A solver that is wrong in one
+// output element (or leaves one unwritten) is caught.
+namespace {
+class OffByOne final : public Solver {
+ public:
+  explicit OffByOne(bool skip) : skip_(skip) {}
+  std::string_view id() const override { return "test:off_by_one"; }
+  Status check(const Problem& p) const override { return find_solver("cpu:direct")->check(p); }
+  Result<std::size_t> workspace_bytes(const Problem& p) const override { return find_solver("cpu:direct")->workspace_bytes(p); }
+  Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
+    if (auto s = find_solver("cpu:direct")->run(plan, t, ws); !s) return s;
+    const Problem& p = plan.problem;
+    const TensorView& out = p.writes_x() ? t.x : p.writes_w() ? t.w : t.y;
+    const float v = load_as_float(out.data, 0, out.desc.dtype);
+    store_from_float(out.data, 0, out.desc.dtype, skip_ ? std::nanf("") : v + 1.0f);
+    return Status::ok();
+  }
+
+ private:
+  bool skip_;
+};
+}  // namespace
+
+TEST(Property, AWrongSolverIsCaught) {
+  for (bool skip : {false, true}) {
+    const OffByOne bad(skip);
+    for (std::uint64_t seed = 1; seed < 40; ++seed) {
+      const Problem p = random_problem(seed);
+      TrialTensors t(p);
+      fill_inputs(p, t, seed, FillMode::uniform);
+      const TrialResult r = run_trial(bad, p, t, TrialOptions{});
+      if (!r.ran()) continue;
+      EXPECT_FALSE(r.verdict->ok) << to_canonical(p);
+    }
+  }
+}

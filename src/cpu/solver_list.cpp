@@ -4,6 +4,7 @@
 #include "convguard/registry.hpp"
 #include "cpu/solvers/depthwise.hpp"
 #include "cpu/solvers/direct.hpp"
+#include "cpu/solvers/fft.hpp"
 #include "cpu/solvers/im2col_gemm.hpp"
 #include "cpu/solvers/implicit_gemm.hpp"
 #include "cpu/solvers/ref.hpp"
@@ -19,15 +20,17 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::WinogradSolver winograd_f2(2);
   static const cpu::DirectSolver direct;
   static const cpu::Im2colGemmSolver im2col_gemm;
+  static const cpu::FftSolver fft;
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
       &implicit_gemm_avx512,
       &implicit_gemm_avx2,
+      &im2col_gemm,
       &winograd_f4,
       &winograd_f2,
       &direct,
-      &im2col_gemm,
+      &fft,
       &ref,
   };
   return list;

@@ -151,7 +151,7 @@ Status WinogradSolver::check(const Problem& p) const {
   return Status::ok();
 }
 
-Accuracy WinogradSolver::accuracy(const Problem&) const { return {false, m_ == 2 ? 4.0 : 32.0}; }
+Accuracy WinogradSolver::accuracy(const Problem&) const { return {false, m_ == 2 ? 2.0 : 8.0}; }
 
 StagingSpec WinogradSolver::staging(const Problem&) const {
   return StagingSpec{Order::channels_first, Order::channels_first, Padding{}, false};
