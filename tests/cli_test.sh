@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# CLI tests: exit codes, messages for bad input, the seeds' commands verbatim (smaller -n where
+# the real one is too slow for CI), .npy round trips. Usage: cli_test.sh path/to/convguard
+set -u
+CG=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+# expect CODE PATTERN -- command...: the exit code must be CODE and stdout+stderr match PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* (exit $rc, wanted $code; pattern '$pattern')"
+    echo "$out" | tail -n 15 | sed 's/^/    /'
+    failures=$((failures + 1))
+  else
+    echo "ok:   $*"
+  fi
+}
+
+# --- the seeds' commands -------------------------------------------------------------------
+# Seed 003's MIOpenDriver command verbatim, with -n 1024 reduced to 8 for CI time.
+expect 0 "Backward Convolution Data Verifies OK" -- \
+  "$CG" driver conv -n 8 -c 256 -H 32 -W 32 -k 1 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 2 -t 1
+# The 3D seed command verbatim: all three directions must verify.
+out=$("$CG" driver conv -_ 3 -n 1 -c 3 -! 16 -H 32 -W 32 -k 16 -@ 3 -y 3 -x 3 -\$ 1 -p 1 -q 1 2>&1); rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c 'Verifies OK' <<<"$out")" -ne 3 ]; then
+  echo "FAIL: 3D seed command (exit $rc)"; echo "$out" | sed 's/^/    /'; failures=$((failures + 1))
+else echo "ok:   3D seed command, 3 directions verified"; fi
+expect 0 "Forward Convolution Verifies OK" -- "$CG" driver convfp16 -n 2 -c 16 -H 17 -W 33 -k 8 -p 1 -q 1 -F 1
+expect 0 "Backward Convolution Weights Verifies OK" -- "$CG" driver convbfp16 -n 2 -c 16 -H 17 -W 17 -k 8 -F 4 -I NHWC -O NHWC -f NHWC
+expect 0 "Verifies OK" -- "$CG" driver conv -n 2 -c 8 -k 4 -H 5 -W 5 -y 3 -x 3 -u 2 -v 2 -p 1 -q 1 -m trans -Y 1 -X 1 -F 1
+expect 0 "oh17ow17" -- "$CG" driver conv -n 1 -c 4 -k 4 -H 17 -W 17 -y 4 -x 4 -z same -F 1
+expect 0 "Elapsed: .* ms" -- "$CG" driver conv -n 1 -c 4 -H 9 -W 9 -k 4 -F 1 -t 1 -i 3
+expect 0 "cpu:winograd:f4x4_3x3 +ok" -- "$CG" driver conv -n 1 -c 8 -H 12 -W 12 -k 8 -p 1 -q 1 -F 1 -S all
+expect 0 "Verifies OK" -- "$CG" driver --problem "g4mb2ic4ih9oc4oh9kh3ph1" -S cpu:depthwise --fill integer
+expect 0 "Verifies OK" -- "$CG" driver --problem "--dir=BWD_W mb2ic3id5ih6oc4od5oh6kd3kh3pd1ph1" --threads 1
+
+# --- bad input: exit 2 and a message that names the flag or field ---------------------------
+expect 2 "unknown flag '-Q'" -- "$CG" driver conv -Q 3
+expect 2 "-H \(--in_h\): 'abc' is not an integer" -- "$CG" driver conv -H abc
+expect 2 "-c \(--in_channels\): missing value" -- "$CG" driver conv -c
+expect 2 "groups" -- "$CG" driver conv -n 1 -c 3 -k 4 -g 2
+expect 2 "ic \(input channels\): must be positive" -- "$CG" driver conv -n 1 -c 0
+expect 2 "oh \(output size\): empty output" -- "$CG" driver conv -n 1 -H 2 -W 2 -y 5 -x 5
+expect 2 "-F \(--forw\)" -- "$CG" driver conv -F 9
+expect 2 "-I \(--in_layout\)" -- "$CG" driver conv -I NCDHW
+expect 2 "-m \(--mode\)" -- "$CG" driver conv -m sideways
+expect 2 "-z \(--pad_mode\)" -- "$CG" driver conv -z odd
+expect 2 "unknown solver 'cpu:nope'" -- "$CG" driver conv -n 1 -S cpu:nope
+expect 2 "unknown command 'convint8'" -- "$CG" driver convint8
+expect 2 "--device" -- "$CG" driver conv --device cuda:0
+expect 2 "unknown field 'zz'" -- "$CG" driver --problem "mb1ic3ih8oc4kh3zz1"
+expect 2 "--suite: cannot open" -- "$CG" driver --suite "$TMP/none.txt"
+printf 'mb1ic3ih8oc4kh3\nmb1ic0ih8oc4kh3\n' >"$TMP/bad.txt"
+expect 2 "bad.txt:2: ic" -- "$CG" driver --suite "$TMP/bad.txt"
+expect 2 "unknown command" -- "$CG" frobnicate
+
+# --- a solver that declines says why -----------------------------------------------------------
+expect 0 "cpu:depthwise +declines +not depthwise" -- "$CG" solvers "mb1ic3ih8oc4kh3"
+expect 0 "cpu:winograd:f2x2_3x3 +declines +needs a 3x3 filter" -- "$CG" solvers "mb1ic3ih8oc4kh5"
+expect 1 "not applicable: needs stride 1" -- "$CG" driver --problem "mb1ic3ih8oc4kh3sh2" -S cpu:winograd:f2x2_3x3
+
+# --- .npy round trip: save, reload, identical outputs; wrong shape is an error naming the file --
+expect 0 "Verifies OK" -- "$CG" driver conv -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 1 --seed 7 --save-dir "$TMP/a"
+expect 0 "Verifies OK" -- "$CG" driver conv -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 1 --load-dir "$TMP/a" --save-dir "$TMP/b" -I NHWC
+for f in x.npy w.npy y.npy; do
+  if cmp -s "$TMP/a/$f" "$TMP/b/$f"; then echo "ok:   $f identical after a reload in another layout";
+  else echo "FAIL: $f differs after reload"; failures=$((failures + 1)); fi
+done
+if command -v python3 >/dev/null; then
+  shape=$(python3 -c "
+import ast,sys
+d=open('$TMP/a/x.npy','rb').read(); n=d[8]|(d[9]<<8); h=ast.literal_eval(d[10:10+n].decode())
+print(h['descr'], h['shape'], len(d)-10-n)")
+  if [ "$shape" = "<f4 (2, 3, 7, 6) 1008" ]; then echo "ok:   x.npy header and size ($shape)";
+  else echo "FAIL: x.npy header: $shape"; failures=$((failures + 1)); fi
+fi
+expect 2 "x.npy: shape must be \(2, 4, 7, 6\)" -- "$CG" driver conv -n 2 -c 4 -H 7 -W 6 -k 5 -F 1 --load-dir "$TMP/a"
+expect 2 "x.npy: dtype must be <f2" -- "$CG" driver convfp16 -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 1 --load-dir "$TMP/a"
+expect 2 "dy.npy: cannot open" -- "$CG" driver conv -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 2 --load-dir "$TMP/a"
+
+# --- JSON output parses and has one row per solver run -----------------------------------------
+if command -v python3 >/dev/null; then
+  rows=$("$CG" driver conv -n 1 -c 4 -H 8 -W 8 -k 4 -F 1 -S all --json | python3 -c "import json,sys; r=json.load(sys.stdin)['results']; print(len(r), all('command' in x for x in r))")
+  if [ "$rows" = "$("$CG" solvers | wc -l) True" ]; then echo "ok:   --json rows ($rows)"; else echo "FAIL: --json rows: $rows"; failures=$((failures + 1)); fi
+fi
+
+echo "cli tests: $failures failure(s)"
+[ "$failures" -eq 0 ]
