@@ -6,7 +6,6 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libomp-dev              # OpenMP runtime headers (GCC's libgomp comes with g++)
   libfmt-dev              # formatting
   nlohmann-json3-dev      # JSON output (driver --json, bench)
   libopenblas0-pthread    # BLAS for cpu:im2col_gemm and cpu:winograd (loaded at run time)

@@ -95,7 +95,8 @@ TensorDesc make_desc(const Problem& p, std::int64_t d0, std::int64_t d1, const D
   std::int64_t s = 1;
   for (int i = t.rank - 1; i >= 0; --i) {
     t.strides[order[i]] = s;
-    s *= t.dims[order[i]];
+    // Saturate: validate() rejects overflowing sizes, but builds these descriptors first.
+    if (__builtin_mul_overflow(s, t.dims[order[i]], &s)) s = INT64_MAX;
   }
   return t;
 }
