@@ -1,5 +1,7 @@
 #include "cpu/solvers/im2col_gemm.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -79,6 +81,35 @@ void col2im(const Geometry& G, const float* col, float* dx) {
   }
 }
 
+// Column buffers used at once: one per thread when there are enough (image, group) pairs to keep
+// every thread busy with single-threaded GEMMs (small per-image GEMMs scale poorly inside BLAS),
+// else one shared buffer and BLAS's own threads.
+std::int64_t column_buffers(const Geometry& G) {
+  const std::int64_t threads = omp_get_max_threads();
+  return threads > 1 && G.n * G.g >= threads ? threads : 1;
+}
+
+// One (image, group) pair through the GEMMs of its direction.
+void image_group(Direction dir, const Geometry& G, const StagedTensors& t, std::int64_t n, std::int64_t g,
+                 float* col, bool pointwise) {
+  const std::int64_t os = G.out_spatial(), ck = G.cg * G.taps(), plane = G.in_spatial();
+  float* xg = t.x + (n * G.c() + g * G.cg) * plane;
+  float* yg = t.y + (n * G.k() + g * G.kg) * os;
+  float* wg = t.w + g * G.kg * ck;
+  switch (dir) {
+    case Direction::forward: {
+      if (!pointwise) im2col(G, xg, col);
+      blas::sgemm(false, false, G.kg, os, ck, 1.f, wg, ck, pointwise ? xg : col, os, 0.f, yg, os);
+      break;
+    }
+    case Direction::backward_data:
+      blas::sgemm(true, false, ck, os, G.kg, 1.f, wg, ck, yg, os, 0.f, col, os);
+      col2im(G, col, xg);
+      break;
+    case Direction::backward_weights: break;  // accumulates across images: see compute()
+  }
+}
+
 }  // namespace
 
 Status Im2colGemmSolver::check(const Problem& p) const {
@@ -99,7 +130,8 @@ StagingSpec Im2colGemmSolver::staging(const Problem&) const {
 void Im2colGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
   const bool skip = is_pointwise(G) && p.direction != Direction::backward_data;
-  layout.add(skip ? 0 : G.cg * G.taps() * G.out_spatial());
+  const std::int64_t buffers = p.direction == Direction::backward_weights ? 1 : column_buffers(G);
+  layout.add(skip ? 0 : buffers * G.cg * G.taps() * G.out_spatial());
 }
 
 Status Im2colGemmSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -108,30 +140,26 @@ Status Im2colGemmSolver::compute(const Problem& p, const StagedTensors& t, std::
   float* col = layout.get(ws, first_scratch);
   const bool pointwise = is_pointwise(G);
   const std::int64_t os = G.out_spatial(), ck = G.cg * G.taps(), plane = G.in_spatial();
-  for (std::int64_t n = 0; n < G.n; ++n)
-    for (std::int64_t g = 0; g < G.g; ++g) {
-      float* xg = t.x + (n * G.c() + g * G.cg) * plane;
-      float* yg = t.y + (n * G.k() + g * G.kg) * os;
-      float* wg = t.w + g * G.kg * ck;
-      switch (p.direction) {
-        case Direction::forward: {
-          const float* b = pointwise ? xg : col;
-          if (!pointwise) im2col(G, xg, col);
-          blas::sgemm(false, false, G.kg, os, ck, 1.f, wg, ck, b, os, 0.f, yg, os);
-          break;
-        }
-        case Direction::backward_data:
-          blas::sgemm(true, false, ck, os, G.kg, 1.f, wg, ck, yg, os, 0.f, col, os);
-          col2im(G, col, xg);
-          break;
-        case Direction::backward_weights: {
-          const float* b = pointwise ? xg : col;
-          if (!pointwise) im2col(G, xg, col);
-          blas::sgemm(false, true, G.kg, ck, os, 1.f, yg, os, b, os, n == 0 ? 0.f : 1.f, wg, ck);
-          break;
-        }
+  if (p.direction == Direction::backward_weights) {
+    // dW accumulates over images: one image at a time, BLAS threads inside.
+    for (std::int64_t n = 0; n < G.n; ++n)
+      for (std::int64_t g = 0; g < G.g; ++g) {
+        float* xg = t.x + (n * G.c() + g * G.cg) * plane;
+        if (!pointwise) im2col(G, xg, col);
+        blas::sgemm(false, true, G.kg, ck, os, 1.f, t.y + (n * G.k() + g * G.kg) * os, os, pointwise ? xg : col, os,
+                    n == 0 ? 0.f : 1.f, t.w + g * G.kg * ck, ck);
       }
-    }
+    return Status::ok();
+  }
+  const std::int64_t buffers = column_buffers(G), pairs = G.n * G.g;
+  if (buffers == 1) {
+    for (std::int64_t i = 0; i < pairs; ++i) image_group(p.direction, G, t, i / G.g, i % G.g, col, pointwise);
+    return Status::ok();
+  }
+#pragma omp parallel for num_threads(static_cast<int>(buffers)) schedule(dynamic, 1)
+  for (std::int64_t i = 0; i < pairs; ++i) {
+    image_group(p.direction, G, t, i / G.g, i % G.g, col + omp_get_thread_num() * ck * os, pointwise);
+  }
   return Status::ok();
 }
 
