@@ -10,7 +10,6 @@ packages=(
   nlohmann-json3-dev      # JSON output (driver --json, bench)
   libopenblas0-pthread    # BLAS for cpu:im2col_gemm and cpu:winograd (loaded at run time)
   libgtest-dev googletest # unit, property and CLI tests
-  libbenchmark-dev        # micro-benchmarks
   libdnnl-dev             # oneDNN: the peer the CPU benchmark compares against
   python3                 # CLI tests read .npy files back with a tiny script
 )

@@ -38,7 +38,7 @@ expect 0 "Verifies OK" -- "$CG" driver conv -n 2 -c 8 -k 4 -H 5 -W 5 -y 3 -x 3 -
 expect 0 "oh17ow17" -- "$CG" driver conv -n 1 -c 4 -k 4 -H 17 -W 17 -y 4 -x 4 -z same -F 1
 expect 0 "Elapsed: .* ms" -- "$CG" driver conv -n 1 -c 4 -H 9 -W 9 -k 4 -F 1 -t 1 -i 3
 expect 0 "cpu:winograd:f4x4_3x3 +ok" -- "$CG" driver conv -n 1 -c 8 -H 12 -W 12 -k 8 -p 1 -q 1 -F 1 -S all
-expect 0 "Verifies OK" -- "$CG" driver --problem "g4mb2ic4ih9oc4oh9kh3ph1" -S cpu:depthwise --fill integer
+expect 0 "Verifies OK" -- "$CG" driver --problem "g4mb2ic4ih9oc4oh9kh3ph1" --solver cpu:depthwise --fill integer
 expect 0 "Verifies OK" -- "$CG" driver --problem "--dir=BWD_W mb2ic3id5ih6oc4od5oh6kd3kh3pd1ph1" --threads 1
 
 # --- bad input: exit 2 and a message that names the flag or field ---------------------------

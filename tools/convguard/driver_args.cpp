@@ -50,6 +50,7 @@ std::vector<FlagSpec> driver_flag_specs() {
       {'w', "wall", "0", "Wall-clock Time (convguard always reports wall-clock time)"},
       {'s', "search", "0", "Search Kernel Config (-S all is convguard's search)"},
       // convguard extensions.
+      {0, "solver", "", "same as -S (--solution)"},
       {0, "problem", "", "canonical problem string (benchdnn grammar); repeatable", false, true},
       {0, "suite", "", "file of canonical problem strings, one a line", false, true},
       {0, "device", "cpu", "device to run on (this build: cpu)"},
@@ -126,7 +127,7 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   o.json = f.on("json");
   o.save_dir = f.str("save-dir");
   o.load_dir = f.str("load-dir");
-  const std::string sol = f.str("solution");
+  const std::string sol = f.given("solver") ? f.str("solver") : f.str("solution");
   o.solver = sol == "-1" ? "" : sol;
 
   // Problems from --problem / --suite: their own direction unless -F is given.
