@@ -87,6 +87,7 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
     count = 1;
   }
   std::map<std::string, int> verified;
+  std::map<std::string, std::string> declined;  // last reason
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     const Problem p = random_problem(seed);
     TrialTensors t(p);
@@ -98,6 +99,7 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
       const TrialResult r = run_trial(*s, p, t, o);
       if (r.status.code() == StatusCode::not_applicable) {
         EXPECT_FALSE(r.status.message().empty()) << s->id() << " declined without a reason";
+        declined[std::string(s->id())] = r.status.message();
         continue;
       }
       ASSERT_TRUE(r.ran()) << s->id() << " failed to run: " << r.status.to_string() << "\n  seed " << seed
@@ -112,7 +114,10 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
   for (const auto& [id, n] : verified) std::printf("  %-26s verified on %d random problems\n", id.c_str(), n);
   if (count > 1) {
     for (const Solver* s : all_solvers()) {
-      EXPECT_GT(verified[std::string(s->id())], 20) << s->id() << " was exercised too rarely";
+      const std::string id(s->id());
+      // A variant for a wider ISA than this run may use (CONVGUARD_CPU_ISA) declines everything.
+      if (verified[id] == 0 && declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos) continue;
+      EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
     }
   }
 }

@@ -2,20 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
+#include "cpu/isa.hpp"
+#include "cpu/solvers/direct_entry.hpp"
 
 namespace convguard::cpu {
 namespace {
 
 using detail::Geometry;
+using direct::forward_blocking;
 constexpr std::int64_t kMaxStrideW = 16;  // bounds the vector over-read (see kOverread)
-
-// Output-channel block and output-width block of the forward tile.
-struct Blocking {
-  int kb, owb;
-};
-Blocking forward_blocking(const Geometry& G) { return G.ow >= 24 ? Blocking{6, 32} : Blocking{12, 16}; }
 
 std::int64_t packed_weight_floats(const Geometry& G, int kb) {
   return G.g * ((G.kg + kb - 1) / kb) * kb * G.cg * G.taps();
@@ -33,144 +28,6 @@ void pack_forward_weights(const Geometry& G, int kb, const float* w, float* out)
           for (int j = 0; j < kb; ++j) {
             const std::int64_t kl = b * kb + j;
             dst[(c * taps + t) * kb + j] = kl < G.kg ? w[((g * G.kg + kl) * G.cg + c) * taps + t] : 0.f;
-          }
-    }
-}
-
-// One forward tile: KB output channels x OWB output columns of row (od, oh), all in registers.
-template <int KB, int OWB>
-[[gnu::always_inline]] inline void forward_tile(const Geometry& G, const Sizes5& xs, const float* xg,
-                                                const float* wb, std::int64_t od, std::int64_t oh,
-                                                std::int64_t ow0, float (&acc)[KB][OWB]) {
-  for (int kb = 0; kb < KB; ++kb)
-    for (int j = 0; j < OWB; ++j) acc[kb][j] = 0.f;
-  const std::int64_t plane = xs.d * xs.h * xs.w, taps = G.taps();
-  for (std::int64_t c = 0; c < G.cg; ++c) {
-    const float* xc = xg + c * plane;
-    std::int64_t t = 0;
-    for (std::int64_t a = 0; a < G.kd; ++a)
-      for (std::int64_t b = 0; b < G.kh; ++b) {
-        const float* xr = xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + ow0 * G.sw;
-        for (std::int64_t e = 0; e < G.kw; ++e, ++t) {
-          const float* xp = xr + e * G.dw;
-          const float* wv = wb + (c * taps + t) * KB;
-          if (G.sw == 1) {
-            for (int kb = 0; kb < KB; ++kb)
-              for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xp[j];
-          } else {
-            float xv[OWB];
-            for (int j = 0; j < OWB; ++j) xv[j] = xp[j * G.sw];
-            for (int kb = 0; kb < KB; ++kb)
-              for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xv[j];
-          }
-        }
-      }
-  }
-}
-
-template <int KB, int OWB>
-[[gnu::always_inline]] inline void forward_all(const Geometry& G, const StagedTensors& t, const float* wpk) {
-  const Sizes5& xs = t.xs;
-  const std::int64_t kblocks = (G.kg + KB - 1) / KB;
-  const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
-#pragma omp parallel for collapse(4) schedule(static)
-  for (std::int64_t n = 0; n < G.n; ++n)
-    for (std::int64_t g = 0; g < G.g; ++g)
-      for (std::int64_t b = 0; b < kblocks; ++b)
-        for (std::int64_t od = 0; od < G.od; ++od)
-          for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-            const float* xg = t.x + (n * G.c() + g * G.cg) * xplane;
-            const float* wb = wpk + (g * kblocks + b) * G.cg * taps * KB;
-            const int kvalid = static_cast<int>(std::min<std::int64_t>(KB, G.kg - b * KB));
-            for (std::int64_t ow0 = 0; ow0 < G.ow; ow0 += OWB) {
-              float acc[KB][OWB];
-              forward_tile<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
-              const int wvalid = static_cast<int>(std::min<std::int64_t>(OWB, G.ow - ow0));
-              for (int kb = 0; kb < kvalid; ++kb) {
-                float* yr = t.y + ((n * G.k() + g * G.kg + b * KB + kb) * os) + (od * G.oh + oh) * G.ow + ow0;
-                for (int j = 0; j < wvalid; ++j) yr[j] = acc[kb][j];
-              }
-            }
-          }
-}
-
-void forward(const Geometry& G, const StagedTensors& t,
-                                                                  const float* wpk) {
-  if (forward_blocking(G).owb == 32) {
-    forward_all<6, 32>(G, t, wpk);
-  } else {
-    forward_all<12, 16>(G, t, wpk);
-  }
-}
-
-// dx (padded, channels-first) = scatter of every dy row through every tap; one thread owns
-// each dx plane so there are no races.
-void backward_data(const Geometry& G,
-                                                                        const StagedTensors& t) {
-  const Sizes5& xs = t.xs;
-  const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
-#pragma omp parallel for collapse(2) schedule(static)
-  for (std::int64_t n = 0; n < G.n; ++n)
-    for (std::int64_t c = 0; c < G.c(); ++c) {
-      const std::int64_t g = c / G.cg, cl = c % G.cg;
-      float* plane = t.x + (n * G.c() + c) * xplane;
-      std::memset(plane, 0, static_cast<std::size_t>(xplane) * sizeof(float));
-      for (std::int64_t kl = 0; kl < G.kg; ++kl) {
-        const std::int64_t k = g * G.kg + kl;
-        const float* dyk = t.y + (n * G.k() + k) * os;
-        const float* wk = t.w + (k * G.cg + cl) * taps;
-        std::int64_t tap = 0;
-        for (std::int64_t a = 0; a < G.kd; ++a)
-          for (std::int64_t b = 0; b < G.kh; ++b)
-            for (std::int64_t e = 0; e < G.kw; ++e, ++tap) {
-              const float wv = wk[tap];
-              for (std::int64_t od = 0; od < G.od; ++od)
-                for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-                  float* dst = plane + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + e * G.dw;
-                  const float* src = dyk + (od * G.oh + oh) * G.ow;
-                  if (G.sw == 1) {
-                    for (std::int64_t ow = 0; ow < G.ow; ++ow) dst[ow] += wv * src[ow];
-                  } else {
-                    for (std::int64_t ow = 0; ow < G.ow; ++ow) dst[ow * G.sw] += wv * src[ow];
-                  }
-                }
-            }
-      }
-    }
-}
-
-// dw[k][c][tap] = sum over n and output positions of dy * x-window, reduced in 16 lanes.
-void backward_weights(const Geometry& G,
-                                                                           const StagedTensors& t) {
-  const Sizes5& xs = t.xs;
-  const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
-  constexpr int L = 16;
-#pragma omp parallel for collapse(2) schedule(dynamic, 1)
-  for (std::int64_t k = 0; k < G.k(); ++k)
-    for (std::int64_t cl = 0; cl < G.cg; ++cl) {
-      const std::int64_t c = (k / G.kg) * G.cg + cl;
-      std::int64_t tap = 0;
-      for (std::int64_t a = 0; a < G.kd; ++a)
-        for (std::int64_t b = 0; b < G.kh; ++b)
-          for (std::int64_t e = 0; e < G.kw; ++e, ++tap) {
-            float lanes[L] = {};
-            float tail = 0.f;
-            for (std::int64_t n = 0; n < G.n; ++n) {
-              const float* dyk = t.y + (n * G.k() + k) * os;
-              const float* xc = t.x + (n * G.c() + c) * xplane;
-              for (std::int64_t od = 0; od < G.od; ++od)
-                for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-                  const float* dr = dyk + (od * G.oh + oh) * G.ow;
-                  const float* xr = xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + e * G.dw;
-                  std::int64_t ow = 0;
-                  for (; ow + L <= G.ow; ow += L)
-                    for (int j = 0; j < L; ++j) lanes[j] += dr[ow + j] * xr[(ow + j) * G.sw];
-                  for (; ow < G.ow; ++ow) tail += dr[ow] * xr[ow * G.sw];
-                }
-            }
-            float sum = tail;
-            for (int j = 0; j < L; ++j) sum += lanes[j];
-            t.w[(k * G.cg + cl) * taps + tap] = sum;
           }
     }
 }
@@ -204,15 +61,16 @@ void DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
 Status DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                              const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
-  switch (p.direction) {
-    case Direction::forward: {
-      float* wpk = layout.get(ws, first_scratch);
-      pack_forward_weights(G, forward_blocking(G).kb, t.w, wpk);
-      forward(G, t, wpk);
-      break;
-    }
-    case Direction::backward_data: backward_data(G, t); break;
-    case Direction::backward_weights: backward_weights(G, t); break;
+  float* wpk = nullptr;
+  if (p.direction == Direction::forward) {
+    wpk = layout.get(ws, first_scratch);
+    pack_forward_weights(G, forward_blocking(G).kb, t.w, wpk);
+  }
+  // The widest ISA this CPU runs (the loops are the same source compiled three times).
+  switch (isa_level()) {
+    case IsaLevel::avx512: direct::run_avx512(p.direction, G, t, wpk); break;
+    case IsaLevel::avx2: direct::run_avx2(p.direction, G, t, wpk); break;
+    case IsaLevel::baseline: direct::run_baseline(p.direction, G, t, wpk); break;
   }
   return Status::ok();
 }

@@ -1,5 +1,7 @@
 #include "cpu/solvers/fft.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -11,6 +13,9 @@ namespace {
 using detail::Geometry;
 using cf = std::complex<float>;
 constexpr std::int64_t kMaxPlane = 1 << 22;  // transform points per plane we accept
+// Butterflies one run may take (~5 s with this unoptimised FFT on one core): beyond this the
+// solver declines, saying so, rather than run for minutes.
+constexpr double kMaxButterflies = 5e8;
 
 std::int64_t next_pow2(std::int64_t v) {
   std::int64_t p = 1;
@@ -84,6 +89,15 @@ Status FftSolver::check(const Problem& p) const {
   if (p.direction != Direction::forward) return not_applicable("forward only (backward FFT convolution is not implemented)");
   const Plane pl = plane_of(p);
   if (pl.P * pl.Q > kMaxPlane) return not_applicable("input plane too large for the FFT buffers");
+  // One transform per filter (K x C/G), input plane (N x C) and output plane (N x K).
+  const double planes = static_cast<double>(p.k * p.c_per_group() + p.n * p.c + p.n * p.k);
+  const double pq = static_cast<double>(pl.P * pl.Q);
+  const double butterflies = planes * pq / 2 * std::log2(pq);
+  if (butterflies > kMaxButterflies) {
+    return not_applicable(fmt::format("{:.2g} FFT butterflies ({}x{} transforms of {} planes) exceed this "
+                                      "unoptimised FFT's limit of {:.2g}",
+                                      butterflies, pl.P, pl.Q, planes, kMaxButterflies));
+  }
   return Status::ok();
 }
 

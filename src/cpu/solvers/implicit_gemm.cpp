@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "cpu/isa.hpp"
 #include "cpu/solvers/implicit_gemm_entry.hpp"
 
 namespace convguard::cpu {
@@ -24,11 +27,12 @@ std::string_view ImplicitGemmSolver::id() const {
 
 Status ImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (isa_ == Isa::avx512 && !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))) {
-    return not_applicable("this CPU has no AVX-512F (the avx2 variant runs instead)");
+  const IsaLevel have = isa_level();
+  if (isa_ == Isa::avx512 && have < IsaLevel::avx512) {
+    return not_applicable(fmt::format("needs AVX-512F+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
   }
-  if (isa_ == Isa::avx2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
-    return not_applicable("this CPU has no AVX2+FMA");
+  if (isa_ == Isa::avx2 && have < IsaLevel::avx2) {
+    return not_applicable(fmt::format("needs AVX2+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
   }
   return Status::ok();
 }
