@@ -22,7 +22,7 @@ test: build build-sanitize
 # The main job. Until the sandboxed probe lands this runs the standard suite through the
 # driver: every applicable CPU solver, every problem, verified against the fp64 reference.
 probe: build
-	./build/release/convguard driver --suite data/suites/standard.txt -S all -F 1 -V 1 -t 1
+	./build/release/convguard driver --suite data/suites/standard.txt -S all -V 1 -t 1 -i 3
 
 bench: build
 	./build/release/bench/convguard_bench --suite data/suites/resnet50.txt

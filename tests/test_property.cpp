@@ -134,7 +134,7 @@ class OffByOne final : public Solver {
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
     if (auto s = find_solver("cpu:direct")->run(plan, t, ws); !s) return s;
     const Problem& p = plan.problem;
-    const TensorView& out = p.writes_x() ? t.x : p.writes_w() ? t.w : t.y;
+    const TensorView& out = output_of(p, t);
     const float v = load_as_float(out.data, 0, out.desc.dtype);
     store_from_float(out.data, 0, out.desc.dtype, skip_ ? std::nanf("") : v + 1.0f);
     return Status::ok();

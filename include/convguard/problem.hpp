@@ -67,6 +67,11 @@ struct Problem {
 
 bool operator==(const Problem& a, const Problem& b);  // ignores name
 
+// The tensor p's direction writes: y (forward), x (dx, backward-data) or w (dw, backward-weights).
+inline const TensorView& output_of(const Problem& p, const ConvTensors& t) {
+  return p.writes_x() ? t.x : p.writes_w() ? t.w : t.y;
+}
+
 // Visits every identity field as (name, value) in a fixed order. Used for JSON and hashing.
 template <class F>
 void visit_fields(const Problem& p, F&& f) {

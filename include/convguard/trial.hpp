@@ -16,7 +16,7 @@ namespace convguard {
 struct TrialTensors {
   explicit TrialTensors(const Problem& p);
   ConvTensors view() { return {x.view(), w.view(), y.view()}; }
-  TensorView output(const Problem& p) { return p.writes_x() ? x.view() : p.writes_w() ? w.view() : y.view(); }
+  TensorView output(const Problem& p) { return output_of(p, view()); }
   HostTensor x, w, y;
   std::optional<std::vector<double>> reference;  // computed on first full verification
 };

@@ -187,7 +187,7 @@ double reference_at(const Problem& p, const ConvTensors& t, std::int64_t output_
 Status reference_conv(const Problem& p, const ConvTensors& t) {
   auto ref = reference_output(p, t);
   if (!ref) return ref.status();
-  const TensorView& out = p.writes_x() ? t.x : p.writes_w() ? t.w : t.y;
+  const TensorView& out = output_of(p, t);
   const DType dt = out.desc.dtype;
   const std::vector<double>& r = *ref;
   detail::for_each_element(out.desc, [&](std::int64_t lin, std::int64_t off) {
