@@ -69,21 +69,27 @@ struct Onednn {
       pl.push_back(p.pad_begin[d]);
       pr.push_back(p.pad_end[d]);
     }
-    if (p.g > 1) ws = {p.g, p.k / p.g, p.c / p.g};
-    else ws = {p.k, p.c};
+    if (p.g > 1)
+      ws = {p.g, p.k / p.g, p.c / p.g};
+    else
+      ws = {p.k, p.c};
     for (int d = first; d < 3; ++d) ws.push_back(p.filter[d]);
     const tag act = d3 ? tag::ncdhw : tag::nchw;
     const tag wt = p.g > 1 ? (d3 ? tag::goidhw : tag::goihw) : (d3 ? tag::oidhw : tag::oihw);
-    auto any = [&](const dnnl::memory::dims& d) { return dnnl::memory::desc(d, dt::f32, tag::any); };
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         any(xs), any(ws), any(ys), strides, dil, pl, pr);
+    auto any = [&](const dnnl::memory::dims& d) {
+      return dnnl::memory::desc(d, dt::f32, tag::any);
+    };
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         dnnl::algorithm::convolution_direct, any(xs), any(ws),
+                                         any(ys), strides, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc pd(desc, eng);
     conv = dnnl::convolution_forward(pd);
     user_src = dnnl::memory({xs, dt::f32, act}, eng, const_cast<float*>(x));
     user_wei = dnnl::memory({ws, dt::f32, wt}, eng, const_cast<float*>(w));
     user_dst = dnnl::memory({ys, dt::f32, act}, eng);
     src = pd.src_desc() == user_src.get_desc() ? user_src : dnnl::memory(pd.src_desc(), eng);
-    wei = pd.weights_desc() == user_wei.get_desc() ? user_wei : dnnl::memory(pd.weights_desc(), eng);
+    wei =
+        pd.weights_desc() == user_wei.get_desc() ? user_wei : dnnl::memory(pd.weights_desc(), eng);
     dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : dnnl::memory(pd.dst_desc(), eng);
     reorder_src = src != user_src;
     reorder_wei = wei != user_wei;
@@ -129,12 +135,17 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (s == "--suite") a.suites.push_back(value());
-    else if (s == "--reps") a.reps = std::atoi(value().c_str());
-    else if (s == "--threads") omp_set_num_threads(std::atoi(value().c_str()));
-    else if (s == "--solver") a.solver = value();
+    if (s == "--suite")
+      a.suites.push_back(value());
+    else if (s == "--reps")
+      a.reps = std::atoi(value().c_str());
+    else if (s == "--threads")
+      omp_set_num_threads(std::atoi(value().c_str()));
+    else if (s == "--solver")
+      a.solver = value();
     else {
-      std::fprintf(stderr, "usage: convguard_bench --suite FILE [--reps N] [--threads N] [--solver ID]\n");
+      std::fprintf(stderr,
+                   "usage: convguard_bench --suite FILE [--reps N] [--threads N] [--solver ID]\n");
       return 2;
     }
   }
@@ -154,16 +165,18 @@ int main(int argc, char** argv) {
       if (line.empty() || line[0] == '#') continue;
       auto p = parse_problem(line);
       if (!p) {
-        std::fprintf(stderr, "convguard_bench: %s: %s\n", path.c_str(), p.status().message().c_str());
+        std::fprintf(stderr, "convguard_bench: %s: %s\n", path.c_str(),
+                     p.status().message().c_str());
         return 2;
       }
       if (p->direction == Direction::forward && p->dtype == DType::f32) problems.push_back(*p);
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("threads %d, reps %d (median), fp32 forward, NCHW user tensors\n", omp_get_max_threads(), a.reps);
-  std::printf("%-44s %7s %-24s %9s %9s %9s %8s %8s\n", "problem", "GFLOP", "best convguard solver", "cg ms",
-              "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
+  std::printf("threads %d, reps %d (median), fp32 forward, NCHW user tensors\n",
+              omp_get_max_threads(), a.reps);
+  std::printf("%-44s %7s %-24s %9s %9s %9s %8s %8s\n", "problem", "GFLOP", "best convguard solver",
+              "cg ms", "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
   double log_exec = 0, log_ro = 0;
   int counted = 0;
   for (const Problem& p : problems) {
@@ -226,13 +239,16 @@ int main(int argc, char** argv) {
     const double cg = best < solvers.size() ? median(times[best]) : NAN;
     const double de = median(dnnl_exec), dr = median(dnnl_ro);
     const std::string name = p.name.empty() ? to_canonical(p) : p.name;
-    std::printf("%-44.44s %7.2f %-24s %9.3f %9.3f %9.3f %8.2f %8.2f\n", name.c_str(), p.flops() / 1e9,
-                best < solvers.size() ? std::string(solvers[best]->id()).c_str() : "-", cg, de, dr, de / cg, dr / cg);
+    std::printf("%-44.44s %7.2f %-24s %9.3f %9.3f %9.3f %8.2f %8.2f\n", name.c_str(),
+                p.flops() / 1e9,
+                best < solvers.size() ? std::string(solvers[best]->id()).c_str() : "-", cg, de, dr,
+                de / cg, dr / cg);
     std::printf("    convguard driver --problem '%s' -S %s -t 1\n", to_canonical(p).c_str(),
                 best < solvers.size() ? std::string(solvers[best]->id()).c_str() : "-");
     std::printf("    others (median ms):");
     for (std::size_t i = 0; i < solvers.size(); ++i) {
-      if (plans[i] && i != best) std::printf(" %s %.3f", std::string(solvers[i]->id()).c_str(), median(times[i]));
+      if (plans[i] && i != best)
+        std::printf(" %s %.3f", std::string(solvers[i]->id()).c_str(), median(times[i]));
     }
     std::printf("%s\n", dropped.empty() ? "" : ("; >10x slower, not timed: " + dropped).c_str());
     if (std::isfinite(de / cg) && std::isfinite(dr / cg)) {
@@ -242,8 +258,9 @@ int main(int argc, char** argv) {
     }
   }
   if (counted) {
-    std::printf("geomean over %d problems: convguard speed / oneDNN: vs exec %.3f, vs with-reorders %.3f\n", counted,
-                std::exp(log_exec / counted), std::exp(log_ro / counted));
+    std::printf(
+        "geomean over %d problems: convguard speed / oneDNN: vs exec %.3f, vs with-reorders %.3f\n",
+        counted, std::exp(log_exec / counted), std::exp(log_ro / counted));
   }
   return 0;
 }

@@ -2,7 +2,8 @@
 // 5. Compare libraries side by side:
 //   build/release/bench/sgemm_bench 1024                    # OpenBLAS, SkylakeX core type set
 //   OPENBLAS_CORETYPE= build/release/bench/sgemm_bench 1024 # OpenBLAS's own detection
-//   CONVGUARD_BLAS=/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4 build/release/bench/sgemm_bench 1024
+//   CONVGUARD_BLAS=/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4
+//   build/release/bench/sgemm_bench 1024
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,8 +28,10 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 5; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     blas::sgemm(false, false, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c.data(), n);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::printf("%s: n=%ld %.1f GFLOP/s\n", blas::describe().c_str(), n, 2.0 * n * n * n / best / 1e9);
+  std::printf("%s: n=%ld %.1f GFLOP/s\n", blas::describe().c_str(), n,
+              2.0 * n * n * n / best / 1e9);
   return 0;
 }

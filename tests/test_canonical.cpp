@@ -44,7 +44,8 @@ TEST(Canonical, BenchdnnDefaults) {
 }
 
 TEST(Canonical, AsymmetricPaddingThroughOutputSize) {
-  auto p = parse_problem("mb1ic4ih8oc4oh9kh2ph1");  // needs one more row at the end? no: 8+1+pe-2+1=9 -> pe=1
+  auto p = parse_problem(
+      "mb1ic4ih8oc4oh9kh2ph1");  // needs one more row at the end? no: 8+1+pe-2+1=9 -> pe=1
   ASSERT_TRUE(p.is_ok()) << p.status().message();
   EXPECT_EQ(p->pad_begin[1], 1);
   EXPECT_EQ(p->pad_end[1], 1);
@@ -61,7 +62,9 @@ TEST(Canonical, AsymmetricPaddingThroughOutputSize) {
 }
 
 TEST(Canonical, OptionsRoundTrip) {
-  const char* s = "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb g2mb3ic4id5ih6iw7oc8od5oh3ow4kd1kh3kw2sd1sh2sw2pd0ph1pw1dd0dh0dw1_n\"layer 1\"";
+  const char* s =
+      "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb "
+      "g2mb3ic4id5ih6iw7oc8od5oh3ow4kd1kh3kw2sd1sh2sw2pd0ph1pw1dd0dh0dw1_n\"layer 1\"";
   auto p = parse_problem(s);
   ASSERT_TRUE(p.is_ok()) << p.status().message();
   EXPECT_EQ(p->direction, Direction::backward_weights);

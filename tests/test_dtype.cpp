@@ -16,7 +16,7 @@ TEST(DType, HalfRoundTripsEveryPattern) {
 }
 
 TEST(DType, HalfRoundsToNearestEven) {
-  EXPECT_EQ(half_to_float(float_to_half(1.0f + 0x1p-11f)), 1.0f);             // tie -> even (1.0)
+  EXPECT_EQ(half_to_float(float_to_half(1.0f + 0x1p-11f)), 1.0f);  // tie -> even (1.0)
   EXPECT_EQ(half_to_float(float_to_half(1.0f + 3 * 0x1p-11f)), 1.0f + 0x1p-9f);  // tie -> even (up)
   EXPECT_EQ(half_to_float(float_to_half(1.0f + 0x1p-11f + 0x1p-20f)), 1.0f + 0x1p-10f);
   EXPECT_EQ(half_to_float(float_to_half(65504.f)), 65504.f);
@@ -34,7 +34,8 @@ TEST(DType, BfloatRoundsToNearestEven) {
   EXPECT_EQ(bfloat_to_float(float_to_bfloat(1.0f + 3 * 0x1p-8f)), 1.0f + 0x1p-6f);
   EXPECT_EQ(bfloat_to_float(float_to_bfloat(1.0f + 0x1p-8f + 0x1p-16f)), 1.0f + 0x1p-7f);
   EXPECT_EQ(float_to_bfloat(1.0f), 0x3f80);
-  EXPECT_TRUE(std::isnan(bfloat_to_float(float_to_bfloat(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_TRUE(
+      std::isnan(bfloat_to_float(float_to_bfloat(std::numeric_limits<float>::quiet_NaN()))));
   for (std::uint32_t b = 0; b < 0x10000; ++b) {
     const float f = bfloat_to_float(static_cast<std::uint16_t>(b));
     if (!std::isnan(f)) {

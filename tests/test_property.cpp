@@ -102,21 +102,24 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
         declined[std::string(s->id())] = r.status.message();
         continue;
       }
-      ASSERT_TRUE(r.ran()) << s->id() << " failed to run: " << r.status.to_string() << "\n  seed " << seed
-                           << ": " << to_canonical(p);
+      ASSERT_TRUE(r.ran()) << s->id() << " failed to run: " << r.status.to_string() << "\n  seed "
+                           << seed << ": " << to_canonical(p);
       ASSERT_TRUE(r.verdict.has_value());
-      EXPECT_TRUE(r.verdict->ok) << s->id() << ": " << r.verdict->message << "\n  replay: CONVGUARD_PROPERTY_SEED="
-                                 << seed << "  problem: " << to_canonical(p)
+      EXPECT_TRUE(r.verdict->ok) << s->id() << ": " << r.verdict->message
+                                 << "\n  replay: CONVGUARD_PROPERTY_SEED=" << seed
+                                 << "  problem: " << to_canonical(p)
                                  << (o.fill == FillMode::integer ? " (integer fill)" : "");
       ++verified[std::string(s->id())];
     }
   }
-  for (const auto& [id, n] : verified) std::printf("  %-26s verified on %d random problems\n", id.c_str(), n);
+  for (const auto& [id, n] : verified)
+    std::printf("  %-26s verified on %d random problems\n", id.c_str(), n);
   if (count > 1) {
     for (const Solver* s : all_solvers()) {
       const std::string id(s->id());
       // A variant for a wider ISA than this run may use (CONVGUARD_CPU_ISA) declines everything.
-      if (verified[id] == 0 && declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos) continue;
+      if (verified[id] == 0 && declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos)
+        continue;
       EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
     }
   }
@@ -130,7 +133,9 @@ class OffByOne final : public Solver {
   explicit OffByOne(bool skip) : skip_(skip) {}
   std::string_view id() const override { return "test:off_by_one"; }
   Status check(const Problem& p) const override { return find_solver("cpu:direct")->check(p); }
-  Result<std::size_t> workspace_bytes(const Problem& p) const override { return find_solver("cpu:direct")->workspace_bytes(p); }
+  Result<std::size_t> workspace_bytes(const Problem& p) const override {
+    return find_solver("cpu:direct")->workspace_bytes(p);
+  }
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
     if (auto s = find_solver("cpu:direct")->run(plan, t, ws); !s) return s;
     const Problem& p = plan.problem;

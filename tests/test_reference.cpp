@@ -13,7 +13,9 @@ struct Tensors {
   HostTensor x, w, y;
   ConvTensors view() { return {x.view(), w.view(), y.view()}; }
 };
-Tensors make(const Problem& p) { return {HostTensor(x_desc(p)), HostTensor(w_desc(p)), HostTensor(y_desc(p))}; }
+Tensors make(const Problem& p) {
+  return {HostTensor(x_desc(p)), HostTensor(w_desc(p)), HostTensor(y_desc(p))};
+}
 void set(HostTensor& t, std::initializer_list<float> v) {
   std::memcpy(t.data(), v.begin(), v.size() * sizeof(float));
 }
@@ -36,8 +38,8 @@ TEST(Reference, Forward2DWithPadding) {
   set(u.w, {1, 2, 3, 4});
   y = reference_output(*p, u.view());
   ASSERT_EQ(y->size(), 16u);
-  EXPECT_EQ((*y)[0], 4.0);       // w[1][1] * x[0][0]
-  EXPECT_EQ((*y)[15], 9.0);      // w[0][0] * x[2][2]
+  EXPECT_EQ((*y)[0], 4.0);   // w[1][1] * x[0][0]
+  EXPECT_EQ((*y)[15], 9.0);  // w[0][0] * x[2][2]
 }
 
 TEST(Reference, StrideDilationGroups) {
@@ -64,7 +66,8 @@ TEST(Reference, BackwardDataIsTheAdjointOfForward) {
   Tensors t = make(*p);
   auto fill_seq = [](HostTensor& h, int mul) {
     float* f = static_cast<float*>(h.data());
-    for (std::int64_t i = 0; i < h.desc().elements(); ++i) f[i] = static_cast<float>((i * mul) % 7 - 3);
+    for (std::int64_t i = 0; i < h.desc().elements(); ++i)
+      f[i] = static_cast<float>((i * mul) % 7 - 3);
   };
   fill_seq(t.x, 3);
   fill_seq(t.w, 5);

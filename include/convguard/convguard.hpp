@@ -10,5 +10,5 @@
 #include "convguard/solver.hpp"
 #include "convguard/status.hpp"
 #include "convguard/tensor.hpp"
-#include "convguard/verify.hpp"
 #include "convguard/trial.hpp"
+#include "convguard/verify.hpp"

@@ -12,8 +12,9 @@ namespace convguard {
 
 enum class DType { f32, f16, bf16 };
 
-std::string_view to_string(DType t);                      // "f32", "f16", "bf16"
-std::optional<DType> parse_dtype(std::string_view text);  // accepts f32/fp32/float, f16/fp16/half, bf16
+std::string_view to_string(DType t);  // "f32", "f16", "bf16"
+std::optional<DType> parse_dtype(
+    std::string_view text);  // accepts f32/fp32/float, f16/fp16/half, bf16
 std::size_t size_of(DType t);
 
 std::uint16_t float_to_half(float f);
@@ -33,18 +34,27 @@ double exact_integer_limit(DType t);
 // --- inline definitions -------------------------------------------------------------
 inline float load_as_float(const void* base, std::int64_t index, DType t) {
   switch (t) {
-    case DType::f32: return static_cast<const float*>(base)[index];
-    case DType::f16: return half_to_float(static_cast<const std::uint16_t*>(base)[index]);
-    case DType::bf16: return bfloat_to_float(static_cast<const std::uint16_t*>(base)[index]);
+    case DType::f32:
+      return static_cast<const float*>(base)[index];
+    case DType::f16:
+      return half_to_float(static_cast<const std::uint16_t*>(base)[index]);
+    case DType::bf16:
+      return bfloat_to_float(static_cast<const std::uint16_t*>(base)[index]);
   }
   return 0.f;
 }
 
 inline void store_from_float(void* base, std::int64_t index, DType t, float v) {
   switch (t) {
-    case DType::f32: static_cast<float*>(base)[index] = v; return;
-    case DType::f16: static_cast<std::uint16_t*>(base)[index] = float_to_half(v); return;
-    case DType::bf16: static_cast<std::uint16_t*>(base)[index] = float_to_bfloat(v); return;
+    case DType::f32:
+      static_cast<float*>(base)[index] = v;
+      return;
+    case DType::f16:
+      static_cast<std::uint16_t*>(base)[index] = float_to_half(v);
+      return;
+    case DType::bf16:
+      static_cast<std::uint16_t*>(base)[index] = float_to_bfloat(v);
+      return;
   }
 }
 

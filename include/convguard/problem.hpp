@@ -76,7 +76,10 @@ inline const TensorView& output_of(const Problem& p, const ConvTensors& t) {
 template <class F>
 void visit_fields(const Problem& p, F&& f) {
   f("spatial_dims", std::int64_t{p.spatial_dims});
-  f("g", p.g); f("n", p.n); f("c", p.c); f("k", p.k);
+  f("g", p.g);
+  f("n", p.n);
+  f("c", p.c);
+  f("k", p.k);
   static constexpr const char* dn[3] = {"d", "h", "w"};
   for (int i = 0; i < 3; ++i) f((std::string("in_") + dn[i]).c_str(), p.input[i]);
   for (int i = 0; i < 3; ++i) f((std::string("filter_") + dn[i]).c_str(), p.filter[i]);

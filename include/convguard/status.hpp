@@ -40,13 +40,15 @@ class [[nodiscard]] Status {
 inline Status invalid_argument(std::string msg) {
   return {StatusCode::invalid_argument, std::move(msg)};
 }
-inline Status not_applicable(std::string msg) { return {StatusCode::not_applicable, std::move(msg)}; }
+inline Status not_applicable(std::string msg) {
+  return {StatusCode::not_applicable, std::move(msg)};
+}
 
 // A value or the Status saying why there is none.
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit on purpose
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool is_ok() const { return value_.has_value(); }
   explicit operator bool() const { return is_ok(); }

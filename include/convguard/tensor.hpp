@@ -14,9 +14,9 @@ namespace convguard {
 
 struct TensorDesc {
   DType dtype = DType::f32;
-  int rank = 4;                          // 4 (2D problems) or 5 (3D problems)
-  std::array<std::int64_t, 5> dims{};    // logical order
-  std::array<std::int64_t, 5> strides{}; // elements, same order as dims
+  int rank = 4;                           // 4 (2D problems) or 5 (3D problems)
+  std::array<std::int64_t, 5> dims{};     // logical order
+  std::array<std::int64_t, 5> strides{};  // elements, same order as dims
 
   std::int64_t elements() const;
   // One past the largest element offset: the buffer size a tensor with these strides needs.

@@ -21,9 +21,9 @@ struct Accuracy {
 
 struct Verdict {
   bool ok = false;
-  double rel_error = 0;   // ||out - ref||2 / ||ref||2
+  double rel_error = 0;  // ||out - ref||2 / ||ref||2
   double max_abs_error = 0;
-  double tolerance = 0;   // on rel_error
+  double tolerance = 0;         // on rel_error
   std::int64_t checked = 0;     // output elements compared
   std::int64_t non_finite = 0;  // NaN/Inf (includes never-written elements)
   bool exact_required = false;

@@ -17,11 +17,10 @@ struct Key {
 };
 const std::map<std::string, Key>& keys() {
   static const std::map<std::string, Key> m = {
-      {"g", {kG, -1}},   {"mb", {kMb, -1}}, {"ic", {kIc, -1}}, {"oc", {kOc, -1}},
-      {"id", {kIn, 0}},  {"ih", {kIn, 1}},  {"iw", {kIn, 2}},  {"od", {kOut, 0}},
-      {"oh", {kOut, 1}}, {"ow", {kOut, 2}}, {"kd", {kKer, 0}}, {"kh", {kKer, 1}},
-      {"kw", {kKer, 2}}, {"sd", {kStr, 0}}, {"sh", {kStr, 1}}, {"sw", {kStr, 2}},
-      {"pd", {kPad, 0}}, {"ph", {kPad, 1}}, {"pw", {kPad, 2}}, {"dd", {kDil, 0}},
+      {"g", {kG, -1}},   {"mb", {kMb, -1}}, {"ic", {kIc, -1}}, {"oc", {kOc, -1}}, {"id", {kIn, 0}},
+      {"ih", {kIn, 1}},  {"iw", {kIn, 2}},  {"od", {kOut, 0}}, {"oh", {kOut, 1}}, {"ow", {kOut, 2}},
+      {"kd", {kKer, 0}}, {"kh", {kKer, 1}}, {"kw", {kKer, 2}}, {"sd", {kStr, 0}}, {"sh", {kStr, 1}},
+      {"sw", {kStr, 2}}, {"pd", {kPad, 0}}, {"ph", {kPad, 1}}, {"pw", {kPad, 2}}, {"dd", {kDil, 0}},
       {"dh", {kDil, 1}}, {"dw", {kDil, 2}}};
   return m;
 }
@@ -58,7 +57,8 @@ Status parse_descriptor(std::string_view s, Parsed& out) {
     while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) ++j;
     const std::string key(s.substr(i, j - i));
     if (key.empty()) {
-      return invalid_argument(fmt::format("problem string: unexpected '{}' at position {} of '{}'", s[i], i, s));
+      return invalid_argument(
+          fmt::format("problem string: unexpected '{}' at position {} of '{}'", s[i], i, s));
     }
     const auto it = keys().find(key);
     if (it == keys().end()) {
@@ -69,16 +69,26 @@ Status parse_descriptor(std::string_view s, Parsed& out) {
     const char* e = s.data() + s.size();
     auto [ptr, ec] = std::from_chars(b, e, value);
     if (ec != std::errc() || ptr == b) {
-      return invalid_argument(fmt::format("{}: expected an integer after '{}' in '{}'", key, key, s));
+      return invalid_argument(
+          fmt::format("{}: expected an integer after '{}' in '{}'", key, key, s));
     }
     i = static_cast<std::size_t>(ptr - s.data());
     std::optional<std::int64_t>* slot = nullptr;
     switch (it->second.q) {
-      case kG: slot = &out.g; break;
-      case kMb: slot = &out.mb; break;
-      case kIc: slot = &out.ic; break;
-      case kOc: slot = &out.oc; break;
-      default: slot = &out.v[it->second.q][it->second.dim];
+      case kG:
+        slot = &out.g;
+        break;
+      case kMb:
+        slot = &out.mb;
+        break;
+      case kIc:
+        slot = &out.ic;
+        break;
+      case kOc:
+        slot = &out.oc;
+        break;
+      default:
+        slot = &out.v[it->second.q][it->second.dim];
     }
     if (slot->has_value()) return invalid_argument(fmt::format("{}: given twice in '{}'", key, s));
     *slot = value;
@@ -95,7 +105,8 @@ std::string join_strides(const std::vector<std::int64_t>& s) {
   return r;
 }
 
-Status parse_stride_list(std::string_view field, std::string_view text, std::vector<std::int64_t>& out) {
+Status parse_stride_list(std::string_view field, std::string_view text,
+                         std::vector<std::int64_t>& out) {
   out.clear();
   if (text.empty()) return Status::ok();
   std::size_t i = 0;
@@ -105,7 +116,8 @@ Status parse_stride_list(std::string_view field, std::string_view text, std::vec
     std::int64_t v = 0;
     auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + j, v);
     if (ec != std::errc() || ptr != text.data() + j) {
-      return invalid_argument(fmt::format("{}: '{}' is not an 'x'-separated list of integers", field, text));
+      return invalid_argument(
+          fmt::format("{}: '{}' is not an 'x'-separated list of integers", field, text));
     }
     out.push_back(v);
     i = j + 1;
@@ -115,30 +127,42 @@ Status parse_stride_list(std::string_view field, std::string_view text, std::vec
 
 Status parse_option(std::string_view opt, Problem& p) {
   const auto eq = opt.find('=');
-  if (eq == std::string_view::npos) return invalid_argument(fmt::format("{}: expected --name=value", opt));
+  if (eq == std::string_view::npos)
+    return invalid_argument(fmt::format("{}: expected --name=value", opt));
   const std::string_view name = opt.substr(0, eq), value = opt.substr(eq + 1);
   if (name == "--dir") {
-    if (value == "FWD_D" || value == "FWD_I" || value == "FWD_B" || value == "fwd") p.direction = Direction::forward;
-    else if (value == "BWD_D" || value == "bwd_data") p.direction = Direction::backward_data;
-    else if (value == "BWD_W" || value == "bwd_weights") p.direction = Direction::backward_weights;
-    else return invalid_argument(fmt::format("--dir: '{}' is not FWD_D, BWD_D or BWD_W", value));
+    if (value == "FWD_D" || value == "FWD_I" || value == "FWD_B" || value == "fwd")
+      p.direction = Direction::forward;
+    else if (value == "BWD_D" || value == "bwd_data")
+      p.direction = Direction::backward_data;
+    else if (value == "BWD_W" || value == "bwd_weights")
+      p.direction = Direction::backward_weights;
+    else
+      return invalid_argument(fmt::format("--dir: '{}' is not FWD_D, BWD_D or BWD_W", value));
   } else if (name == "--dt") {
     const auto t = parse_dtype(value);
     if (!t) return invalid_argument(fmt::format("--dt: '{}' is not f32, f16 or bf16", value));
     p.dtype = *t;
   } else if (name == "--stag" || name == "--wtag" || name == "--dtag") {
     const auto l = parse_layout(value);
-    if (!l) return invalid_argument(fmt::format("{}: '{}' is not abx (channels first) or axb (channels last)", name, value));
+    if (!l)
+      return invalid_argument(
+          fmt::format("{}: '{}' is not abx (channels first) or axb (channels last)", name, value));
     (name == "--stag" ? p.x_layout : name == "--wtag" ? p.w_layout : p.y_layout) = *l;
   } else if (name == "--strides") {
     const auto a = value.find(':');
     const auto b = a == std::string_view::npos ? a : value.find(':', a + 1);
     if (b == std::string_view::npos) return invalid_argument("--strides: expected SRC:WEI:DST");
-    if (auto s = parse_stride_list("--strides (src)", value.substr(0, a), p.x_strides); !s) return s;
-    if (auto s = parse_stride_list("--strides (wei)", value.substr(a + 1, b - a - 1), p.w_strides); !s) return s;
-    if (auto s = parse_stride_list("--strides (dst)", value.substr(b + 1), p.y_strides); !s) return s;
+    if (auto s = parse_stride_list("--strides (src)", value.substr(0, a), p.x_strides); !s)
+      return s;
+    if (auto s = parse_stride_list("--strides (wei)", value.substr(a + 1, b - a - 1), p.w_strides);
+        !s)
+      return s;
+    if (auto s = parse_stride_list("--strides (dst)", value.substr(b + 1), p.y_strides); !s)
+      return s;
   } else {
-    return invalid_argument(fmt::format("{}: unknown option (known: --dir --dt --stag --wtag --dtag --strides)", name));
+    return invalid_argument(
+        fmt::format("{}: unknown option (known: --dir --dt --stag --wtag --dtag --strides)", name));
   }
   return Status::ok();
 }
@@ -164,12 +188,15 @@ Result<Problem> parse_problem(std::string_view text) {
     if (tok.starts_with("--")) {
       if (auto s = parse_option(tok, p); !s) return s;
     } else {
-      if (have_descriptor) return invalid_argument(fmt::format("problem string: more than one descriptor ('{}')", tok));
+      if (have_descriptor)
+        return invalid_argument(
+            fmt::format("problem string: more than one descriptor ('{}')", tok));
       have_descriptor = true;
       if (auto s = parse_descriptor(tok, d); !s) return s;
     }
   }
-  if (!have_descriptor) return invalid_argument("problem string: no descriptor (e.g. mb1ic3ih32oc16kh3ph1)");
+  if (!have_descriptor)
+    return invalid_argument("problem string: no descriptor (e.g. mb1ic3ih32oc16kh3ph1)");
   if (!d.ic) return invalid_argument("ic (input channels): missing");
   if (!d.oc) return invalid_argument("oc (output channels): missing");
   p.g = d.g.value_or(1);
@@ -213,7 +240,8 @@ Result<Problem> parse_problem(std::string_view text) {
     const auto& o = d.v[kOut][dim];
     if (o && p.output(dim) != *o) {
       return invalid_argument(fmt::format(
-          "o{}: output size {} does not follow from i{}={} k{}={} s{}={} d{}={} p{}={} (that gives {})",
+          "o{}: output size {} does not follow from i{}={} k{}={} s{}={} d{}={} p{}={} (that gives "
+          "{})",
           L[dim], *o, L[dim], p.input[dim], L[dim], p.filter[dim], L[dim], p.stride[dim], L[dim],
           p.dilation[dim] - 1, L[dim], p.pad_begin[dim], p.output(dim)));
     }
@@ -225,7 +253,8 @@ Problem normalized(const Problem& p) {
   Problem q = p;
   for (int d = 0; d < 3; ++d) {
     const std::int64_t eff = (p.filter[d] - 1) * p.dilation[d] + 1;
-    q.pad_end[d] = std::max<std::int64_t>(0, (p.output(d) - 1) * p.stride[d] + eff - p.input[d] - p.pad_begin[d]);
+    q.pad_end[d] = std::max<std::int64_t>(
+        0, (p.output(d) - 1) * p.stride[d] + eff - p.input[d] - p.pad_begin[d]);
   }
   return q;
 }

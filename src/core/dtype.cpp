@@ -7,9 +7,12 @@ namespace convguard {
 
 std::string_view to_string(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -21,22 +24,30 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
-std::size_t size_of(DType t) { return t == DType::f32 ? 4 : 2; }
+std::size_t size_of(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
 
 double unit_roundoff(DType t) {
   switch (t) {
-    case DType::f32: return 0x1p-24;
-    case DType::f16: return 0x1p-11;
-    case DType::bf16: return 0x1p-8;
+    case DType::f32:
+      return 0x1p-24;
+    case DType::f16:
+      return 0x1p-11;
+    case DType::bf16:
+      return 0x1p-8;
   }
   return 0;
 }
 
 double exact_integer_limit(DType t) {
   switch (t) {
-    case DType::f32: return 0x1p24;
-    case DType::f16: return 0x1p11;
-    case DType::bf16: return 0x1p8;
+    case DType::f32:
+      return 0x1p24;
+    case DType::f16:
+      return 0x1p11;
+    case DType::bf16:
+      return 0x1p8;
   }
   return 0;
 }
@@ -57,7 +68,8 @@ std::uint16_t float_to_half(float f) {
   const std::uint32_t sign = (x >> 16) & 0x8000u;
   const std::uint32_t a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) {  // inf or NaN (keep NaN quiet and non-zero)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
+    return static_cast<std::uint16_t>(sign | 0x7c00u |
+                                      (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
   }
   if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // >= 65520: inf
   const int exp = static_cast<int>(a >> 23);
@@ -66,7 +78,8 @@ std::uint16_t float_to_half(float f) {
     const std::uint32_t mant = (a & 0x7fffffu) | 0x800000u;
     return static_cast<std::uint16_t>(sign | shift_round_even(mant, 126 - exp));
   }
-  const std::uint32_t base = (static_cast<std::uint32_t>(exp - 112) << 10) | ((a & 0x7fffffu) >> 13);
+  const std::uint32_t base =
+      (static_cast<std::uint32_t>(exp - 112) << 10) | ((a & 0x7fffffu) >> 13);
   const std::uint32_t rem = a & 0x1fffu;
   std::uint32_t h = base;
   if (rem > 0x1000u || (rem == 0x1000u && (base & 1u))) ++h;

@@ -30,9 +30,10 @@ void fill(TensorView t, TensorRole role, std::uint64_t seed, FillMode mode) {
   });
   // Never all zeros: a tiny tensor of integer fills could draw only zeros.
   bool any = false;
-  detail::for_each_element(t.desc, [&](std::int64_t, std::int64_t off) {
-    any = any || load_as_float(t.data, off, dt) != 0.f;
-  }, false);
+  detail::for_each_element(
+      t.desc,
+      [&](std::int64_t, std::int64_t off) { any = any || load_as_float(t.data, off, dt) != 0.f; },
+      false);
   if (!any) store_from_float(t.data, 0, dt, 1.0f);
 }
 

@@ -26,12 +26,28 @@ struct Geometry {
 
 inline Geometry geometry(const Problem& p) {
   const Dims3 o = p.output_dims();
-  return Geometry{p.n,         p.g,           p.c_per_group(), p.k_per_group(),
-                  p.input[0],  p.input[1],    p.input[2],      o[0],
-                  o[1],        o[2],          p.filter[0],     p.filter[1],
-                  p.filter[2], p.stride[0],   p.stride[1],     p.stride[2],
-                  p.dilation[0], p.dilation[1], p.dilation[2], p.pad_begin[0],
-                  p.pad_begin[1], p.pad_begin[2]};
+  return Geometry{p.n,
+                  p.g,
+                  p.c_per_group(),
+                  p.k_per_group(),
+                  p.input[0],
+                  p.input[1],
+                  p.input[2],
+                  o[0],
+                  o[1],
+                  o[2],
+                  p.filter[0],
+                  p.filter[1],
+                  p.filter[2],
+                  p.stride[0],
+                  p.stride[1],
+                  p.stride[2],
+                  p.dilation[0],
+                  p.dilation[1],
+                  p.dilation[2],
+                  p.pad_begin[0],
+                  p.pad_begin[1],
+                  p.pad_begin[2]};
 }
 
 }  // namespace convguard::detail

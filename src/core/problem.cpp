@@ -9,9 +9,12 @@ namespace convguard {
 
 std::string_view to_string(Direction d) {
   switch (d) {
-    case Direction::forward: return "fwd";
-    case Direction::backward_data: return "bwd_data";
-    case Direction::backward_weights: return "bwd_weights";
+    case Direction::forward:
+      return "fwd";
+    case Direction::backward_data:
+      return "bwd_data";
+    case Direction::backward_weights:
+      return "bwd_weights";
   }
   return "?";
 }
@@ -24,8 +27,10 @@ std::string_view to_string(Layout l, int spatial_dims) {
 std::optional<Layout> parse_layout(std::string_view s) {
   std::string u(s);
   for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  if (u == "NCHW" || u == "NCDHW" || u == "ABX" || u == "KCRS" || u == "KCYX" || u == "OIHW") return Layout::nchw;
-  if (u == "NHWC" || u == "NDHWC" || u == "AXB" || u == "KRSC" || u == "KYXC" || u == "OHWI") return Layout::nhwc;
+  if (u == "NCHW" || u == "NCDHW" || u == "ABX" || u == "KCRS" || u == "KCYX" || u == "OIHW")
+    return Layout::nchw;
+  if (u == "NHWC" || u == "NDHWC" || u == "AXB" || u == "KRSC" || u == "KYXC" || u == "OHWI")
+    return Layout::nhwc;
   return std::nullopt;
 }
 
@@ -36,24 +41,29 @@ std::int64_t Problem::output(int d) const {
   return span / stride[d] + 1;
 }
 
-Dims3 Problem::output_dims() const { return {output(0), output(1), output(2)}; }
+Dims3 Problem::output_dims() const {
+  return {output(0), output(1), output(2)};
+}
 
 double Problem::flops() const {
   const Dims3 o = output_dims();
-  return 2.0 * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(o[0] * o[1] * o[2]) *
-         static_cast<double>(c_per_group()) * static_cast<double>(taps());
+  return 2.0 * static_cast<double>(n) * static_cast<double>(k) *
+         static_cast<double>(o[0] * o[1] * o[2]) * static_cast<double>(c_per_group()) *
+         static_cast<double>(taps());
 }
 
 std::int64_t Problem::reduction_length() const {
   const Dims3 o = output_dims();
   switch (direction) {
-    case Direction::forward: return c_per_group() * taps();
+    case Direction::forward:
+      return c_per_group() * taps();
     case Direction::backward_data: {
       std::int64_t per_dim = 1;  // taps that can reach one input element
       for (int d = 0; d < 3; ++d) per_dim *= (filter[d] + stride[d] - 1) / stride[d];
       return k_per_group() * per_dim;
     }
-    case Direction::backward_weights: return n * o[0] * o[1] * o[2];
+    case Direction::backward_weights:
+      return n * o[0] * o[1] * o[2];
   }
   return 1;
 }
@@ -64,7 +74,8 @@ bool operator==(const Problem& a, const Problem& b) {
   visit_fields(a, [&](const char*, std::int64_t v) { va.push_back(v); });
   visit_fields(b, [&](const char*, std::int64_t v) { vb.push_back(v); });
   eq = va == vb;
-  return eq && a.x_strides == b.x_strides && a.w_strides == b.w_strides && a.y_strides == b.y_strides;
+  return eq && a.x_strides == b.x_strides && a.w_strides == b.w_strides &&
+         a.y_strides == b.y_strides;
 }
 
 namespace {
@@ -105,7 +116,8 @@ bool mul_ok(std::int64_t a, std::int64_t b, std::int64_t& out) {
   return !__builtin_mul_overflow(a, b, &out);
 }
 
-Status check_strides(const char* field, const TensorDesc& dense, const std::vector<std::int64_t>& s) {
+Status check_strides(const char* field, const TensorDesc& dense,
+                     const std::vector<std::int64_t>& s) {
   if (s.empty()) return Status::ok();
   if (static_cast<int>(s.size()) != dense.rank) {
     return invalid_argument(fmt::format("{}: needs {} strides (one per logical dim), got {}", field,
@@ -113,7 +125,8 @@ Status check_strides(const char* field, const TensorDesc& dense, const std::vect
   }
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] < 1) {
-      return invalid_argument(fmt::format("{}: stride {} is {}; strides must be >= 1", field, i, s[i]));
+      return invalid_argument(
+          fmt::format("{}: stride {} is {}; strides must be >= 1", field, i, s[i]));
     }
   }
   // No two logical elements may share memory: sorted by stride, each dim must step over the
@@ -131,7 +144,8 @@ Status check_strides(const char* field, const TensorDesc& dense, const std::vect
           field, i, dense.dims[i], s[i], extent));
     }
     std::int64_t e;
-    if (!mul_ok(s[i], dense.dims[i], e)) return invalid_argument(fmt::format("{}: span overflows", field));
+    if (!mul_ok(s[i], dense.dims[i], e))
+      return invalid_argument(fmt::format("{}: span overflows", field));
     extent = e;
   }
   return Status::ok();
@@ -139,7 +153,9 @@ Status check_strides(const char* field, const TensorDesc& dense, const std::vect
 
 }  // namespace
 
-TensorDesc x_desc(const Problem& p) { return make_desc(p, p.n, p.c, p.input, p.x_layout, p.x_strides); }
+TensorDesc x_desc(const Problem& p) {
+  return make_desc(p, p.n, p.c, p.input, p.x_layout, p.x_strides);
+}
 TensorDesc w_desc(const Problem& p) {
   return make_desc(p, p.k, p.c_per_group(), p.filter, p.w_layout, p.w_strides);
 }
@@ -152,7 +168,8 @@ Status validate(const Problem& p) {
     return invalid_argument(fmt::format("spatial_dims: must be 2 or 3 (got {})", p.spatial_dims));
   }
   auto positive = [](const char* field, const char* what, std::int64_t v) -> Status {
-    if (v < 1) return invalid_argument(fmt::format("{} ({}): must be positive (got {})", field, what, v));
+    if (v < 1)
+      return invalid_argument(fmt::format("{} ({}): must be positive (got {})", field, what, v));
     return Status::ok();
   };
   if (auto s = positive("mb", "batch size", p.n); !s) return s;
@@ -160,26 +177,42 @@ Status validate(const Problem& p) {
   if (auto s = positive("oc", "output channels", p.k); !s) return s;
   if (auto s = positive("g", "groups", p.g); !s) return s;
   if (p.c % p.g != 0) {
-    return invalid_argument(fmt::format("g (groups): {} groups do not divide ic={} input channels", p.g, p.c));
+    return invalid_argument(
+        fmt::format("g (groups): {} groups do not divide ic={} input channels", p.g, p.c));
   }
   if (p.k % p.g != 0) {
-    return invalid_argument(fmt::format("g (groups): {} groups do not divide oc={} output channels", p.g, p.k));
+    return invalid_argument(
+        fmt::format("g (groups): {} groups do not divide oc={} output channels", p.g, p.k));
   }
   for (int d = 0; d < 3; ++d) {
     const char* L = kDimLetter[d];
     if (p.spatial_dims == 2 && d == 0) {
       if (p.input[0] != 1 || p.filter[0] != 1 || p.stride[0] != 1 || p.dilation[0] != 1 ||
           p.pad_begin[0] != 0 || p.pad_end[0] != 0) {
-        return invalid_argument("id/kd/sd/dd/pd: depth fields must be 1 (0 for padding) in a 2D problem");
+        return invalid_argument(
+            "id/kd/sd/dd/pd: depth fields must be 1 (0 for padding) in a 2D problem");
       }
       continue;
     }
-    if (p.input[d] < 1) return invalid_argument(fmt::format("i{} (input size): must be positive (got {})", L, p.input[d]));
-    if (p.filter[d] < 1) return invalid_argument(fmt::format("k{} (filter size): must be positive (got {})", L, p.filter[d]));
-    if (p.stride[d] < 1) return invalid_argument(fmt::format("s{} (stride): must be positive (got {})", L, p.stride[d]));
-    if (p.dilation[d] < 1) return invalid_argument(fmt::format("d{} (dilation): must be >= 1, i.e. >= 0 in benchdnn's 0-based form (got {})", L, p.dilation[d]));
-    if (p.pad_begin[d] < 0) return invalid_argument(fmt::format("p{} (padding): must be >= 0 (got {})", L, p.pad_begin[d]));
-    if (p.pad_end[d] < 0) return invalid_argument(fmt::format("r{} (end padding): must be >= 0 (got {})", L, p.pad_end[d]));
+    if (p.input[d] < 1)
+      return invalid_argument(
+          fmt::format("i{} (input size): must be positive (got {})", L, p.input[d]));
+    if (p.filter[d] < 1)
+      return invalid_argument(
+          fmt::format("k{} (filter size): must be positive (got {})", L, p.filter[d]));
+    if (p.stride[d] < 1)
+      return invalid_argument(
+          fmt::format("s{} (stride): must be positive (got {})", L, p.stride[d]));
+    if (p.dilation[d] < 1)
+      return invalid_argument(
+          fmt::format("d{} (dilation): must be >= 1, i.e. >= 0 in benchdnn's 0-based form (got {})",
+                      L, p.dilation[d]));
+    if (p.pad_begin[d] < 0)
+      return invalid_argument(
+          fmt::format("p{} (padding): must be >= 0 (got {})", L, p.pad_begin[d]));
+    if (p.pad_end[d] < 0)
+      return invalid_argument(
+          fmt::format("r{} (end padding): must be >= 0 (got {})", L, p.pad_end[d]));
     std::int64_t eff;
     if (!mul_ok(p.filter[d] - 1, p.dilation[d], eff) || eff > (std::int64_t{1} << 40) ||
         p.input[d] > (std::int64_t{1} << 40) || p.pad_begin[d] > (std::int64_t{1} << 40) ||
@@ -195,10 +228,9 @@ Status validate(const Problem& p) {
   }
   // Every tensor's element count and byte size must fit in 63 bits.
   const char* names[3] = {"x (input)", "w (weights)", "y (output)"};
-  const TensorDesc dense[3] = {
-      make_desc(p, p.n, p.c, p.input, p.x_layout, {}),
-      make_desc(p, p.k, p.c_per_group(), p.filter, p.w_layout, {}),
-      make_desc(p, p.n, p.k, p.output_dims(), p.y_layout, {})};
+  const TensorDesc dense[3] = {make_desc(p, p.n, p.c, p.input, p.x_layout, {}),
+                               make_desc(p, p.k, p.c_per_group(), p.filter, p.w_layout, {}),
+                               make_desc(p, p.n, p.k, p.output_dims(), p.y_layout, {})};
   for (int t = 0; t < 3; ++t) {
     std::int64_t e = 1;
     for (int i = 0; i < dense[t].rank; ++i) {
@@ -207,7 +239,8 @@ Status validate(const Problem& p) {
       }
     }
     std::int64_t bytes;
-    if (!mul_ok(e, 8, bytes)) return invalid_argument(fmt::format("{}: byte size overflows", names[t]));
+    if (!mul_ok(e, 8, bytes))
+      return invalid_argument(fmt::format("{}: byte size overflows", names[t]));
   }
   if (auto s = check_strides("x_strides", dense[0], p.x_strides); !s) return s;
   if (auto s = check_strides("w_strides", dense[1], p.w_strides); !s) return s;
@@ -240,21 +273,29 @@ Result<Problem> problem_from_transposed(const TransposedConv& t) {
     const std::int64_t out = (t.input[d] - 1) * t.stride[d] - 2 * t.pad[d] +
                              t.dilation[d] * (t.filter[d] - 1) + t.output_padding[d] + 1;
     if (out < 1) {
-      return invalid_argument(fmt::format("transposed output size {}: empty ({})", kDimLetter[d], out));
+      return invalid_argument(
+          fmt::format("transposed output size {}: empty ({})", kDimLetter[d], out));
     }
     p.input[d] = out;
   }
   switch (t.direction) {
-    case Direction::forward: p.direction = Direction::backward_data; break;
-    case Direction::backward_data: p.direction = Direction::forward; break;
-    case Direction::backward_weights: p.direction = Direction::backward_weights; break;
+    case Direction::forward:
+      p.direction = Direction::backward_data;
+      break;
+    case Direction::backward_data:
+      p.direction = Direction::forward;
+      break;
+    case Direction::backward_weights:
+      p.direction = Direction::backward_weights;
+      break;
   }
   if (auto s = validate(p); !s) return s;
   for (int d = 3 - t.spatial_dims; d < 3; ++d) {
     if (p.output(d) != t.input[d]) {
-      return invalid_argument(fmt::format("transposed convolution: input size {} = {} is not "
-                                          "reachable with this stride/padding",
-                                          kDimLetter[d], t.input[d]));
+      return invalid_argument(
+          fmt::format("transposed convolution: input size {} = {} is not "
+                      "reachable with this stride/padding",
+                      kDimLetter[d], t.input[d]));
     }
   }
   return p;

@@ -22,7 +22,8 @@ namespace {
 struct DenseAccess {
   const double* data;
   std::int64_t d1, d2, d3, d4;  // sizes of dims 1..4
-  double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h, std::int64_t w) const {
+  double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h,
+                    std::int64_t w) const {
     return data[(((a * d1 + b) * d2 + c) * d3 + h) * d4 + w];
   }
 };
@@ -30,7 +31,8 @@ struct ViewAccess {
   const void* data;
   DType dt;
   detail::Shape5 s;  // strides padded to 5 dims
-  double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h, std::int64_t w) const {
+  double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h,
+                    std::int64_t w) const {
     const auto& st = s.strides;
     return load_as_float(data, a * st[0] + b * st[1] + c * st[2] + h * st[3] + w * st[4], dt);
   }
@@ -118,9 +120,12 @@ double backward_weights_at(const Geometry& G, const X& x, const Y& dy, std::int6
 // Output dims in logical 5D order for each direction.
 std::array<std::int64_t, 5> output_dims5(const Problem& p, const Geometry& G) {
   switch (p.direction) {
-    case Direction::forward: return {G.n, G.k(), G.od, G.oh, G.ow};
-    case Direction::backward_data: return {G.n, G.c(), G.id, G.ih, G.iw};
-    case Direction::backward_weights: return {G.k(), G.cg, G.kd, G.kh, G.kw};
+    case Direction::forward:
+      return {G.n, G.k(), G.od, G.oh, G.ow};
+    case Direction::backward_data:
+      return {G.n, G.c(), G.id, G.ih, G.iw};
+    case Direction::backward_weights:
+      return {G.k(), G.cg, G.kd, G.kh, G.kw};
   }
   return {};
 }
@@ -129,9 +134,12 @@ template <class A, class B>
 double element_at(const Problem& p, const Geometry& G, const A& a, const B& b,
                   const std::array<std::int64_t, 5>& i) {
   switch (p.direction) {
-    case Direction::forward: return forward_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
-    case Direction::backward_data: return backward_data_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
-    case Direction::backward_weights: return backward_weights_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
+    case Direction::forward:
+      return forward_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
+    case Direction::backward_data:
+      return backward_data_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
+    case Direction::backward_weights:
+      return backward_weights_at(G, a, b, i[0], i[1], i[2], i[3], i[4]);
   }
   return 0;
 }
@@ -148,9 +156,12 @@ std::array<std::int64_t, 5> unflatten(std::int64_t lin, const std::array<std::in
 // The two input views of a direction, in the order element_at takes them.
 std::pair<const TensorView*, const TensorView*> inputs_of(const Problem& p, const ConvTensors& t) {
   switch (p.direction) {
-    case Direction::forward: return {&t.x, &t.w};
-    case Direction::backward_data: return {&t.y, &t.w};
-    case Direction::backward_weights: return {&t.x, &t.y};
+    case Direction::forward:
+      return {&t.x, &t.w};
+    case Direction::backward_data:
+      return {&t.y, &t.w};
+    case Direction::backward_weights:
+      return {&t.x, &t.y};
   }
   return {nullptr, nullptr};
 }
@@ -181,7 +192,8 @@ Result<std::vector<double>> reference_output(const Problem& p, const ConvTensors
 double reference_at(const Problem& p, const ConvTensors& t, std::int64_t output_index) {
   const Geometry G = detail::geometry(p);
   const auto [ta, tb] = inputs_of(p, t);
-  return element_at(p, G, view_access(*ta), view_access(*tb), unflatten(output_index, output_dims5(p, G)));
+  return element_at(p, G, view_access(*ta), view_access(*tb),
+                    unflatten(output_index, output_dims5(p, G)));
 }
 
 Status reference_conv(const Problem& p, const ConvTensors& t) {

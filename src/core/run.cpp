@@ -10,7 +10,9 @@ Result<std::unique_ptr<Plan>> Solver::plan(const Problem& p) const {
   return std::make_unique<Plan>(p);
 }
 
-Accuracy Solver::accuracy(const Problem&) const { return {}; }
+Accuracy Solver::accuracy(const Problem&) const {
+  return {};
+}
 
 Status convolve(const Solver& s, const Problem& p, const ConvTensors& t) {
   if (auto st = validate(p); !st) return st;

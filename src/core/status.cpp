@@ -4,12 +4,18 @@ namespace convguard {
 
 const char* to_string(StatusCode code) {
   switch (code) {
-    case StatusCode::ok: return "ok";
-    case StatusCode::invalid_argument: return "invalid_argument";
-    case StatusCode::not_applicable: return "not_applicable";
-    case StatusCode::out_of_memory: return "out_of_memory";
-    case StatusCode::io_error: return "io_error";
-    case StatusCode::internal_error: return "internal_error";
+    case StatusCode::ok:
+      return "ok";
+    case StatusCode::invalid_argument:
+      return "invalid_argument";
+    case StatusCode::not_applicable:
+      return "not_applicable";
+    case StatusCode::out_of_memory:
+      return "out_of_memory";
+    case StatusCode::io_error:
+      return "io_error";
+    case StatusCode::internal_error:
+      return "internal_error";
   }
   return "unknown";
 }

@@ -1,8 +1,8 @@
+#include "convguard/tensor.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
-
-#include "convguard/tensor.hpp"
 
 namespace convguard {
 
@@ -27,9 +27,13 @@ std::int64_t TensorDesc::offset_of(const std::int64_t* index) const {
   return o;
 }
 
-bool TensorDesc::is_dense() const { return span() == elements(); }
+bool TensorDesc::is_dense() const {
+  return span() == elements();
+}
 
-void HostTensor::Free::operator()(void* p) const { std::free(p); }
+void HostTensor::Free::operator()(void* p) const {
+  std::free(p);
+}
 
 HostTensor::HostTensor(const TensorDesc& desc) : desc_(desc) {
   bytes_ = static_cast<std::size_t>(desc.span()) * size_of(desc.dtype);

@@ -41,7 +41,8 @@ Verdict judge(const Problem& p, const Sums& s, const Accuracy& acc, FillMode mod
                      9.0 * static_cast<double>(p.reduction_length()) < 0x1p24 &&
                      s.max_ref <= exact_integer_limit(p.dtype);
   if (s.non_finite > 0) {
-    v.message = fmt::format("{} of {} output elements are NaN/Inf or were never written", s.non_finite, s.checked);
+    v.message = fmt::format("{} of {} output elements are NaN/Inf or were never written",
+                            s.non_finite, s.checked);
   } else if (v.exact_required && s.max_abs != 0) {
     v.message = fmt::format("integer data must match exactly; max abs error {:.3g}", s.max_abs);
   } else if (!(v.rel_error <= v.tolerance)) {
@@ -65,20 +66,27 @@ Verdict compare(const Problem& p, const TensorView& out, const std::vector<doubl
                 const Accuracy& acc, FillMode mode) {
   Sums s;
   const DType dt = out.desc.dtype;
-  detail::for_each_element(out.desc, [&](std::int64_t lin, std::int64_t off) {
-    s.add(load_as_float(out.data, off, dt), ref[static_cast<std::size_t>(lin)]);
-  }, false);
+  detail::for_each_element(
+      out.desc,
+      [&](std::int64_t lin, std::int64_t off) {
+        s.add(load_as_float(out.data, off, dt), ref[static_cast<std::size_t>(lin)]);
+      },
+      false);
   return judge(p, s, acc, mode, false);
 }
 
 Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTensors& inputs,
-                        const Accuracy& acc, FillMode mode, std::int64_t samples, std::uint64_t seed) {
+                        const Accuracy& acc, FillMode mode, std::int64_t samples,
+                        std::uint64_t seed) {
   const DType dt = out.desc.dtype;
   // Non-finite values (including never-written elements) anywhere in the output.
   std::int64_t non_finite = 0;
-  detail::for_each_element(out.desc, [&](std::int64_t, std::int64_t off) {
-    if (!std::isfinite(load_as_float(out.data, off, dt))) ++non_finite;
-  }, false);
+  detail::for_each_element(
+      out.desc,
+      [&](std::int64_t, std::int64_t off) {
+        if (!std::isfinite(load_as_float(out.data, off, dt))) ++non_finite;
+      },
+      false);
   const std::int64_t total = out.desc.elements();
   const detail::Shape5 sh = detail::shape5(out.desc);
   std::vector<std::int64_t> picks(static_cast<std::size_t>(std::min(samples, total)));

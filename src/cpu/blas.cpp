@@ -44,10 +44,12 @@ Loaded load() {
     }
     l.set_threads = reinterpret_cast<SetThreadsFn>(dlsym(h, "openblas_set_num_threads"));
     const char* core = std::getenv("OPENBLAS_CORETYPE");
-    l.description = std::string(name) + (core ? std::string(" (OPENBLAS_CORETYPE=") + core + ")" : "");
+    l.description =
+        std::string(name) + (core ? std::string(" (OPENBLAS_CORETYPE=") + core + ")" : "");
     return l;
   }
-  l.description = "no BLAS found (tried " + tried + "); install libopenblas0-pthread or set CONVGUARD_BLAS";
+  l.description =
+      "no BLAS found (tried " + tried + "); install libopenblas0-pthread or set CONVGUARD_BLAS";
   return l;
 }
 
@@ -58,8 +60,12 @@ const Loaded& loaded() {
 
 }  // namespace
 
-bool available() { return loaded().sgemm != nullptr; }
-std::string describe() { return loaded().description; }
+bool available() {
+  return loaded().sgemm != nullptr;
+}
+std::string describe() {
+  return loaded().description;
+}
 
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,

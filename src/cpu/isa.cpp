@@ -12,9 +12,12 @@ IsaLevel isa_level() {
   if (const char* cap = std::getenv("CONVGUARD_CPU_ISA")) {
     const std::string c = cap;
     IsaLevel limit = have;
-    if (c == "baseline") limit = IsaLevel::baseline;
-    else if (c == "avx2") limit = IsaLevel::avx2;
-    else if (c == "avx512") limit = IsaLevel::avx512;
+    if (c == "baseline")
+      limit = IsaLevel::baseline;
+    else if (c == "avx2")
+      limit = IsaLevel::avx2;
+    else if (c == "avx512")
+      limit = IsaLevel::avx512;
     if (limit < have) have = limit;
   }
   return have;
@@ -22,9 +25,12 @@ IsaLevel isa_level() {
 
 const char* to_string(IsaLevel l) {
   switch (l) {
-    case IsaLevel::baseline: return "baseline";
-    case IsaLevel::avx2: return "avx2";
-    case IsaLevel::avx512: return "avx512";
+    case IsaLevel::baseline:
+      return "baseline";
+    case IsaLevel::avx2:
+      return "avx2";
+    case IsaLevel::avx512:
+      return "avx512";
   }
   return "?";
 }

@@ -44,8 +44,9 @@ Status StagedSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::
   const StagingSpec spec = staging(p);
   const Slots s = slots(p);
   if (ws.size() < s.layout.bytes()) {
-    return {StatusCode::invalid_argument, "workspace: " + std::to_string(ws.size()) + " bytes given, " +
-                                              std::to_string(s.layout.bytes()) + " needed"};
+    return {StatusCode::invalid_argument, "workspace: " + std::to_string(ws.size()) +
+                                              " bytes given, " + std::to_string(s.layout.bytes()) +
+                                              " needed"};
   }
   StagedTensors st;
   st.geo = detail::geometry(p);

@@ -12,7 +12,8 @@ Sizes5 sizes5(const TensorDesc& t) {
 }
 
 Sizes5 padded(const Sizes5& s, const Padding& p) {
-  return {s.n, s.c, s.d + p.begin[0] + p.end[0], s.h + p.begin[1] + p.end[1], s.w + p.begin[2] + p.end[2]};
+  return {s.n, s.c, s.d + p.begin[0] + p.end[0], s.h + p.begin[1] + p.end[1],
+          s.w + p.begin[2] + p.end[2]};
 }
 
 namespace {
@@ -22,7 +23,8 @@ struct Strides5 {
   std::int64_t n, c, d, h, w;
 };
 Strides5 packed_strides(const Sizes5& s, Order order) {
-  if (order == Order::channels_first) return {s.c * s.d * s.h * s.w, s.d * s.h * s.w, s.h * s.w, s.w, 1};
+  if (order == Order::channels_first)
+    return {s.c * s.d * s.h * s.w, s.d * s.h * s.w, s.h * s.w, s.w, 1};
   return {s.d * s.h * s.w * s.c, 1, s.h * s.w * s.c, s.w * s.c, s.c};
 }
 
@@ -68,10 +70,12 @@ void pack(const TensorView& src, Order order, const Padding& pad, float* dst) {
   const void* data = src.data;
   if (dt == DType::f32) {
     const float* s = static_cast<const float*>(data);
-    for_each_interior(src.desc, order, pad, [&](std::int64_t so, std::int64_t po) { dst[po] = s[so]; });
-  } else {
     for_each_interior(src.desc, order, pad,
-                      [&](std::int64_t so, std::int64_t po) { dst[po] = load_as_float(data, so, dt); });
+                      [&](std::int64_t so, std::int64_t po) { dst[po] = s[so]; });
+  } else {
+    for_each_interior(src.desc, order, pad, [&](std::int64_t so, std::int64_t po) {
+      dst[po] = load_as_float(data, so, dt);
+    });
   }
 }
 
@@ -80,10 +84,12 @@ void unpack(const float* src, Order order, const Padding& pad, const TensorView&
   void* data = dst.data;
   if (dt == DType::f32) {
     float* d = static_cast<float*>(data);
-    for_each_interior(dst.desc, order, pad, [&](std::int64_t so, std::int64_t po) { d[so] = src[po]; });
-  } else {
     for_each_interior(dst.desc, order, pad,
-                      [&](std::int64_t so, std::int64_t po) { store_from_float(data, so, dt, src[po]); });
+                      [&](std::int64_t so, std::int64_t po) { d[so] = src[po]; });
+  } else {
+    for_each_interior(dst.desc, order, pad, [&](std::int64_t so, std::int64_t po) {
+      store_from_float(data, so, dt, src[po]);
+    });
   }
 }
 

@@ -17,9 +17,12 @@ namespace {
 
 const char* direction_title(Direction d) {
   switch (d) {
-    case Direction::forward: return "Forward Convolution";
-    case Direction::backward_data: return "Backward Convolution Data";
-    case Direction::backward_weights: return "Backward Convolution Weights";
+    case Direction::forward:
+      return "Forward Convolution";
+    case Direction::backward_data:
+      return "Backward Convolution Data";
+    case Direction::backward_weights:
+      return "Backward Convolution Weights";
   }
   return "?";
 }
@@ -41,9 +44,12 @@ struct NamedTensor {
 };
 std::vector<NamedTensor> inputs_of(const Problem& p, TrialTensors& t) {
   switch (p.direction) {
-    case Direction::forward: return {{"x.npy", t.x.view()}, {"w.npy", t.w.view()}};
-    case Direction::backward_data: return {{"dy.npy", t.y.view()}, {"w.npy", t.w.view()}};
-    case Direction::backward_weights: return {{"x.npy", t.x.view()}, {"dy.npy", t.y.view()}};
+    case Direction::forward:
+      return {{"x.npy", t.x.view()}, {"w.npy", t.w.view()}};
+    case Direction::backward_data:
+      return {{"dy.npy", t.y.view()}, {"w.npy", t.w.view()}};
+    case Direction::backward_weights:
+      return {{"x.npy", t.x.view()}, {"dy.npy", t.y.view()}};
   }
   return {};
 }
@@ -56,8 +62,11 @@ std::vector<const Solver*> solvers_for(const Problem& p, const std::string& choi
   if (choice == "all") return all_solvers();
   if (!choice.empty()) {
     const Solver* s = find_solver(choice);
-    if (!s) error = invalid_argument(fmt::format("flag -S (--solution): unknown solver '{}' (convguard solvers lists them)", choice));
-    else out.push_back(s);
+    if (!s)
+      error = invalid_argument(fmt::format(
+          "flag -S (--solution): unknown solver '{}' (convguard solvers lists them)", choice));
+    else
+      out.push_back(s);
     return out;
   }
   for (const Solver* s : all_solvers()) {
@@ -75,9 +84,10 @@ int driver_main(int argc, char** argv) {
     return 2;
   }
   if (flags.on("help")) {
-    std::printf("usage: convguard driver conv|convfp16|convbfp16 [MIOpenDriver flags]\n"
-                "       convguard driver --problem STRING | --suite FILE [flags]\n\n%s",
-                flags.usage().c_str());
+    std::printf(
+        "usage: convguard driver conv|convfp16|convbfp16 [MIOpenDriver flags]\n"
+        "       convguard driver --problem STRING | --suite FILE [flags]\n\n%s",
+        flags.usage().c_str());
     return 0;
   }
   const auto& pos = flags.positional();
@@ -95,7 +105,8 @@ int driver_main(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::create_directories(o.save_dir, ec);
     if (ec) {
-      std::fprintf(stderr, "convguard driver: --save-dir %s: %s\n", o.save_dir.c_str(), ec.message().c_str());
+      std::fprintf(stderr, "convguard driver: --save-dir %s: %s\n", o.save_dir.c_str(),
+                   ec.message().c_str());
       return 2;
     }
   }
@@ -116,12 +127,14 @@ int driver_main(int argc, char** argv) {
     }
     if (o.print_problem && !o.json) {
       std::printf("convguard driver --problem %s   # %s %s\n", quoted(to_canonical(p)).c_str(),
-                  std::string(to_string(p.direction)).c_str(), std::string(to_string(p.dtype)).c_str());
+                  std::string(to_string(p.direction)).c_str(),
+                  std::string(to_string(p.dtype)).c_str());
     }
     TrialTensors t(p);
     if (!o.load_dir.empty()) {
       for (auto& in : inputs_of(p, t)) {
-        if (auto st = load_npy((std::filesystem::path(o.load_dir) / in.file).string(), in.view); !st) {
+        if (auto st = load_npy((std::filesystem::path(o.load_dir) / in.file).string(), in.view);
+            !st) {
           std::fprintf(stderr, "convguard driver: --load-dir: %s\n", st.message().c_str());
           return 2;
         }
@@ -132,7 +145,8 @@ int driver_main(int argc, char** argv) {
     bool saved_output = false;
     for (const Solver* s : solvers) {
       const TrialResult r = run_trial(*s, p, t, o.trial);
-      Row row{to_canonical(p), std::string(s->id()), "", "", r.first_ms, r.mean_ms, 0, 0, 0, r.workspace_bytes};
+      Row row{to_canonical(p),  std::string(s->id()), "", "", r.first_ms, r.mean_ms, 0, 0, 0,
+              r.workspace_bytes};
       const double ms = r.iterations ? r.mean_ms : r.first_ms;
       row.gflops = ms > 0 ? p.flops() / (ms * 1e6) : 0;
       if (!r.ran()) {
@@ -150,42 +164,60 @@ int driver_main(int argc, char** argv) {
         if (r.verdict) {
           row.err = r.verdict->rel_error;
           row.tol = r.verdict->tolerance;
-          const std::string how = r.verdict->sampled ? fmt::format(", {} sampled points", r.verdict->checked) : "";
+          const std::string how =
+              r.verdict->sampled ? fmt::format(", {} sampled points", r.verdict->checked) : "";
           if (r.verdict->ok) {
-            if (!o.json) std::printf("%s Verifies OK on CPU reference (%.3g < %.3g%s) [%s]\n", direction_title(p.direction),
-                                     r.verdict->rel_error, r.verdict->tolerance, how.c_str(), row.solver.c_str());
+            if (!o.json)
+              std::printf("%s Verifies OK on CPU reference (%.3g < %.3g%s) [%s]\n",
+                          direction_title(p.direction), r.verdict->rel_error, r.verdict->tolerance,
+                          how.c_str(), row.solver.c_str());
           } else {
             row.status = "wrong";
             row.detail = r.verdict->message;
             any_failed = true;
-            if (!o.json) std::printf("%s FAILED: %s%s [%s]\n", direction_title(p.direction), r.verdict->message.c_str(),
-                                     how.c_str(), row.solver.c_str());
+            if (!o.json)
+              std::printf("%s FAILED: %s%s [%s]\n", direction_title(p.direction),
+                          r.verdict->message.c_str(), how.c_str(), row.solver.c_str());
           }
         }
         if (o.trial.time && !o.json) {
-          std::printf("%s Elapsed: %.4f ms (mean of %d), min %.4f ms, first run %.4f ms, %.1f GFLOP/s [%s]\n",
-                      direction_title(p.direction), r.mean_ms, r.iterations, r.min_ms, r.first_ms, row.gflops,
-                      row.solver.c_str());
+          std::printf(
+              "%s Elapsed: %.4f ms (mean of %d), min %.4f ms, first run %.4f ms, %.1f GFLOP/s "
+              "[%s]\n",
+              direction_title(p.direction), r.mean_ms, r.iterations, r.min_ms, r.first_ms,
+              row.gflops, row.solver.c_str());
         }
         if (!o.save_dir.empty() && !saved_output && row.status == "ok") {
           saved_output = true;
           for (auto& in : inputs_of(p, t)) {
-            if (auto st = save_npy((std::filesystem::path(o.save_dir) / in.file).string(), in.view); !st) {
+            if (auto st = save_npy((std::filesystem::path(o.save_dir) / in.file).string(), in.view);
+                !st) {
               std::fprintf(stderr, "convguard driver: %s\n", st.message().c_str());
               return 2;
             }
           }
-          if (auto st = save_npy((std::filesystem::path(o.save_dir) / output_file(p)).string(), t.output(p)); !st) {
+          if (auto st = save_npy((std::filesystem::path(o.save_dir) / output_file(p)).string(),
+                                 t.output(p));
+              !st) {
             std::fprintf(stderr, "convguard driver: %s\n", st.message().c_str());
             return 2;
           }
         }
       }
-      rows.push_back({{"problem", row.problem}, {"direction", to_string(p.direction)}, {"dtype", to_string(p.dtype)},
-                      {"solver", row.solver}, {"status", row.status}, {"detail", row.detail},
-                      {"first_ms", r.first_ms}, {"mean_ms", r.mean_ms}, {"min_ms", r.min_ms},
-                      {"iterations", r.iterations}, {"gflops", row.gflops}, {"rel_error", row.err},
-                      {"tolerance", row.tol}, {"workspace_bytes", r.workspace_bytes},
+      rows.push_back({{"problem", row.problem},
+                      {"direction", to_string(p.direction)},
+                      {"dtype", to_string(p.dtype)},
+                      {"solver", row.solver},
+                      {"status", row.status},
+                      {"detail", row.detail},
+                      {"first_ms", r.first_ms},
+                      {"mean_ms", r.mean_ms},
+                      {"min_ms", r.min_ms},
+                      {"iterations", r.iterations},
+                      {"gflops", row.gflops},
+                      {"rel_error", row.err},
+                      {"tolerance", row.tol},
+                      {"workspace_bytes", r.workspace_bytes},
                       {"command", rerun_command(p, s->id())}});
       table.push_back(row);
     }
@@ -193,21 +225,24 @@ int driver_main(int argc, char** argv) {
   if (o.json) {
     std::printf("%s\n", nlohmann::json{{"results", rows}}.dump(2).c_str());
   } else if (o.solver == "all") {
-    std::printf("\n%-12s %-18s %-11s %10s %10s %9s %10s %10s %10s  %s\n", "direction", "solver", "status", "first ms",
-                "mean ms", "GFLOP/s", "rel err", "tolerance", "workspace", "problem / reason");
+    std::printf("\n%-12s %-26s %-11s %10s %10s %9s %10s %10s %10s  %s\n", "direction", "solver",
+                "status", "first ms", "mean ms", "GFLOP/s", "rel err", "tolerance", "workspace",
+                "problem / reason");
     std::size_t i = 0;
     for (const Problem& p : o.problems) {
       for (std::size_t j = 0; j < all_solvers().size() && i < table.size(); ++j, ++i) {
         const Row& r = table[i];
         if (r.status == "unsupported") {
-          std::printf("%-12s %-18s %-11s %10s %10s %9s %10s %10s %10s  %s\n", std::string(to_string(p.direction)).c_str(),
-                      r.solver.c_str(), r.status.c_str(), "-", "-", "-", "-", "-", "-", r.detail.c_str());
+          std::printf("%-12s %-26s %-11s %10s %10s %9s %10s %10s %10s  %s\n",
+                      std::string(to_string(p.direction)).c_str(), r.solver.c_str(),
+                      r.status.c_str(), "-", "-", "-", "-", "-", "-", r.detail.c_str());
           continue;
         }
-        std::printf("%-12s %-18s %-11s %10.3f %10.3f %9.1f %10.2e %10.2e %9.1fM  %s%s\n",
-                    std::string(to_string(p.direction)).c_str(), r.solver.c_str(), r.status.c_str(), r.first_ms,
-                    r.mean_ms, r.gflops, r.err, r.tol, static_cast<double>(r.ws) / (1 << 20), r.problem.c_str(),
-                    r.detail.empty() ? "" : ("  " + r.detail).c_str());
+        std::printf("%-12s %-26s %-11s %10.3f %10s %9.1f %10.2e %10.2e %9.1fM  %s%s\n",
+                    std::string(to_string(p.direction)).c_str(), r.solver.c_str(), r.status.c_str(),
+                    r.first_ms, o.trial.time ? fmt::format("{:.3f}", r.mean_ms).c_str() : "-",
+                    r.gflops, r.err, r.tol, static_cast<double>(r.ws) / (1 << 20),
+                    r.problem.c_str(), r.detail.empty() ? "" : ("  " + r.detail).c_str());
       }
     }
   }

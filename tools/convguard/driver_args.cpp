@@ -40,12 +40,14 @@ std::vector<FlagSpec> driver_flag_specs() {
       {'g', "group_count", "1", "Number of Groups"},
       {'m', "mode", "conv", "Convolution Mode (conv, trans)"},
       {'z', "pad_mode", "default", "Padding Mode (same, valid, default)"},
-      {'F', "forw", "0", "Flag enables fwd, bwd, wrw convolutions (0 all, 1 fwd, 2 bwd data, 4 bwd weights, sums)"},
+      {'F', "forw", "0",
+       "Flag enables fwd, bwd, wrw convolutions (0 all, 1 fwd, 2 bwd data, 4 bwd weights, sums)"},
       {'b', "bias", "0", "Use Bias (not supported: must be 0)"},
       {'t', "time", "0", "Time Each Layer"},
       {'i', "iter", "10", "Number of Iterations"},
       {'V', "verify", "1", "Verify Each Layer"},
-      {'S', "solution", "-1", "Solver id, 'all' (every applicable solver), or -1 (first applicable)"},
+      {'S', "solution", "-1",
+       "Solver id, 'all' (every applicable solver), or -1 (first applicable)"},
       {'P', "printconv", "1", "Print Convolution Dimensions"},
       {'w', "wall", "0", "Wall-clock Time (convguard always reports wall-clock time)"},
       {'s', "search", "0", "Search Kernel Config (-S all is convguard's search)"},
@@ -85,7 +87,8 @@ Status read_suite(const std::string& path, std::vector<Problem>& out) {
     if (hash != std::string::npos && line.find('"') > hash) line = line.substr(0, hash);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto p = parse_problem(line);
-    if (!p) return invalid_argument(fmt::format("--suite {}:{}: {}", path, lineno, p.status().message()));
+    if (!p)
+      return invalid_argument(fmt::format("--suite {}:{}: {}", path, lineno, p.status().message()));
     out.push_back(*p);
   }
   return Status::ok();
@@ -96,12 +99,13 @@ Status read_suite(const std::string& path, std::vector<Problem>& out) {
 Result<DriverOptions> driver_options(const Flags& f, const std::string& command) {
   DriverOptions o;
   auto get = [&](const char* name) { return f.integer(name); };
-#define CG_INT(var, name)        \
-  auto var##_r = get(name);      \
+#define CG_INT(var, name)                \
+  auto var##_r = get(name);              \
   if (!var##_r) return var##_r.status(); \
   const std::int64_t var = *var##_r;
   CG_INT(forw, "forw");
-  if (forw < 0 || forw > 7) return invalid_argument(fmt::format("flag -F (--forw): {} is not 0..7", forw));
+  if (forw < 0 || forw > 7)
+    return invalid_argument(fmt::format("flag -F (--forw): {} is not 0..7", forw));
   CG_INT(verify, "verify");
   CG_INT(time, "time");
   CG_INT(iter, "iter");
@@ -109,15 +113,19 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   CG_INT(threads, "threads");
   CG_INT(printconv, "printconv");
   CG_INT(bias, "bias");
-  if (iter < 1) return invalid_argument(fmt::format("flag -i (--iter): must be >= 1 (got {})", iter));
+  if (iter < 1)
+    return invalid_argument(fmt::format("flag -i (--iter): must be >= 1 (got {})", iter));
   if (threads < 0) return invalid_argument("flag --threads: must be >= 0");
-  if (bias != 0) return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
+  if (bias != 0)
+    return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
   if (threads > 0) omp_set_num_threads(static_cast<int>(threads));
   if (f.str("device") != "cpu") {
-    return invalid_argument(fmt::format("flag --device: '{}' is not available in this build (available: cpu)", f.str("device")));
+    return invalid_argument(fmt::format(
+        "flag --device: '{}' is not available in this build (available: cpu)", f.str("device")));
   }
   const std::string fill = f.str("fill");
-  if (fill != "uniform" && fill != "integer") return invalid_argument("flag --fill: must be uniform or integer");
+  if (fill != "uniform" && fill != "integer")
+    return invalid_argument("flag --fill: must be uniform or integer");
   o.trial.fill = fill == "integer" ? FillMode::integer : FillMode::uniform;
   o.trial.verify = verify != 0;
   o.trial.time = time != 0;
@@ -141,7 +149,9 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     if (auto st = read_suite(path, listed); !st) return st;
   }
   if (!listed.empty()) {
-    if (!command.empty()) return invalid_argument(fmt::format("'{}' with --problem/--suite: give one or the other", command));
+    if (!command.empty())
+      return invalid_argument(
+          fmt::format("'{}' with --problem/--suite: give one or the other", command));
     for (const Problem& p : listed) {
       if (f.given("forw")) {
         for (Direction d : directions_of(forw)) {
@@ -157,14 +167,22 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   }
 
   DType dtype;
-  if (command == "conv") dtype = DType::f32;
-  else if (command == "convfp16") dtype = DType::f16;
-  else if (command == "convbfp16") dtype = DType::bf16;
-  else if (command.empty()) return invalid_argument("driver: give a command (conv, convfp16, convbfp16), --problem or --suite");
-  else return invalid_argument(fmt::format("driver: unknown command '{}' (conv, convfp16, convbfp16)", command));
+  if (command == "conv")
+    dtype = DType::f32;
+  else if (command == "convfp16")
+    dtype = DType::f16;
+  else if (command == "convbfp16")
+    dtype = DType::bf16;
+  else if (command.empty())
+    return invalid_argument(
+        "driver: give a command (conv, convfp16, convbfp16), --problem or --suite");
+  else
+    return invalid_argument(
+        fmt::format("driver: unknown command '{}' (conv, convfp16, convbfp16)", command));
 
   CG_INT(sdim, "spatial_dim");
-  if (sdim != 2 && sdim != 3) return invalid_argument(fmt::format("flag -_ (--spatial_dim): must be 2 or 3 (got {})", sdim));
+  if (sdim != 2 && sdim != 3)
+    return invalid_argument(fmt::format("flag -_ (--spatial_dim): must be 2 or 3 (got {})", sdim));
   CG_INT(n, "batchsize");
   CG_INT(c, "in_channels");
   CG_INT(k, "out_channels");
@@ -177,8 +195,12 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   const char* opad_f[3] = {"trans_output_pad_d", "trans_output_pad_h", "trans_output_pad_w"};
   Dims3 in{1, 1, 1}, fil{1, 1, 1}, pad{0, 0, 0}, str{1, 1, 1}, dil{1, 1, 1}, opad{0, 0, 0};
   for (int d = (sdim == 3 ? 0 : 1); d < 3; ++d) {
-    for (auto [arr, name] : {std::pair{&in, in_f[d]}, {&fil, fil_f[d]}, {&pad, pad_f[d]}, {&str, str_f[d]},
-                             {&dil, dil_f[d]}, {&opad, opad_f[d]}}) {
+    for (auto [arr, name] : {std::pair{&in, in_f[d]},
+                             {&fil, fil_f[d]},
+                             {&pad, pad_f[d]},
+                             {&str, str_f[d]},
+                             {&dil, dil_f[d]},
+                             {&opad, opad_f[d]}}) {
       auto v = get(name);
       if (!v) return v.status();
       (*arr)[d] = *v;
@@ -186,13 +208,16 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   }
   // Name the MIOpenDriver flag in errors about the problem's geometry.
   auto flag_error = [&](const Status& st) {
-    return invalid_argument(st.message() + " (flags: -n -c -k -g -! -H -W -@ -y -x -$ -p -q -# -u -v -^ -l -j)");
+    return invalid_argument(st.message() +
+                            " (flags: -n -c -k -g -! -H -W -@ -y -x -$ -p -q -# -u -v -^ -l -j)");
   };
   const std::string mode = f.str("mode");
-  if (mode != "conv" && mode != "trans") return invalid_argument(fmt::format("flag -m (--mode): '{}' is not conv or trans", mode));
+  if (mode != "conv" && mode != "trans")
+    return invalid_argument(fmt::format("flag -m (--mode): '{}' is not conv or trans", mode));
   const std::string pad_mode = f.str("pad_mode");
   if (pad_mode != "default" && pad_mode != "same" && pad_mode != "valid") {
-    return invalid_argument(fmt::format("flag -z (--pad_mode): '{}' is not default, same or valid", pad_mode));
+    return invalid_argument(
+        fmt::format("flag -z (--pad_mode): '{}' is not default, same or valid", pad_mode));
   }
   Layout layouts[3] = {Layout::nchw, Layout::nchw, Layout::nchw};
   const char* layout_flags[3] = {"in_layout", "fil_layout", "out_layout"};
@@ -202,7 +227,8 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     auto l = parse_layout(s);
     const bool rank_ok = s.size() == static_cast<std::size_t>(sdim + 2);
     if (!l || !rank_ok) {
-      return invalid_argument(fmt::format("flag {}: '{}' is not a {}D layout ({})", f.name_of(layout_flags[i]), s, sdim,
+      return invalid_argument(fmt::format("flag {}: '{}' is not a {}D layout ({})",
+                                          f.name_of(layout_flags[i]), s, sdim,
                                           sdim == 3 ? "NCDHW or NDHWC" : "NCHW or NHWC"));
     }
     layouts[i] = *l;
@@ -212,8 +238,16 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     if (mode == "trans") {
       TransposedConv t;
       t.spatial_dims = static_cast<int>(sdim);
-      t.g = g; t.n = n; t.in_channels = c; t.out_channels = k;
-      t.input = in; t.filter = fil; t.stride = str; t.dilation = dil; t.pad = pad; t.output_padding = opad;
+      t.g = g;
+      t.n = n;
+      t.in_channels = c;
+      t.out_channels = k;
+      t.input = in;
+      t.filter = fil;
+      t.stride = str;
+      t.dilation = dil;
+      t.pad = pad;
+      t.output_padding = opad;
       t.direction = dir;
       t.dtype = dtype;
       auto r = problem_from_transposed(t);
@@ -221,9 +255,16 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
       p = *r;
     } else {
       p.spatial_dims = static_cast<int>(sdim);
-      p.g = g; p.n = n; p.c = c; p.k = k;
-      p.input = in; p.filter = fil; p.stride = str; p.dilation = dil;
-      p.pad_begin = pad; p.pad_end = pad;
+      p.g = g;
+      p.n = n;
+      p.c = c;
+      p.k = k;
+      p.input = in;
+      p.filter = fil;
+      p.stride = str;
+      p.dilation = dil;
+      p.pad_begin = pad;
+      p.pad_end = pad;
       p.direction = dir;
       p.dtype = dtype;
       for (int d = (sdim == 3 ? 0 : 1); d < 3; ++d) {
@@ -232,7 +273,8 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
         } else if (pad_mode == "same" && str[d] > 0 && in[d] > 0) {
           // Output = ceil(input / stride); the padding it needs is split, extra at the end.
           const std::int64_t out = (in[d] + str[d] - 1) / str[d];
-          const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * str[d] + (fil[d] - 1) * dil[d] + 1 - in[d]);
+          const std::int64_t total =
+              std::max<std::int64_t>(0, (out - 1) * str[d] + (fil[d] - 1) * dil[d] + 1 - in[d]);
           p.pad_begin[d] = total / 2;
           p.pad_end[d] = total - total / 2;
         }

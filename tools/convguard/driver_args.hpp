@@ -14,7 +14,7 @@ namespace convguard::cli {
 std::vector<FlagSpec> driver_flag_specs();
 
 struct DriverOptions {
-  std::vector<Problem> problems;  // one per (problem, direction)
+  std::vector<Problem> problems;      // one per (problem, direction)
   std::vector<std::string> commands;  // the reproducing command of each problem
   std::string solver;                 // "" = first applicable, "all", or an id
   TrialOptions trial;

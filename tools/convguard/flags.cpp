@@ -7,11 +7,13 @@
 namespace convguard::cli {
 
 const FlagSpec* Flags::find_short(char c) const {
-  for (const auto& s : specs_) if (s.short_name == c) return &s;
+  for (const auto& s : specs_)
+    if (s.short_name == c) return &s;
   return nullptr;
 }
 const FlagSpec* Flags::find_long(const std::string& n) const {
-  for (const auto& s : specs_) if (s.long_name == n) return &s;
+  for (const auto& s : specs_)
+    if (s.long_name == n) return &s;
   return nullptr;
 }
 
@@ -46,7 +48,8 @@ Status Flags::parse(int argc, char** argv, int first) {
       if (inline_value) {
         value = *inline_value;
       } else {
-        if (i + 1 >= argc) return invalid_argument(fmt::format("flag {}: missing value", name_of(spec->long_name)));
+        if (i + 1 >= argc)
+          return invalid_argument(fmt::format("flag {}: missing value", name_of(spec->long_name)));
         value = argv[++i];
       }
     } else if (inline_value) {
@@ -84,7 +87,8 @@ std::string Flags::usage() const {
   std::string u;
   for (const auto& s : specs_) {
     const std::string shortf = s.short_name ? fmt::format("-{}", s.short_name) : "  ";
-    const std::string def = s.is_switch || s.default_value.empty() ? "" : fmt::format(" (Default={})", s.default_value);
+    const std::string def =
+        s.is_switch || s.default_value.empty() ? "" : fmt::format(" (Default={})", s.default_value);
     u += fmt::format("  --{:<22} {:<3} {}{}\n", s.long_name, shortf, s.help, def);
   }
   return u;

@@ -15,8 +15,8 @@
 namespace convguard::cli {
 
 struct FlagSpec {
-  char short_name;          // 0 when the flag only has a long form
-  std::string long_name;    // without the leading "--"
+  char short_name;        // 0 when the flag only has a long form
+  std::string long_name;  // without the leading "--"
   std::string default_value;
   std::string help;
   bool is_switch = false;   // takes no value ("--json")

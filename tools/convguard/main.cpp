@@ -9,7 +9,8 @@ void usage() {
   std::printf(
       "usage: convguard <command> [args]\n\n"
       "commands:\n"
-      "  driver    run convolutions with MIOpenDriver's conv flags (verify, time, compare solvers)\n"
+      "  driver    run convolutions with MIOpenDriver's conv flags (verify, time, compare "
+      "solvers)\n"
       "  solvers   list solvers, or each solver's verdict on a problem\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }

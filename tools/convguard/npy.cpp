@@ -11,7 +11,9 @@
 namespace convguard::cli {
 namespace {
 
-const char* descr_for(DType t) { return t == DType::f16 ? "<f2" : "<f4"; }
+const char* descr_for(DType t) {
+  return t == DType::f16 ? "<f2" : "<f4";
+}
 
 std::string shape_text(const TensorDesc& d) {
   std::string s = "(";
@@ -32,7 +34,8 @@ Status save_npy(const std::string& path, const TensorView& t) {
   if (!f) return {StatusCode::io_error, fmt::format("{}: cannot open for writing", path)};
   f.write("\x93NUMPY\x01\x00", 8);
   const std::uint16_t len = static_cast<std::uint16_t>(header.size());
-  const unsigned char le[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
+  const unsigned char le[2] = {static_cast<unsigned char>(len & 0xff),
+                               static_cast<unsigned char>(len >> 8)};
   f.write(reinterpret_cast<const char*>(le), 2);
   f.write(header.data(), static_cast<std::streamsize>(header.size()));
   const std::int64_t n = t.desc.elements();
@@ -40,14 +43,18 @@ Status save_npy(const std::string& path, const TensorView& t) {
   if (dt == DType::f16) {
     std::vector<std::uint16_t> out(static_cast<std::size_t>(n));
     const auto* src = static_cast<const std::uint16_t*>(t.data);
-    detail::for_each_element(t.desc, [&](std::int64_t lin, std::int64_t off) { out[static_cast<std::size_t>(lin)] = src[off]; });
-    f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size() * 2));
+    detail::for_each_element(t.desc, [&](std::int64_t lin, std::int64_t off) {
+      out[static_cast<std::size_t>(lin)] = src[off];
+    });
+    f.write(reinterpret_cast<const char*>(out.data()),
+            static_cast<std::streamsize>(out.size() * 2));
   } else {
     std::vector<float> out(static_cast<std::size_t>(n));
     detail::for_each_element(t.desc, [&](std::int64_t lin, std::int64_t off) {
       out[static_cast<std::size_t>(lin)] = load_as_float(t.data, off, dt);
     });
-    f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size() * 4));
+    f.write(reinterpret_cast<const char*>(out.data()),
+            static_cast<std::streamsize>(out.size() * 4));
   }
   if (!f) return {StatusCode::io_error, fmt::format("{}: write failed", path)};
   return Status::ok();
@@ -83,7 +90,8 @@ Status load_npy(const std::string& path, const TensorView& t) {
   }
   const std::string want_shape = "'shape': " + shape_text(t.desc);
   if (header.find(want_shape) == std::string::npos) {
-    return invalid_argument(fmt::format("{}: shape must be {} (header: {})", path, shape_text(t.desc), header));
+    return invalid_argument(
+        fmt::format("{}: shape must be {} (header: {})", path, shape_text(t.desc), header));
   }
   const std::int64_t n = t.desc.elements();
   const DType dt = t.desc.dtype;
@@ -92,7 +100,9 @@ Status load_npy(const std::string& path, const TensorView& t) {
     f.read(reinterpret_cast<char*>(in.data()), static_cast<std::streamsize>(in.size() * 2));
     if (!f) return invalid_argument(fmt::format("{}: fewer values than its shape says", path));
     auto* dst = static_cast<std::uint16_t*>(t.data);
-    detail::for_each_element(t.desc, [&](std::int64_t lin, std::int64_t off) { dst[off] = in[static_cast<std::size_t>(lin)]; });
+    detail::for_each_element(t.desc, [&](std::int64_t lin, std::int64_t off) {
+      dst[off] = in[static_cast<std::size_t>(lin)];
+    });
   } else {
     std::vector<float> in(static_cast<std::size_t>(n));
     f.read(reinterpret_cast<char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));

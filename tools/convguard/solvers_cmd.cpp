@@ -11,7 +11,8 @@
 namespace convguard::cli {
 
 int solvers_main(int argc, char** argv) {
-  if (argc > 3 || (argc == 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h"))) {
+  if (argc > 3 ||
+      (argc == 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h"))) {
     std::printf("usage: convguard solvers ['PROBLEM STRING']\n");
     return argc > 3 ? 2 : 0;
   }

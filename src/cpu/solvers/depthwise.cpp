@@ -8,8 +8,7 @@ namespace {
 using detail::Geometry;
 
 // Every kernel works on filters transposed to [tap][c] so the channel loop is contiguous.
-void forward(const Geometry& G, const StagedTensors& t,
-                                                                  const float* wt) {
+void forward(const Geometry& G, const StagedTensors& t, const float* wt) {
   const std::int64_t C = G.c(), taps = G.taps();
   const Sizes5& xs = t.xs;
 #pragma omp parallel for collapse(3) schedule(static)
@@ -23,8 +22,11 @@ void forward(const Geometry& G, const StagedTensors& t,
           for (std::int64_t a = 0; a < G.kd; ++a)
             for (std::int64_t b = 0; b < G.kh; ++b)
               for (std::int64_t e = 0; e < G.kw; ++e, ++tap) {
-                const float* in = t.x + (((n * xs.d + od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w +
-                                         ow * G.sw + e * G.dw) * C;
+                const float* in =
+                    t.x +
+                    (((n * xs.d + od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w +
+                     ow * G.sw + e * G.dw) *
+                        C;
                 const float* w = wt + tap * C;
                 for (std::int64_t c = 0; c < C; ++c) out[c] += in[c] * w[c];
               }
@@ -32,8 +34,7 @@ void forward(const Geometry& G, const StagedTensors& t,
         }
 }
 
-void backward_data(const Geometry& G, const StagedTensors& t,
-                                                                        const float* wt) {
+void backward_data(const Geometry& G, const StagedTensors& t, const float* wt) {
   const std::int64_t C = G.c();
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < G.n; ++n)
@@ -52,7 +53,8 @@ void backward_data(const Geometry& G, const StagedTensors& t,
               for (std::int64_t e = 0; e < G.kw; ++e, ++tap) {
                 const std::int64_t tw = iw + G.pw - e * G.dw;
                 if (!vh || tw < 0 || tw % G.sw || tw / G.sw >= G.ow) continue;
-                const float* dy = t.y + (((n * G.od + td / G.sd) * G.oh + th / G.sh) * G.ow + tw / G.sw) * C;
+                const float* dy =
+                    t.y + (((n * G.od + td / G.sd) * G.oh + th / G.sh) * G.ow + tw / G.sw) * C;
                 const float* w = wt + tap * C;
                 for (std::int64_t c = 0; c < C; ++c) out[c] += dy[c] * w[c];
               }
@@ -78,8 +80,12 @@ void backward_weights(const Geometry& G, const StagedTensors& t) {
           for (std::int64_t oh = 0; oh < G.oh; ++oh)
             for (std::int64_t ow = 0; ow < G.ow; ++ow) {
               const float* dy = t.y + (((n * G.od + od) * G.oh + oh) * G.ow + ow) * C + c0;
-              const float* in = t.x + (((n * xs.d + od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w +
-                                       ow * G.sw + e * G.dw) * C + c0;
+              const float* in =
+                  t.x +
+                  (((n * xs.d + od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w +
+                   ow * G.sw + e * G.dw) *
+                      C +
+                  c0;
               for (std::int64_t c = 0; c < cn; ++c) acc[c] += dy[c] * in[c];
             }
       for (std::int64_t c = 0; c < cn; ++c) t.w[(c0 + c) * taps + tap] = acc[c];
@@ -91,7 +97,8 @@ void backward_weights(const Geometry& G, const StagedTensors& t) {
 Status DepthwiseSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (!p.is_depthwise()) {
-    return not_applicable(fmt::format("not depthwise: needs g == ic == oc (g={}, ic={}, oc={})", p.g, p.c, p.k));
+    return not_applicable(
+        fmt::format("not depthwise: needs g == ic == oc (g={}, ic={}, oc={})", p.g, p.c, p.k));
   }
   return Status::ok();
 }
@@ -119,8 +126,10 @@ Status DepthwiseSolver::compute(const Problem& p, const StagedTensors& t, std::s
   const std::int64_t C = G.c(), taps = G.taps();
   for (std::int64_t c = 0; c < C; ++c)
     for (std::int64_t tap = 0; tap < taps; ++tap) wt[tap * C + c] = t.w[c * taps + tap];
-  if (p.direction == Direction::forward) forward(G, t, wt);
-  else backward_data(G, t, wt);
+  if (p.direction == Direction::forward)
+    forward(G, t, wt);
+  else
+    backward_data(G, t, wt);
   return Status::ok();
 }
 

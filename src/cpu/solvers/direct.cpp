@@ -27,7 +27,8 @@ void pack_forward_weights(const Geometry& G, int kb, const float* w, float* out)
         for (std::int64_t t = 0; t < taps; ++t)
           for (int j = 0; j < kb; ++j) {
             const std::int64_t kl = b * kb + j;
-            dst[(c * taps + t) * kb + j] = kl < G.kg ? w[((g * G.kg + kl) * G.cg + c) * taps + t] : 0.f;
+            dst[(c * taps + t) * kb + j] =
+                kl < G.kg ? w[((g * G.kg + kl) * G.cg + c) * taps + t] : 0.f;
           }
     }
 }
@@ -37,7 +38,8 @@ void pack_forward_weights(const Geometry& G, int kb, const float* w, float* out)
 Status DirectSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.stride[2] > kMaxStrideW) {
-    return not_applicable(fmt::format("width stride {} > {} (the vector tile reads past each row)", p.stride[2], kMaxStrideW));
+    return not_applicable(fmt::format("width stride {} > {} (the vector tile reads past each row)",
+                                      p.stride[2], kMaxStrideW));
   }
   return Status::ok();
 }
@@ -68,9 +70,15 @@ Status DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span
   }
   // The widest ISA this CPU runs (the loops are the same source compiled three times).
   switch (isa_level()) {
-    case IsaLevel::avx512: direct::run_avx512(p.direction, G, t, wpk); break;
-    case IsaLevel::avx2: direct::run_avx2(p.direction, G, t, wpk); break;
-    case IsaLevel::baseline: direct::run_baseline(p.direction, G, t, wpk); break;
+    case IsaLevel::avx512:
+      direct::run_avx512(p.direction, G, t, wpk);
+      break;
+    case IsaLevel::avx2:
+      direct::run_avx2(p.direction, G, t, wpk);
+      break;
+    case IsaLevel::baseline:
+      direct::run_baseline(p.direction, G, t, wpk);
+      break;
   }
   return Status::ok();
 }

@@ -14,7 +14,9 @@ struct Blocking {
   int kb, owb;
 };
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
-static inline Blocking forward_blocking(const Geometry& G) { return G.ow >= 24 ? Blocking{6, 32} : Blocking{12, 16}; }
+static inline Blocking forward_blocking(const Geometry& G) {
+  return G.ow >= 24 ? Blocking{6, 32} : Blocking{12, 16};
+}
 
 // wpk: forward weights packed by direct.cpp as [g][k block][c][tap][kb] (unused otherwise).
 void run_baseline(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk);

@@ -13,14 +13,16 @@
 namespace convguard::cpu::direct {
 namespace {
 
-inline std::int64_t lesser(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
-
+inline std::int64_t lesser(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
 
 // One forward tile: KB output channels x OWB output columns of row (od, oh), all in registers.
 template <int KB, int OWB>
-[[gnu::always_inline]] inline void forward_tile(const Geometry& G, const Sizes5& xs, const float* xg,
-                                                const float* wb, std::int64_t od, std::int64_t oh,
-                                                std::int64_t ow0, float (&acc)[KB][OWB]) {
+[[gnu::always_inline]] inline void forward_tile(const Geometry& G, const Sizes5& xs,
+                                                const float* xg, const float* wb, std::int64_t od,
+                                                std::int64_t oh, std::int64_t ow0,
+                                                float (&acc)[KB][OWB]) {
   for (int kb = 0; kb < KB; ++kb)
     for (int j = 0; j < OWB; ++j) acc[kb][j] = 0.f;
   const std::int64_t plane = xs.d * xs.h * xs.w, taps = G.taps();
@@ -29,7 +31,8 @@ template <int KB, int OWB>
     std::int64_t t = 0;
     for (std::int64_t a = 0; a < G.kd; ++a)
       for (std::int64_t b = 0; b < G.kh; ++b) {
-        const float* xr = xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + ow0 * G.sw;
+        const float* xr =
+            xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + ow0 * G.sw;
         for (std::int64_t e = 0; e < G.kw; ++e, ++t) {
           const float* xp = xr + e * G.dw;
           const float* wv = wb + (c * taps + t) * KB;
@@ -48,7 +51,8 @@ template <int KB, int OWB>
 }
 
 template <int KB, int OWB>
-[[gnu::always_inline]] inline void forward_all(const Geometry& G, const StagedTensors& t, const float* wpk) {
+[[gnu::always_inline]] inline void forward_all(const Geometry& G, const StagedTensors& t,
+                                               const float* wpk) {
   const Sizes5& xs = t.xs;
   const std::int64_t kblocks = (G.kg + KB - 1) / KB;
   const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
@@ -66,7 +70,8 @@ template <int KB, int OWB>
               forward_tile<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
               const int wvalid = static_cast<int>(lesser(OWB, G.ow - ow0));
               for (int kb = 0; kb < kvalid; ++kb) {
-                float* yr = t.y + ((n * G.k() + g * G.kg + b * KB + kb) * os) + (od * G.oh + oh) * G.ow + ow0;
+                float* yr = t.y + ((n * G.k() + g * G.kg + b * KB + kb) * os) +
+                            (od * G.oh + oh) * G.ow + ow0;
                 for (int j = 0; j < wvalid; ++j) yr[j] = acc[kb][j];
               }
             }
@@ -83,8 +88,7 @@ void forward(const Geometry& G, const StagedTensors& t, const float* wpk) {
 
 // dx (padded, channels-first) = scatter of every dy row through every tap; one thread owns
 // each dx plane so there are no races.
-void backward_data(const Geometry& G,
-                                                                        const StagedTensors& t) {
+void backward_data(const Geometry& G, const StagedTensors& t) {
   const Sizes5& xs = t.xs;
   const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
 #pragma omp parallel for collapse(2) schedule(static)
@@ -104,7 +108,9 @@ void backward_data(const Geometry& G,
               const float wv = wk[tap];
               for (std::int64_t od = 0; od < G.od; ++od)
                 for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-                  float* dst = plane + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + e * G.dw;
+                  float* dst = plane +
+                               ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w +
+                               e * G.dw;
                   const float* src = dyk + (od * G.oh + oh) * G.ow;
                   if (G.sw == 1) {
                     for (std::int64_t ow = 0; ow < G.ow; ++ow) dst[ow] += wv * src[ow];
@@ -118,8 +124,7 @@ void backward_data(const Geometry& G,
 }
 
 // dw[k][c][tap] = sum over n and output positions of dy * x-window, reduced in 16 lanes.
-void backward_weights(const Geometry& G,
-                                                                           const StagedTensors& t) {
+void backward_weights(const Geometry& G, const StagedTensors& t) {
   const Sizes5& xs = t.xs;
   const std::int64_t xplane = xs.d * xs.h * xs.w, taps = G.taps(), os = G.out_spatial();
   constexpr int L = 16;
@@ -139,7 +144,8 @@ void backward_weights(const Geometry& G,
               for (std::int64_t od = 0; od < G.od; ++od)
                 for (std::int64_t oh = 0; oh < G.oh; ++oh) {
                   const float* dr = dyk + (od * G.oh + oh) * G.ow;
-                  const float* xr = xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + e * G.dw;
+                  const float* xr =
+                      xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + e * G.dw;
                   std::int64_t ow = 0;
                   for (; ow + L <= G.ow; ow += L)
                     for (int j = 0; j < L; ++j) lanes[j] += dr[ow + j] * xr[(ow + j) * G.sw];
@@ -154,11 +160,18 @@ void backward_weights(const Geometry& G,
 }
 
 // The entry point each per-ISA file defines under its own name.
-inline void run_direction(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk) {
+inline void run_direction(Direction d, const Geometry& G, const StagedTensors& t,
+                          const float* wpk) {
   switch (d) {
-    case Direction::forward: forward(G, t, wpk); break;
-    case Direction::backward_data: backward_data(G, t); break;
-    case Direction::backward_weights: backward_weights(G, t); break;
+    case Direction::forward:
+      forward(G, t, wpk);
+      break;
+    case Direction::backward_data:
+      backward_data(G, t);
+      break;
+    case Direction::backward_weights:
+      backward_weights(G, t);
+      break;
   }
 }
 

@@ -43,7 +43,8 @@ std::vector<cf> twiddles(std::int64_t n) {
   std::vector<cf> t(static_cast<std::size_t>(std::max<std::int64_t>(1, n / 2)));
   for (std::int64_t k = 0; k < n / 2; ++k) {
     const double ang = -2.0 * M_PI * static_cast<double>(k) / static_cast<double>(n);
-    t[static_cast<std::size_t>(k)] = cf(static_cast<float>(std::cos(ang)), static_cast<float>(std::sin(ang)));
+    t[static_cast<std::size_t>(k)] =
+        cf(static_cast<float>(std::cos(ang)), static_cast<float>(std::sin(ang)));
   }
   return t;
 }
@@ -86,7 +87,8 @@ void fft2d(cf* a, std::int64_t P, std::int64_t Q, const Twiddles& tw, bool inver
 Status FftSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.spatial_dims != 2) return not_applicable("2D only (3D FFT convolution is not implemented)");
-  if (p.direction != Direction::forward) return not_applicable("forward only (backward FFT convolution is not implemented)");
+  if (p.direction != Direction::forward)
+    return not_applicable("forward only (backward FFT convolution is not implemented)");
   const Plane pl = plane_of(p);
   if (pl.P * pl.Q > kMaxPlane) return not_applicable("input plane too large for the FFT buffers");
   // One transform per filter (K x C/G), input plane (N x C) and output plane (N x K).
@@ -94,9 +96,10 @@ Status FftSolver::check(const Problem& p) const {
   const double pq = static_cast<double>(pl.P * pl.Q);
   const double butterflies = planes * pq / 2 * std::log2(pq);
   if (butterflies > kMaxButterflies) {
-    return not_applicable(fmt::format("{:.2g} FFT butterflies ({}x{} transforms of {} planes) exceed this "
-                                      "unoptimised FFT's limit of {:.2g}",
-                                      butterflies, pl.P, pl.Q, planes, kMaxButterflies));
+    return not_applicable(
+        fmt::format("{:.2g} FFT butterflies ({}x{} transforms of {} planes) exceed this "
+                    "unoptimised FFT's limit of {:.2g}",
+                    butterflies, pl.P, pl.Q, planes, kMaxButterflies));
   }
   return Status::ok();
 }
@@ -162,7 +165,8 @@ Status FftSolver::compute(const Problem&, const StagedTensors& t, std::span<std:
         fft2d(Y, P, Q, tw, true);
         float* out = t.y + (n * G.k() + k) * G.oh * G.ow;
         for (std::int64_t oh = 0; oh < G.oh; ++oh)
-          for (std::int64_t ow = 0; ow < G.ow; ++ow) out[oh * G.ow + ow] = Y[oh * G.sh * Q + ow * G.sw].real() * scale;
+          for (std::int64_t ow = 0; ow < G.ow; ++ow)
+            out[oh * G.ow + ow] = Y[oh * G.sh * Q + ow * G.sw].real() * scale;
       }
     }
   }

@@ -13,13 +13,13 @@ namespace {
 using detail::Geometry;
 
 bool is_pointwise(const Geometry& G) {
-  return G.taps() == 1 && G.sd == 1 && G.sh == 1 && G.sw == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 &&
-         G.od == G.id && G.oh == G.ih && G.ow == G.iw;  // no end padding either
+  return G.taps() == 1 && G.sd == 1 && G.sh == 1 && G.sw == 1 && G.pd == 0 && G.ph == 0 &&
+         G.pw == 0 && G.od == G.id && G.oh == G.ih && G.ow == G.iw;  // no end padding either
 }
 
 // Output columns whose input position ow*s - p + e*dil lies in [0, size).
-void valid_range(std::int64_t out, std::int64_t s, std::int64_t off, std::int64_t size, std::int64_t& lo,
-                 std::int64_t& hi) {
+void valid_range(std::int64_t out, std::int64_t s, std::int64_t off, std::int64_t size,
+                 std::int64_t& lo, std::int64_t& hi) {
   lo = off >= 0 ? 0 : (-off + s - 1) / s;
   hi = size - off <= 0 ? 0 : std::min(out, (size - off + s - 1) / s);
   if (hi < lo) hi = lo;
@@ -90,8 +90,8 @@ std::int64_t column_buffers(const Geometry& G) {
 }
 
 // One (image, group) pair through the GEMMs of its direction.
-void image_group(Direction dir, const Geometry& G, const StagedTensors& t, std::int64_t n, std::int64_t g,
-                 float* col, bool pointwise) {
+void image_group(Direction dir, const Geometry& G, const StagedTensors& t, std::int64_t n,
+                 std::int64_t g, float* col, bool pointwise) {
   const std::int64_t os = G.out_spatial(), ck = G.cg * G.taps(), plane = G.in_spatial();
   float* xg = t.x + (n * G.c() + g * G.cg) * plane;
   float* yg = t.y + (n * G.k() + g * G.kg) * os;
@@ -106,7 +106,8 @@ void image_group(Direction dir, const Geometry& G, const StagedTensors& t, std::
       blas::sgemm(true, false, ck, os, G.kg, 1.f, wg, ck, yg, os, 0.f, col, os);
       col2im(G, col, xg);
       break;
-    case Direction::backward_weights: break;  // accumulates across images: see compute()
+    case Direction::backward_weights:
+      break;  // accumulates across images: see compute()
   }
 }
 
@@ -117,7 +118,8 @@ Status Im2colGemmSolver::check(const Problem& p) const {
   if (!blas::available()) return not_applicable(blas::describe());
   const Geometry G = detail::geometry(p);
   constexpr std::int64_t kIntMax = 0x7fffffff;
-  if (G.cg * G.taps() > kIntMax || G.out_spatial() > kIntMax || G.kg > kIntMax || G.n * G.out_spatial() > kIntMax) {
+  if (G.cg * G.taps() > kIntMax || G.out_spatial() > kIntMax || G.kg > kIntMax ||
+      G.n * G.out_spatial() > kIntMax) {
     return not_applicable("a GEMM dimension exceeds the 32-bit BLAS interface");
   }
   return Status::ok();
@@ -146,19 +148,21 @@ Status Im2colGemmSolver::compute(const Problem& p, const StagedTensors& t, std::
       for (std::int64_t g = 0; g < G.g; ++g) {
         float* xg = t.x + (n * G.c() + g * G.cg) * plane;
         if (!pointwise) im2col(G, xg, col);
-        blas::sgemm(false, true, G.kg, ck, os, 1.f, t.y + (n * G.k() + g * G.kg) * os, os, pointwise ? xg : col, os,
-                    n == 0 ? 0.f : 1.f, t.w + g * G.kg * ck, ck);
+        blas::sgemm(false, true, G.kg, ck, os, 1.f, t.y + (n * G.k() + g * G.kg) * os, os,
+                    pointwise ? xg : col, os, n == 0 ? 0.f : 1.f, t.w + g * G.kg * ck, ck);
       }
     return Status::ok();
   }
   const std::int64_t buffers = column_buffers(G), pairs = G.n * G.g;
   if (buffers == 1) {
-    for (std::int64_t i = 0; i < pairs; ++i) image_group(p.direction, G, t, i / G.g, i % G.g, col, pointwise);
+    for (std::int64_t i = 0; i < pairs; ++i)
+      image_group(p.direction, G, t, i / G.g, i % G.g, col, pointwise);
     return Status::ok();
   }
-#pragma omp parallel for num_threads(static_cast<int>(buffers)) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(static_cast <int>(buffers)) schedule(dynamic, 1)
   for (std::int64_t i = 0; i < pairs; ++i) {
-    image_group(p.direction, G, t, i / G.g, i % G.g, col + omp_get_thread_num() * ck * os, pointwise);
+    image_group(p.direction, G, t, i / G.g, i % G.g, col + omp_get_thread_num() * ck * os,
+                pointwise);
   }
   return Status::ok();
 }

@@ -1,8 +1,8 @@
 #include "cpu/solvers/implicit_gemm.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "cpu/isa.hpp"
 #include "cpu/solvers/implicit_gemm_entry.hpp"
@@ -29,10 +29,13 @@ Status ImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   const IsaLevel have = isa_level();
   if (isa_ == Isa::avx512 && have < IsaLevel::avx512) {
-    return not_applicable(fmt::format("needs AVX-512F+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
+    return not_applicable(
+        fmt::format("needs AVX-512F+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)",
+                    to_string(have)));
   }
   if (isa_ == Isa::avx2 && have < IsaLevel::avx2) {
-    return not_applicable(fmt::format("needs AVX2+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
+    return not_applicable(fmt::format(
+        "needs AVX2+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
   }
   return Status::ok();
 }
@@ -46,13 +49,16 @@ void ImplicitGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) cons
   layout.add(p.direction == Direction::backward_weights ? 0 : panel_floats(p, 2 * lanes()));
 }
 
-Status ImplicitGemmSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
-                                   const WorkspaceLayout& layout, int first_scratch) const {
+Status ImplicitGemmSolver::compute(const Problem& p, const StagedTensors& t,
+                                   std::span<std::byte> ws, const WorkspaceLayout& layout,
+                                   int first_scratch) const {
   float* zero = layout.get(ws, first_scratch);
   std::fill(zero, zero + std::max(p.c, p.k) + 64, 0.f);
   float* panels = layout.get(ws, first_scratch + 1);
-  if (isa_ == Isa::avx512) igemm::run_avx512(p.direction, t.geo, t, t.w, panels, zero);
-  else igemm::run_avx2(p.direction, t.geo, t, t.w, panels, zero);
+  if (isa_ == Isa::avx512)
+    igemm::run_avx512(p.direction, t.geo, t, t.w, panels, zero);
+  else
+    igemm::run_avx2(p.direction, t.geo, t, t.w, panels, zero);
   return Status::ok();
 }
 

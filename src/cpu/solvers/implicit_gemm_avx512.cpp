@@ -2,8 +2,8 @@
 #include "cpu/solvers/implicit_gemm_kernels.hpp"
 
 namespace convguard::cpu::igemm {
-void run_avx512(Direction d, const Geometry& G, const StagedTensors& t, const float* w, float* panels,
-                const float* zero) {
+void run_avx512(Direction d, const Geometry& G, const StagedTensors& t, const float* w,
+                float* panels, const float* zero) {
   run<16>(d, G, t, w, panels, zero);
 }
 }  // namespace convguard::cpu::igemm

@@ -5,16 +5,19 @@
 // ISA-specific copy of a shared inline function can leak into the rest of the program.
 #pragma once
 
+#include <immintrin.h>
+
 #include <cstdint>
 #include <cstring>
-#include <immintrin.h>
 
 #include "cpu/solvers/implicit_gemm_entry.hpp"
 
 namespace convguard::cpu::igemm {
 namespace {
 
-inline std::int64_t lesser(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+inline std::int64_t lesser(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
 
 using detail::Geometry;
 // Pixels (channels, for backward-weights) per register tile: 12 x 2 vectors uses 24 of AVX-512's
@@ -51,8 +54,9 @@ template <int W>
 
 // out[m][0..2W) = sum over taps t and depth d of rows[t][m][d] * b[t][d][0..2W)
 template <int W>
-[[gnu::always_inline]] inline void gemm_tile(const float* const* rows, std::int64_t taps, std::int64_t depth,
-                                             const float* b, float* out, std::int64_t ldo, int mvalid, int nvalid) {
+[[gnu::always_inline]] inline void gemm_tile(const float* const* rows, std::int64_t taps,
+                                             std::int64_t depth, const float* b, float* out,
+                                             std::int64_t ldo, int mvalid, int nvalid) {
   using vf = typename Vec<W>::type;
   constexpr int NR = 2 * W;
   constexpr int kMR = kTileRows<W>;
@@ -121,19 +125,21 @@ void pack_panels(const Geometry& G, const float* w, float* out, bool forward) {
 // split in chunks of pixel blocks; each chunk builds its pointer tables once, then passes over
 // the weight panels block by block, so a panel is reused by every pixel block of the chunk.
 template <int W>
-void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const float* panels, const float* zero,
-                              bool forward) {
+void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const float* panels,
+                              const float* zero, bool forward) {
   constexpr int NR = 2 * W;
   constexpr int kMR = kTileRows<W>;
   const std::int64_t taps = G.taps();
   // Pixels of the output GEMM rows (output pixels forward, input pixels backward-data).
-  const std::int64_t PD = forward ? G.od : G.id, PH = forward ? G.oh : G.ih, PW = forward ? G.ow : G.iw;
+  const std::int64_t PD = forward ? G.od : G.id, PH = forward ? G.oh : G.ih,
+                     PW = forward ? G.ow : G.iw;
   const std::int64_t P = G.n * PD * PH * PW;
   const std::int64_t width = forward ? G.kg : G.cg, depth = forward ? G.cg : G.kg;
   const std::int64_t blocks = (width + NR - 1) / NR, pblocks = (P + kMR - 1) / kMR;
   const std::int64_t chunks = (pblocks + kBlocksPerChunk - 1) / kBlocksPerChunk;
   const std::int64_t ld_out = forward ? G.k() : G.c(), ld_in = forward ? G.c() : G.k();
-  const std::int64_t QD = forward ? G.id : G.od, QH = forward ? G.ih : G.oh, QW = forward ? G.iw : G.ow;
+  const std::int64_t QD = forward ? G.id : G.od, QH = forward ? G.ih : G.oh,
+                     QW = forward ? G.iw : G.ow;
   const float* in = forward ? ts.x : ts.y;
   float* out = forward ? ts.y : ts.x;
 #pragma omp parallel
@@ -161,13 +167,15 @@ void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const 
                   } else {
                     const std::int64_t td = px.d + G.pd - a * G.dd, th = px.h + G.ph - b * G.dh,
                                        tw = px.w + G.pw - e * G.dw;
-                    ok = td >= 0 && th >= 0 && tw >= 0 && td % G.sd == 0 && th % G.sh == 0 && tw % G.sw == 0;
+                    ok = td >= 0 && th >= 0 && tw >= 0 && td % G.sd == 0 && th % G.sh == 0 &&
+                         tw % G.sw == 0;
                     qd = td / G.sd;
                     qh = th / G.sh;
                     qw = tw / G.sw;
                     ok = ok && qd < G.od && qh < G.oh && qw < G.ow;
                   }
-                  r[t * kMR + m] = ok ? in + (((px.n * QD + qd) * QH + qh) * QW + qw) * ld_in + g * depth : zero;
+                  r[t * kMR + m] =
+                      ok ? in + (((px.n * QD + qd) * QH + qh) * QW + qw) * ld_in + g * depth : zero;
                 }
           }
         for (std::int64_t b = 0; b < blocks; ++b) {
@@ -175,8 +183,9 @@ void forward_or_backward_data(const Geometry& G, const StagedTensors& ts, const 
           const int nvalid = static_cast<int>(lesser(NR, width - b * NR));
           for (std::int64_t j = 0; j < npb; ++j) {
             const std::int64_t pb = pb0 + j;
-            gemm_tile<W>(rows + j * taps * kMR, taps, depth, panel, out + pb * kMR * ld_out + g * width + b * NR,
-                         ld_out, static_cast<int>(lesser(kMR, P - pb * kMR)), nvalid);
+            gemm_tile<W>(rows + j * taps * kMR, taps, depth, panel,
+                         out + pb * kMR * ld_out + g * width + b * NR, ld_out,
+                         static_cast<int>(lesser(kMR, P - pb * kMR)), nvalid);
           }
         }
       }
@@ -212,11 +221,14 @@ void backward_weights(const Geometry& G, const StagedTensors& ts, const float* z
               const std::int64_t pn = lesser(kChunk, P - p0);
               for (std::int64_t i = 0; i < pn; ++i) {
                 const Pixel px = decode(p0 + i, G.od, G.oh, G.ow);
-                const std::int64_t id = px.d * G.sd - G.pd + a * G.dd, ih = px.h * G.sh - G.ph + b * G.dh,
+                const std::int64_t id = px.d * G.sd - G.pd + a * G.dd,
+                                   ih = px.h * G.sh - G.ph + b * G.dh,
                                    iw = px.w * G.sw - G.pw + e * G.dw;
-                const bool ok = id >= 0 && id < G.id && ih >= 0 && ih < G.ih && iw >= 0 && iw < G.iw;
-                xr[i] =
-                    ok ? ts.x + (((px.n * G.id + id) * G.ih + ih) * G.iw + iw) * G.c() + g * G.cg + c0 : zero;
+                const bool ok =
+                    id >= 0 && id < G.id && ih >= 0 && ih < G.ih && iw >= 0 && iw < G.iw;
+                xr[i] = ok ? ts.x + (((px.n * G.id + id) * G.ih + ih) * G.iw + iw) * G.c() +
+                                 g * G.cg + c0
+                           : zero;
               }
               for (std::int64_t i = 0; i < pn; ++i) {
                 const float* dy = ts.y + (p0 + i) * G.k() + k0;
@@ -253,7 +265,8 @@ void backward_weights(const Geometry& G, const StagedTensors& ts, const float* z
 
 // The entry point each per-ISA file defines under its own name.
 template <int W>
-void run(Direction d, const Geometry& G, const StagedTensors& t, const float* w, float* panels, const float* zero) {
+void run(Direction d, const Geometry& G, const StagedTensors& t, const float* w, float* panels,
+         const float* zero) {
   if (d == Direction::backward_weights) {
     backward_weights<W>(G, t, zero);
     return;

@@ -4,7 +4,9 @@
 
 namespace convguard::cpu {
 
-Status RefSolver::check(const Problem& p) const { return validate(p); }
+Status RefSolver::check(const Problem& p) const {
+  return validate(p);
+}
 
 Result<std::size_t> RefSolver::workspace_bytes(const Problem& p) const {
   if (auto s = check(p); !s) return s;

@@ -23,16 +23,20 @@ struct Transform {
 constexpr float kBT2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
 constexpr float kG2[] = {1, 0, 0, 0.5f, 0.5f, 0.5f, 0.5f, -0.5f, 0.5f, 0, 0, 1};
 constexpr float kAT2[] = {1, 1, 1, 0, 0, 1, -1, -1};
-constexpr float kBT4[] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
-                          0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+constexpr float kBT4[] = {4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+                          0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
 constexpr float kG4[] = {1.f / 4,  0,         0,        -1.f / 6, -1.f / 6, -1.f / 6,
                          -1.f / 6, 1.f / 6,   -1.f / 6, 1.f / 24, 1.f / 12, 1.f / 6,
                          1.f / 24, -1.f / 12, 1.f / 6,  0,        0,        1};
-constexpr float kAT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
-Transform transform(int m) { return m == 2 ? Transform{2, 4, kBT2, kG2, kAT2} : Transform{4, 6, kBT4, kG4, kAT4}; }
+constexpr float kAT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0,
+                          0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+Transform transform(int m) {
+  return m == 2 ? Transform{2, 4, kBT2, kG2, kAT2} : Transform{4, 6, kBT4, kG4, kAT4};
+}
 
 // out (r x c) = L (r x n) * X (n x k) * R^T where R is (c x k); all small, row-major.
-void sandwich(const float* L, int r, int n, const float* X, int k, const float* R, int c, float* out) {
+void sandwich(const float* L, int r, int n, const float* X, int k, const float* R, int c,
+              float* out) {
   float tmp[36];
   for (int i = 0; i < r; ++i)
     for (int j = 0; j < k; ++j) {
@@ -71,7 +75,8 @@ void transform_filters(const Transform& T, const Conv& cv, F&& filter, float* U)
       }
 }
 
-void run_conv(const Transform& T, const Conv& cv, const float* in, const float* U, float* out, float* V, float* M) {
+void run_conv(const Transform& T, const Conv& cv, const float* in, const float* U, float* out,
+              float* V, float* M) {
   const int m = T.m, a = T.a, a2 = a * a;
   const std::int64_t th = cv.tiles_h(m), tw = cv.tiles_w(m), tiles = th * tw;
   for (std::int64_t n = 0; n < cv.n; ++n)
@@ -91,8 +96,8 @@ void run_conv(const Transform& T, const Conv& cv, const float* in, const float* 
             for (int xi = 0; xi < a2; ++xi) V[(xi * cv.cin + c) * tb + i] = v[xi];
           }
         for (int xi = 0; xi < a2; ++xi) {
-          blas::sgemm(false, false, cv.kout, tb, cv.cin, 1.f, U + (g * a2 + xi) * cv.kout * cv.cin, cv.cin,
-                      V + xi * cv.cin * tb, tb, 0.f, M + xi * cv.kout * tb, tb);
+          blas::sgemm(false, false, cv.kout, tb, cv.cin, 1.f, U + (g * a2 + xi) * cv.kout * cv.cin,
+                      cv.cin, V + xi * cv.cin * tb, tb, 0.f, M + xi * cv.kout * tb, tb);
         }
         float* outg = out + (n * cv.g + g) * cv.kout * cv.oh * cv.ow;
 #pragma omp parallel for collapse(2)
@@ -118,11 +123,19 @@ Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_l
   cv.n = G.n;
   cv.g = G.g;
   if (p.direction == Direction::forward) {
-    cv.cin = G.cg; cv.kout = G.kg; cv.oh = G.oh; cv.ow = G.ow;
-    pad_top = G.ph; pad_left = G.pw;
+    cv.cin = G.cg;
+    cv.kout = G.kg;
+    cv.oh = G.oh;
+    cv.ow = G.ow;
+    pad_top = G.ph;
+    pad_left = G.pw;
   } else {
-    cv.cin = G.kg; cv.kout = G.cg; cv.oh = G.ih; cv.ow = G.iw;
-    pad_top = 2 - G.ph; pad_left = 2 - G.pw;
+    cv.cin = G.kg;
+    cv.kout = G.cg;
+    cv.oh = G.ih;
+    cv.ow = G.iw;
+    pad_top = 2 - G.ph;
+    pad_left = 2 - G.pw;
     (void)fp;
   }
   cv.ph = cv.tiles_h(m) * m + 2;
@@ -132,26 +145,33 @@ Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_l
 
 }  // namespace
 
-std::string_view WinogradSolver::id() const { return m_ == 2 ? "cpu:winograd:f2x2_3x3" : "cpu:winograd:f4x4_3x3"; }
+std::string_view WinogradSolver::id() const {
+  return m_ == 2 ? "cpu:winograd:f2x2_3x3" : "cpu:winograd:f4x4_3x3";
+}
 
 Status WinogradSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.spatial_dims != 2) return not_applicable("2D only (3D Winograd is not implemented)");
-  if (p.filter[1] != 3 || p.filter[2] != 3) return not_applicable(fmt::format("needs a 3x3 filter (got {}x{})", p.filter[1], p.filter[2]));
+  if (p.filter[1] != 3 || p.filter[2] != 3)
+    return not_applicable(fmt::format("needs a 3x3 filter (got {}x{})", p.filter[1], p.filter[2]));
   if (p.stride[1] != 1 || p.stride[2] != 1) return not_applicable("needs stride 1");
   if (p.dilation[1] != 1 || p.dilation[2] != 1) return not_applicable("needs dilation 1");
-  if (p.direction == Direction::backward_weights) return not_applicable("backward-weights is not implemented for Winograd");
+  if (p.direction == Direction::backward_weights)
+    return not_applicable("backward-weights is not implemented for Winograd");
   if (p.direction == Direction::backward_data) {
     const Padding fp = forward_padding(p);
     if (p.pad_begin[1] > 2 || p.pad_begin[2] > 2 || fp.end[1] > 2 || fp.end[2] > 2) {
-      return not_applicable("backward-data needs paddings <= 2 (it runs as a forward pass with 2 - padding)");
+      return not_applicable(
+          "backward-data needs paddings <= 2 (it runs as a forward pass with 2 - padding)");
     }
   }
   if (!blas::available()) return not_applicable(blas::describe());
   return Status::ok();
 }
 
-Accuracy WinogradSolver::accuracy(const Problem&) const { return {false, m_ == 2 ? 2.0 : 8.0}; }
+Accuracy WinogradSolver::accuracy(const Problem&) const {
+  return {false, m_ == 2 ? 2.0 : 8.0};
+}
 
 StagingSpec WinogradSolver::staging(const Problem&) const {
   return StagingSpec{Order::channels_first, Order::channels_first, Padding{}, false};
@@ -182,7 +202,8 @@ Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   // Zero-padded copy of the forward-form input (x, or dy for backward-data).
   const float* src = fwd ? t.x : t.y;
   const std::int64_t sh = fwd ? G.ih : G.oh, sw = fwd ? G.iw : G.ow;
-  std::memset(in, 0, static_cast<std::size_t>(cv.n * cv.g * cv.cin * cv.ph * cv.pw) * sizeof(float));
+  std::memset(in, 0,
+              static_cast<std::size_t>(cv.n * cv.g * cv.cin * cv.ph * cv.pw) * sizeof(float));
 #pragma omp parallel for collapse(2)
   for (std::int64_t nc = 0; nc < cv.n * cv.g * cv.cin; ++nc)
     for (std::int64_t y = 0; y < sh; ++y) {
@@ -193,16 +214,22 @@ Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   const float* w = t.w;
   const std::int64_t cg = G.cg, kg = G.kg;
   if (fwd) {
-    transform_filters(T, cv, [&](std::int64_t g, std::int64_t k, std::int64_t c, float* f) {
-      std::memcpy(f, w + ((g * kg + k) * cg + c) * 9, 9 * sizeof(float));
-    }, U);
+    transform_filters(
+        T, cv,
+        [&](std::int64_t g, std::int64_t k, std::int64_t c, float* f) {
+          std::memcpy(f, w + ((g * kg + k) * cg + c) * 9, 9 * sizeof(float));
+        },
+        U);
     run_conv(T, cv, in, U, t.y, V, M);
   } else {
     // Forward-form filter (c <- k): w[k][c] rotated by 180 degrees.
-    transform_filters(T, cv, [&](std::int64_t g, std::int64_t c, std::int64_t k, float* f) {
-      const float* s = w + ((g * kg + k) * cg + c) * 9;
-      for (int i = 0; i < 9; ++i) f[i] = s[8 - i];
-    }, U);
+    transform_filters(
+        T, cv,
+        [&](std::int64_t g, std::int64_t c, std::int64_t k, float* f) {
+          const float* s = w + ((g * kg + k) * cg + c) * 9;
+          for (int i = 0; i < 9; ++i) f[i] = s[8 - i];
+        },
+        U);
     run_conv(T, cv, in, U, t.x, V, M);
   }
   return Status::ok();
