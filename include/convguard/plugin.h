@@ -1,0 +1,68 @@
+/* convguard plugin ABI: solvers in a shared object, loaded with dlopen. Plain C so that vendor
+ * wrappers (cuDNN, MIOpen) and test plugins can be built with any compiler; versioned so that a
+ * plugin built against another ABI is refused with a message instead of misread.
+ *
+ * A plugin exports one function, convguard_plugin(), returning a static table. Every call is made
+ * in a probe worker process (a plugin may hang or crash; that is what the sandbox is for). */
+#ifndef CONVGUARD_PLUGIN_H
+#define CONVGUARD_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CONVGUARD_PLUGIN_ABI_VERSION 1u
+
+/* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
+ * direction: 0 forward, 1 backward-data, 2 backward-weights. dtype: 0 f32, 1 f16, 2 bf16. */
+typedef struct cg_problem {
+  int32_t spatial_dims;
+  int64_t g, n, c, k;
+  int64_t input[3], filter[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
+  int32_t direction;
+  int32_t dtype;
+} cg_problem;
+
+/* A tensor: logical dims (N, C, [D,] H, W or K, C/G, [D,] R, S) and element strides. */
+typedef struct cg_tensor {
+  void* data;
+  int32_t dtype;
+  int32_t rank;
+  int64_t dims[5];
+  int64_t strides[5];
+} cg_tensor;
+
+/* Return codes. */
+#define CG_OK 0
+#define CG_NOT_APPLICABLE 1 /* check(): message says why */
+#define CG_ERROR 2          /* run(): message says what failed */
+#define CG_OUT_OF_MEMORY 3
+
+typedef struct cg_solver {
+  const char* id; /* "<plugin>:<name>", stable */
+  int (*check)(const cg_problem* p, char* message, size_t message_len);
+  uint64_t (*workspace_bytes)(const cg_problem* p);
+  int (*run)(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y,
+             void* workspace, uint64_t workspace_bytes, char* message, size_t message_len);
+} cg_solver;
+
+typedef struct cg_plugin {
+  uint32_t abi_version; /* CONVGUARD_PLUGIN_ABI_VERSION the plugin was built with */
+  const char* name;
+  /* CG_OK when the plugin can run here (libraries found, device present); else why not. */
+  int (*available)(char* message, size_t message_len);
+  uint64_t solver_count;
+  const cg_solver* solvers;
+} cg_plugin;
+
+typedef const cg_plugin* (*cg_plugin_entry)(void);
+#define CONVGUARD_PLUGIN_ENTRY "convguard_plugin"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVGUARD_PLUGIN_H */

@@ -1,0 +1,25 @@
+// Loads plugins (include/convguard/plugin.h) and exposes their solvers as convguard Solvers.
+// Plugins come from --plugin PATH and CONVGUARD_PLUGINS (':'-separated paths). A plugin built
+// for another ABI version, or one that says it is unavailable, is not loaded; the reason is kept
+// for `convguard solvers` and the probe's report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "convguard/solver.hpp"
+
+namespace convguard::plugins {
+
+struct LoadReport {
+  std::string path;
+  bool loaded = false;
+  std::string message;  // why not, or the plugin's name and solver count
+};
+
+// Loads every plugin named by CONVGUARD_PLUGINS plus `extra`; idempotent per path.
+std::vector<LoadReport> load(const std::vector<std::string>& extra = {});
+// Solvers of the plugins loaded so far, in load order.
+std::vector<const Solver*> plugin_solvers();
+
+}  // namespace convguard::plugins
