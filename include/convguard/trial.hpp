@@ -29,7 +29,11 @@ struct TrialOptions {
   bool verify = true;
   FillMode fill = FillMode::uniform;
   bool time = false;
-  int iterations = 10;
+  int iterations = 10;  // timed runs at most
+  // Stop timing early once the last three runs are within this fraction of the fastest
+  // (0: always run `iterations`), or once this much time was spent timing (0: no limit).
+  double stable_within = 0;
+  double max_time_ms = 0;
   // Problems with more multiply-adds than this verify by sampling instead of a full reference.
   double full_reference_limit = 2e9;
   std::int64_t samples = 4096;
@@ -40,7 +44,7 @@ struct TrialResult {
   Status status;  // not_applicable: check() declined (reason); other codes: the run failed
   std::size_t workspace_bytes = 0;
   double first_ms = 0;  // the first run (includes planning)
-  double mean_ms = 0, min_ms = 0;
+  double mean_ms = 0, median_ms = 0, min_ms = 0;
   int iterations = 0;
   std::optional<Verdict> verdict;
   bool ran() const { return status.is_ok(); }

@@ -1,5 +1,6 @@
 #include "convguard/trial.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -74,8 +75,8 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     }
   }
   if (o.time) {
-    r.min_ms = 1e300;
-    double total = 0;
+    std::vector<double> times;
+    double spent = 0;
     for (int i = 0; i < o.iterations; ++i) {
       const double a = now_ms();
       if (auto st = s.run(**plan, t.view(), wspan); !st) {
@@ -83,12 +84,26 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
         return r;
       }
       const double d = now_ms() - a;
-      total += d;
-      r.min_ms = std::min(r.min_ms, d);
+      times.push_back(d);
+      spent += d;
+      if (o.max_time_ms > 0 && spent >= o.max_time_ms) break;
+      if (o.stable_within > 0 && times.size() >= 3) {
+        const double best = *std::min_element(times.begin(), times.end());
+        bool stable = true;
+        for (std::size_t j = times.size() - 3; j < times.size(); ++j) {
+          stable = stable && times[j] <= best * (1 + o.stable_within);
+        }
+        if (stable) break;
+      }
     }
-    r.iterations = o.iterations;
-    r.mean_ms = o.iterations ? total / o.iterations : 0;
-    if (!o.iterations) r.min_ms = 0;
+    r.iterations = static_cast<int>(times.size());
+    if (!times.empty()) {
+      r.mean_ms = spent / static_cast<double>(times.size());
+      r.min_ms = *std::min_element(times.begin(), times.end());
+      std::vector<double> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      r.median_ms = sorted[sorted.size() / 2];
+    }
   }
   return r;
 }

@@ -1,0 +1,255 @@
+#include "db/store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "db/schema_sql.hpp"  // generated from schema.sql: kSchemaSql
+
+namespace convguard::db {
+namespace {
+
+std::string now_text() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  ~Stmt() { sqlite3_finalize(s_); }
+  bool ok() const { return ok_; }
+  Stmt& text(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& real(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  Stmt& integer(int i, std::int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  int step() { return sqlite3_step(s_); }
+  std::string col_text(int i) {
+    const unsigned char* t = sqlite3_column_text(s_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  double col_real(int i) { return sqlite3_column_double(s_, i); }
+  std::int64_t col_int(int i) { return sqlite3_column_int64(s_, i); }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  bool ok_ = false;
+};
+
+const char* kSelectTrial =
+    "SELECT d.fingerprint, p.canonical, t.solver_id, t.status, t.reason, t.first_ms, t.median_ms, t.min_ms, "
+    "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, t.signal, "
+    "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command "
+    "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
+
+TrialRecord read_record(Stmt& s) {
+  TrialRecord r;
+  r.device = s.col_text(0);
+  r.problem = s.col_text(1);
+  r.solver = s.col_text(2);
+  r.status = s.col_text(3);
+  r.reason = s.col_text(4);
+  r.first_ms = s.col_real(5);
+  r.median_ms = s.col_real(6);
+  r.min_ms = s.col_real(7);
+  r.runs = static_cast<int>(s.col_int(8));
+  r.workspace_bytes = s.col_int(9);
+  r.peak_rss_bytes = s.col_int(10);
+  r.rel_error = s.col_real(11);
+  r.max_abs_error = s.col_real(12);
+  r.tolerance = s.col_real(13);
+  r.signal = static_cast<int>(s.col_int(14));
+  r.exit_code = static_cast<int>(s.col_int(15));
+  r.stderr_tail = s.col_text(16);
+  r.deadline_ms = s.col_real(17);
+  r.started_at = s.col_text(18);
+  r.finished_at = s.col_text(19);
+  r.command = s.col_text(20);
+  return r;
+}
+
+}  // namespace
+
+std::string default_path() {
+  if (const char* p = std::getenv("CONVGUARD_DB"); p && *p) return p;
+  std::string base;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    base = x;
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    base = std::string(h) + "/.cache";
+  } else {
+    base = ".";
+  }
+  return base + "/convguard/convguard.db";
+}
+
+Store::~Store() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  sqlite3_close(db_);
+}
+
+Status Store::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    Status s{StatusCode::io_error, path_ + ": " + (err ? err : "sqlite error")};
+    sqlite3_free(err);
+    return s;
+  }
+  return Status::ok();
+}
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
+  std::error_code ec;
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return Status{StatusCode::io_error, "--db " + path + ": cannot create " + dir.string() + ": " + ec.message()};
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Status{StatusCode::io_error, "--db " + path + ": " + msg};
+  }
+  std::unique_ptr<Store> s(new Store(db, path));
+  sqlite3_busy_timeout(db, 10000);
+  if (auto st = s->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !st) return st;
+  if (auto st = s->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"); !st) return st;
+  int version = 0;
+  {
+    Stmt q(db, "SELECT MAX(version) FROM schema_version");
+    if (q.ok() && q.step() == SQLITE_ROW) version = static_cast<int>(q.col_int(0));
+  }
+  if (version > kSchemaVersion) {
+    return Status{StatusCode::io_error, "--db " + path + ": schema version " + std::to_string(version) +
+                                            " is newer than this convguard's (" + std::to_string(kSchemaVersion) + ")"};
+  }
+  // Migrations, in order. Version 1 is the whole schema.sql.
+  if (version < 1) {
+    if (auto st = s->exec(std::string("BEGIN;") + kSchemaSql + "INSERT INTO schema_version VALUES (1); COMMIT;"); !st) {
+      return st;
+    }
+  }
+  return s;
+}
+
+Status Store::lock_for_writing() {
+  const std::string lock = path_ + ".lock";
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return {StatusCode::io_error, lock + ": cannot open"};
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    (void)!::pread(lock_fd_, buf, sizeof buf - 1, 0);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    return {StatusCode::io_error, "another convguard probe (pid " + std::string(buf[0] ? buf : "?") +
+                                      ") is writing " + path_ + "; wait for it to finish or use another --db"};
+  }
+  const std::string pid = std::to_string(::getpid());
+  (void)!::ftruncate(lock_fd_, 0);
+  (void)!::pwrite(lock_fd_, pid.data(), pid.size(), 0);
+  return Status::ok();
+}
+
+Status Store::add_device(const std::string& fingerprint, const std::string& description) {
+  Stmt s(db_, "INSERT OR IGNORE INTO devices (fingerprint, description, first_seen) VALUES (?, ?, ?)");
+  s.text(1, fingerprint).text(2, description).text(3, now_text());
+  if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  return Status::ok();
+}
+
+std::optional<TrialRecord> Store::find(const std::string& device, const std::string& problem,
+                                       const std::string& solver) {
+  Stmt s(db_, (std::string(kSelectTrial) + "WHERE d.fingerprint = ? AND p.canonical = ? AND t.solver_id = ?").c_str());
+  s.text(1, device).text(2, problem).text(3, solver);
+  if (s.step() == SQLITE_ROW) return read_record(s);
+  return std::nullopt;
+}
+
+Status Store::upsert(const TrialRecord& r) {
+  {
+    Stmt p(db_, "INSERT OR IGNORE INTO problems (canonical) VALUES (?)");
+    p.text(1, r.problem);
+    if (p.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+    const auto first = r.solver.find(':');
+    const auto second = r.solver.find(':', first == std::string::npos ? first : first + 1);
+    Stmt s(db_, "INSERT OR IGNORE INTO solvers (id, backend, family) VALUES (?, ?, ?)");
+    s.text(1, r.solver)
+        .text(2, r.solver.substr(0, first))
+        .text(3, first == std::string::npos ? r.solver : r.solver.substr(first + 1, second - first - 1));
+    if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  }
+  Stmt s(db_,
+         "INSERT INTO trials (device_id, problem_id, solver_id, status, reason, first_ms, median_ms, min_ms, runs, "
+         "workspace_bytes, peak_rss_bytes, rel_error, max_abs_error, tolerance, signal, exit_code, stderr_tail, "
+         "deadline_ms, started_at, finished_at, command) VALUES ((SELECT id FROM devices WHERE fingerprint = ?1), "
+         "(SELECT id FROM problems WHERE canonical = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+         "?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT (device_id, problem_id, solver_id) DO UPDATE SET "
+         "status = excluded.status, reason = excluded.reason, first_ms = excluded.first_ms, median_ms = "
+         "excluded.median_ms, min_ms = excluded.min_ms, runs = excluded.runs, workspace_bytes = "
+         "excluded.workspace_bytes, peak_rss_bytes = excluded.peak_rss_bytes, rel_error = excluded.rel_error, "
+         "max_abs_error = excluded.max_abs_error, tolerance = excluded.tolerance, signal = excluded.signal, "
+         "exit_code = excluded.exit_code, stderr_tail = excluded.stderr_tail, deadline_ms = excluded.deadline_ms, "
+         "started_at = excluded.started_at, finished_at = excluded.finished_at, command = excluded.command");
+  s.text(1, r.device).text(2, r.problem).text(3, r.solver).text(4, r.status).text(5, r.reason);
+  s.real(6, r.first_ms).real(7, r.median_ms).real(8, r.min_ms).integer(9, r.runs);
+  s.integer(10, r.workspace_bytes).integer(11, r.peak_rss_bytes);
+  s.real(12, r.rel_error).real(13, r.max_abs_error).real(14, r.tolerance);
+  s.integer(15, r.signal).integer(16, r.exit_code).text(17, r.stderr_tail).real(18, r.deadline_ms);
+  s.text(19, r.started_at.empty() ? now_text() : r.started_at);
+  s.text(20, r.status == "running" ? "" : now_text()).text(21, r.command);
+  if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  return Status::ok();
+}
+
+Status Store::begin(const TrialRecord& r) {
+  TrialRecord j = r;
+  j.status = "running";
+  j.started_at = now_text();
+  return upsert(j);
+}
+
+Status Store::finish(const TrialRecord& r) { return upsert(r); }
+
+Result<int> Store::recover_running() {
+  Stmt s(db_,
+         "UPDATE trials SET status = 'crash', finished_at = ?, reason = 'left running: the prober or the machine "
+         "died during this trial' WHERE status = 'running'");
+  s.text(1, now_text());
+  if (s.step() != SQLITE_DONE) return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  return sqlite3_changes(db_);
+}
+
+std::vector<TrialRecord> Store::all(const std::string& device) {
+  std::vector<TrialRecord> v;
+  Stmt s(db_, (std::string(kSelectTrial) + (device.empty() ? "" : "WHERE d.fingerprint = ? ") +
+               "ORDER BY p.canonical, t.solver_id")
+                  .c_str());
+  if (!device.empty()) s.text(1, device);
+  while (s.step() == SQLITE_ROW) v.push_back(read_record(s));
+  return v;
+}
+
+Result<std::string> Store::integrity_check() {
+  Stmt s(db_, "PRAGMA integrity_check");
+  if (s.step() != SQLITE_ROW) return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  return s.col_text(0);
+}
+
+}  // namespace convguard::db

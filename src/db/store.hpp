@@ -1,0 +1,68 @@
+// The results database: one SQLite file (WAL), written only by the probe's parent process.
+// Before a trial is sent to a worker its row is written as `running` (a journal), so a crash of
+// the worker, the parent or the machine is attributed to the right (device, problem, solver).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convguard/status.hpp"
+
+struct sqlite3;
+
+namespace convguard::db {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct TrialRecord {
+  std::string device;  // fingerprint
+  std::string problem; // canonical string
+  std::string solver;
+  std::string status, reason;
+  double first_ms = 0, median_ms = 0, min_ms = 0;
+  int runs = 0;
+  std::int64_t workspace_bytes = 0, peak_rss_bytes = 0;
+  double rel_error = 0, max_abs_error = 0, tolerance = 0;
+  int signal = 0, exit_code = -1;
+  std::string stderr_tail;
+  double deadline_ms = 0;
+  std::string started_at, finished_at, command;
+};
+
+// Default location: $CONVGUARD_DB, else $XDG_CACHE_HOME/convguard/convguard.db, else
+// ~/.cache/convguard/convguard.db.
+std::string default_path();
+
+class Store {
+ public:
+  ~Store();
+  // Opens (creating directories and the schema as needed) and migrates.
+  [[nodiscard]] static Result<std::unique_ptr<Store>> open(const std::string& path);
+  // Takes the writer's lock (a lock file next to the database): one probe writes at a time.
+  // Fails at once, saying who holds it, when another process does.
+  [[nodiscard]] Status lock_for_writing();
+
+  [[nodiscard]] Status add_device(const std::string& fingerprint, const std::string& description);
+  std::optional<TrialRecord> find(const std::string& device, const std::string& problem, const std::string& solver);
+  // The journal: the row exists as `running` before the trial is sent.
+  [[nodiscard]] Status begin(const TrialRecord& r);
+  [[nodiscard]] Status finish(const TrialRecord& r);
+  // Rows left `running` by a parent or machine that died: recorded as crash. Returns how many.
+  [[nodiscard]] Result<int> recover_running();
+  std::vector<TrialRecord> all(const std::string& device = "");
+  [[nodiscard]] Result<std::string> integrity_check();
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  [[nodiscard]] Status exec(const std::string& sql);
+  [[nodiscard]] Status upsert(const TrialRecord& r);
+  sqlite3* db_;
+  std::string path_;
+  int lock_fd_ = -1;
+};
+
+}  // namespace convguard::db

@@ -1,0 +1,62 @@
+// The parent's side of the sandbox: a worker process it starts once, feeds trials over pipes and
+// waits for with a deadline. A worker that misses its deadline is killed with its whole process
+// group (hang); one that dies is reaped and its signal or exit code recorded (crash); either way
+// the next trial starts a fresh worker. The parent never runs solver code itself.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probe/protocol.hpp"
+
+namespace convguard::probe {
+
+struct Outcome {
+  // ok/wrong/error/oom/unsupported come from the worker's reply; hang and crash are the
+  // parent's findings.
+  std::string status;
+  std::string reason;
+  std::optional<TrialReply> reply;
+  int signal = 0;          // crash by signal
+  int exit_code = -1;      // crash by exit
+  std::string stderr_tail; // the worker's last stderr lines
+  double elapsed_ms = 0;   // wall time the parent waited
+};
+
+class Worker {
+ public:
+  // argv of the worker command (e.g. {"/proc/self/exe", "worker"}), extra environment entries.
+  Worker(std::vector<std::string> argv, std::vector<std::string> env);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Starts the worker if none runs and waits for its ready line.
+  [[nodiscard]] Status ensure_started(double startup_deadline_ms = 20000);
+  // Runs one trial with a deadline; afterwards the worker is alive or has been reaped.
+  Outcome run(const TrialRequest& r, double deadline_ms);
+  double gflops() const { return gflops_; }
+  int starts() const { return starts_; }
+  bool alive() const { return pid_ > 0; }
+
+ private:
+  void kill_and_reap();
+  // Reads available output; returns false on EOF of stdout.
+  bool pump(int timeout_ms);
+  std::string take_stderr_tail();
+
+  std::vector<std::string> argv_, env_;
+  pid_t pid_ = -1;
+  int to_child_ = -1, from_child_ = -1, err_child_ = -1;
+  std::string out_buf_, err_buf_;
+  double gflops_ = 10;
+  int starts_ = 0;
+};
+
+// "signal 11 (Segmentation fault)"
+std::string describe_signal(int sig);
+
+}  // namespace convguard::probe

@@ -1,0 +1,69 @@
+#include "probe/protocol.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace convguard::probe {
+
+using nlohmann::json;
+
+std::string encode(const TrialRequest& r) {
+  return json{{"problem", r.problem}, {"solver", r.solver},       {"seed", r.seed},
+              {"verify", r.verify},   {"max_runs", r.max_runs}, {"max_time_ms", r.max_time_ms}}
+      .dump();
+}
+
+std::string encode(const TrialReply& r) {
+  return json{{"status", r.status},
+              {"reason", r.reason},
+              {"first_ms", r.first_ms},
+              {"median_ms", r.median_ms},
+              {"min_ms", r.min_ms},
+              {"runs", r.runs},
+              {"workspace_bytes", r.workspace_bytes},
+              {"peak_rss_bytes", r.peak_rss_bytes},
+              {"rel_error", r.rel_error},
+              {"max_abs_error", r.max_abs_error},
+              {"tolerance", r.tolerance},
+              {"sampled", r.sampled}}
+      .dump();
+}
+
+Result<TrialRequest> decode_request(const std::string& line) {
+  try {
+    const json j = json::parse(line);
+    TrialRequest r;
+    r.problem = j.at("problem").get<std::string>();
+    r.solver = j.at("solver").get<std::string>();
+    r.seed = j.value("seed", std::uint64_t{1});
+    r.verify = j.value("verify", true);
+    r.max_runs = j.value("max_runs", 20);
+    r.max_time_ms = j.value("max_time_ms", 1000.0);
+    return r;
+  } catch (const std::exception& e) {
+    return invalid_argument(std::string("worker request: ") + e.what());
+  }
+}
+
+Result<TrialReply> decode_reply(const std::string& line) {
+  try {
+    const json j = json::parse(line);
+    TrialReply r;
+    r.status = j.at("status").get<std::string>();
+    r.reason = j.value("reason", std::string());
+    r.first_ms = j.value("first_ms", 0.0);
+    r.median_ms = j.value("median_ms", 0.0);
+    r.min_ms = j.value("min_ms", 0.0);
+    r.runs = j.value("runs", 0);
+    r.workspace_bytes = j.value("workspace_bytes", std::uint64_t{0});
+    r.peak_rss_bytes = j.value("peak_rss_bytes", std::uint64_t{0});
+    r.rel_error = j.value("rel_error", 0.0);
+    r.max_abs_error = j.value("max_abs_error", 0.0);
+    r.tolerance = j.value("tolerance", 0.0);
+    r.sampled = j.value("sampled", false);
+    return r;
+  } catch (const std::exception& e) {
+    return Status{StatusCode::internal_error, std::string("worker reply: ") + e.what()};
+  }
+}
+
+}  // namespace convguard::probe
