@@ -11,7 +11,8 @@ packages=(
   libopenblas0-pthread    # BLAS for cpu:im2col_gemm and cpu:winograd (loaded at run time)
   libgtest-dev googletest # unit, property and CLI tests
   libdnnl-dev             # oneDNN: the peer the CPU benchmark compares against
-  python3                 # CLI tests read .npy files back with a tiny script
+  python3                 # CLI and probe tests read .npy headers and JSON lines back
+  libsqlite3-dev          # the results database (convguard probe)
 )
 
 missing=()

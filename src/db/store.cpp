@@ -26,7 +26,9 @@ std::string now_text() {
 // A prepared statement that finalizes itself.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  Stmt(sqlite3* db, const char* sql) {
+    ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK;
+  }
   ~Stmt() { sqlite3_finalize(s_); }
   bool ok() const { return ok_; }
   Stmt& text(int i, const std::string& v) {
@@ -55,8 +57,10 @@ class Stmt {
 };
 
 const char* kSelectTrial =
-    "SELECT d.fingerprint, p.canonical, t.solver_id, t.status, t.reason, t.first_ms, t.median_ms, t.min_ms, "
-    "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, t.signal, "
+    "SELECT d.fingerprint, p.canonical, t.solver_id, t.status, t.reason, t.first_ms, t.median_ms, "
+    "t.min_ms, "
+    "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, "
+    "t.signal, "
     "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command "
     "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
 
@@ -120,29 +124,40 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  if (ec) return Status{StatusCode::io_error, "--db " + path + ": cannot create " + dir.string() + ": " + ec.message()};
+  if (ec)
+    return Status{StatusCode::io_error,
+                  "--db " + path + ": cannot create " + dir.string() + ": " + ec.message()};
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
     const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     return Status{StatusCode::io_error, "--db " + path + ": " + msg};
   }
   std::unique_ptr<Store> s(new Store(db, path));
   sqlite3_busy_timeout(db, 10000);
-  if (auto st = s->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !st) return st;
-  if (auto st = s->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"); !st) return st;
+  if (auto st =
+          s->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+      !st)
+    return st;
+  if (auto st = s->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);");
+      !st)
+    return st;
   int version = 0;
   {
     Stmt q(db, "SELECT MAX(version) FROM schema_version");
     if (q.ok() && q.step() == SQLITE_ROW) version = static_cast<int>(q.col_int(0));
   }
   if (version > kSchemaVersion) {
-    return Status{StatusCode::io_error, "--db " + path + ": schema version " + std::to_string(version) +
-                                            " is newer than this convguard's (" + std::to_string(kSchemaVersion) + ")"};
+    return Status{StatusCode::io_error,
+                  "--db " + path + ": schema version " + std::to_string(version) +
+                      " is newer than this convguard's (" + std::to_string(kSchemaVersion) + ")"};
   }
   // Migrations, in order. Version 1 is the whole schema.sql.
   if (version < 1) {
-    if (auto st = s->exec(std::string("BEGIN;") + kSchemaSql + "INSERT INTO schema_version VALUES (1); COMMIT;"); !st) {
+    if (auto st = s->exec(std::string("BEGIN;") + kSchemaSql +
+                          "INSERT INTO schema_version VALUES (1); COMMIT;");
+        !st) {
       return st;
     }
   }
@@ -158,8 +173,9 @@ Status Store::lock_for_writing() {
     (void)!::pread(lock_fd_, buf, sizeof buf - 1, 0);
     ::close(lock_fd_);
     lock_fd_ = -1;
-    return {StatusCode::io_error, "another convguard probe (pid " + std::string(buf[0] ? buf : "?") +
-                                      ") is writing " + path_ + "; wait for it to finish or use another --db"};
+    return {StatusCode::io_error, "another convguard probe (pid " +
+                                      std::string(buf[0] ? buf : "?") + ") is writing " + path_ +
+                                      "; wait for it to finish or use another --db"};
   }
   const std::string pid = std::to_string(::getpid());
   (void)!::ftruncate(lock_fd_, 0);
@@ -168,7 +184,8 @@ Status Store::lock_for_writing() {
 }
 
 Status Store::add_device(const std::string& fingerprint, const std::string& description) {
-  Stmt s(db_, "INSERT OR IGNORE INTO devices (fingerprint, description, first_seen) VALUES (?, ?, ?)");
+  Stmt s(db_,
+         "INSERT OR IGNORE INTO devices (fingerprint, description, first_seen) VALUES (?, ?, ?)");
   s.text(1, fingerprint).text(2, description).text(3, now_text());
   if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   return Status::ok();
@@ -176,7 +193,9 @@ Status Store::add_device(const std::string& fingerprint, const std::string& desc
 
 std::optional<TrialRecord> Store::find(const std::string& device, const std::string& problem,
                                        const std::string& solver) {
-  Stmt s(db_, (std::string(kSelectTrial) + "WHERE d.fingerprint = ? AND p.canonical = ? AND t.solver_id = ?").c_str());
+  Stmt s(db_, (std::string(kSelectTrial) +
+               "WHERE d.fingerprint = ? AND p.canonical = ? AND t.solver_id = ?")
+                  .c_str());
   s.text(1, device).text(2, problem).text(3, solver);
   if (s.step() == SQLITE_ROW) return read_record(s);
   return std::nullopt;
@@ -192,21 +211,32 @@ Status Store::upsert(const TrialRecord& r) {
     Stmt s(db_, "INSERT OR IGNORE INTO solvers (id, backend, family) VALUES (?, ?, ?)");
     s.text(1, r.solver)
         .text(2, r.solver.substr(0, first))
-        .text(3, first == std::string::npos ? r.solver : r.solver.substr(first + 1, second - first - 1));
+        .text(3, first == std::string::npos ? r.solver
+                                            : r.solver.substr(first + 1, second - first - 1));
     if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   }
-  Stmt s(db_,
-         "INSERT INTO trials (device_id, problem_id, solver_id, status, reason, first_ms, median_ms, min_ms, runs, "
-         "workspace_bytes, peak_rss_bytes, rel_error, max_abs_error, tolerance, signal, exit_code, stderr_tail, "
-         "deadline_ms, started_at, finished_at, command) VALUES ((SELECT id FROM devices WHERE fingerprint = ?1), "
-         "(SELECT id FROM problems WHERE canonical = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-         "?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT (device_id, problem_id, solver_id) DO UPDATE SET "
-         "status = excluded.status, reason = excluded.reason, first_ms = excluded.first_ms, median_ms = "
-         "excluded.median_ms, min_ms = excluded.min_ms, runs = excluded.runs, workspace_bytes = "
-         "excluded.workspace_bytes, peak_rss_bytes = excluded.peak_rss_bytes, rel_error = excluded.rel_error, "
-         "max_abs_error = excluded.max_abs_error, tolerance = excluded.tolerance, signal = excluded.signal, "
-         "exit_code = excluded.exit_code, stderr_tail = excluded.stderr_tail, deadline_ms = excluded.deadline_ms, "
-         "started_at = excluded.started_at, finished_at = excluded.finished_at, command = excluded.command");
+  Stmt s(
+      db_,
+      "INSERT INTO trials (device_id, problem_id, solver_id, status, reason, first_ms, median_ms, "
+      "min_ms, runs, "
+      "workspace_bytes, peak_rss_bytes, rel_error, max_abs_error, tolerance, signal, exit_code, "
+      "stderr_tail, "
+      "deadline_ms, started_at, finished_at, command) VALUES ((SELECT id FROM devices WHERE "
+      "fingerprint = ?1), "
+      "(SELECT id FROM problems WHERE canonical = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+      "?13, ?14, ?15, "
+      "?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT (device_id, problem_id, solver_id) DO UPDATE SET "
+      "status = excluded.status, reason = excluded.reason, first_ms = excluded.first_ms, median_ms "
+      "= "
+      "excluded.median_ms, min_ms = excluded.min_ms, runs = excluded.runs, workspace_bytes = "
+      "excluded.workspace_bytes, peak_rss_bytes = excluded.peak_rss_bytes, rel_error = "
+      "excluded.rel_error, "
+      "max_abs_error = excluded.max_abs_error, tolerance = excluded.tolerance, signal = "
+      "excluded.signal, "
+      "exit_code = excluded.exit_code, stderr_tail = excluded.stderr_tail, deadline_ms = "
+      "excluded.deadline_ms, "
+      "started_at = excluded.started_at, finished_at = excluded.finished_at, command = "
+      "excluded.command");
   s.text(1, r.device).text(2, r.problem).text(3, r.solver).text(4, r.status).text(5, r.reason);
   s.real(6, r.first_ms).real(7, r.median_ms).real(8, r.min_ms).integer(9, r.runs);
   s.integer(10, r.workspace_bytes).integer(11, r.peak_rss_bytes);
@@ -225,14 +255,18 @@ Status Store::begin(const TrialRecord& r) {
   return upsert(j);
 }
 
-Status Store::finish(const TrialRecord& r) { return upsert(r); }
+Status Store::finish(const TrialRecord& r) {
+  return upsert(r);
+}
 
 Result<int> Store::recover_running() {
   Stmt s(db_,
-         "UPDATE trials SET status = 'crash', finished_at = ?, reason = 'left running: the prober or the machine "
+         "UPDATE trials SET status = 'crash', finished_at = ?, reason = 'left running: the prober "
+         "or the machine "
          "died during this trial' WHERE status = 'running'");
   s.text(1, now_text());
-  if (s.step() != SQLITE_DONE) return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (s.step() != SQLITE_DONE)
+    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   return sqlite3_changes(db_);
 }
 
@@ -248,7 +282,8 @@ std::vector<TrialRecord> Store::all(const std::string& device) {
 
 Result<std::string> Store::integrity_check() {
   Stmt s(db_, "PRAGMA integrity_check");
-  if (s.step() != SQLITE_ROW) return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (s.step() != SQLITE_ROW)
+    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   return s.col_text(0);
 }
 

@@ -18,8 +18,8 @@ namespace convguard::db {
 inline constexpr int kSchemaVersion = 1;
 
 struct TrialRecord {
-  std::string device;  // fingerprint
-  std::string problem; // canonical string
+  std::string device;   // fingerprint
+  std::string problem;  // canonical string
   std::string solver;
   std::string status, reason;
   double first_ms = 0, median_ms = 0, min_ms = 0;
@@ -46,7 +46,8 @@ class Store {
   [[nodiscard]] Status lock_for_writing();
 
   [[nodiscard]] Status add_device(const std::string& fingerprint, const std::string& description);
-  std::optional<TrialRecord> find(const std::string& device, const std::string& problem, const std::string& solver);
+  std::optional<TrialRecord> find(const std::string& device, const std::string& problem,
+                                  const std::string& solver);
   // The journal: the row exists as `running` before the trial is sent.
   [[nodiscard]] Status begin(const TrialRecord& r);
   [[nodiscard]] Status finish(const TrialRecord& r);

@@ -118,13 +118,13 @@ Status Worker::ensure_started(double startup_deadline_ms) {
       return {StatusCode::internal_error, "worker start-up: unexpected line '" + line + "'"};
     }
     const double left = startup_deadline_ms - (now_ms() - start);
-    if (left <= 0 || !pump(static_cast<int>(std::min(left, 200.0))) ) {
+    if (left <= 0 || !pump(static_cast<int>(std::min(left, 200.0)))) {
       if (left > 0 && out_buf_.find('\n') != std::string::npos) continue;
       const std::string tail = take_stderr_tail();
       kill_and_reap();
-      return {StatusCode::internal_error,
-              std::string(left <= 0 ? "worker did not say ready in time" : "worker exited during start-up") +
-                  (tail.empty() ? "" : ": " + tail)};
+      return {StatusCode::internal_error, std::string(left <= 0 ? "worker did not say ready in time"
+                                                                : "worker exited during start-up") +
+                                              (tail.empty() ? "" : ": " + tail)};
     }
   }
 }
@@ -156,10 +156,12 @@ std::string Worker::take_stderr_tail() {
     const int fl = ::fcntl(err_child_, F_GETFL);
     ::fcntl(err_child_, F_SETFL, fl | O_NONBLOCK);
     ssize_t r;
-    while ((r = ::read(err_child_, buf, sizeof buf)) > 0) err_buf_.append(buf, static_cast<std::size_t>(r));
+    while ((r = ::read(err_child_, buf, sizeof buf)) > 0)
+      err_buf_.append(buf, static_cast<std::size_t>(r));
     ::fcntl(err_child_, F_SETFL, fl);
   }
-  std::string t = err_buf_.size() > kStderrTail ? err_buf_.substr(err_buf_.size() - kStderrTail) : err_buf_;
+  std::string t =
+      err_buf_.size() > kStderrTail ? err_buf_.substr(err_buf_.size() - kStderrTail) : err_buf_;
   err_buf_.clear();
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
   return t;
@@ -198,8 +200,8 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms) {
     if (left <= 0) {
       o.elapsed_ms = now_ms() - start;
       o.status = "hang";
-      o.reason = "no answer within the deadline of " + std::to_string(static_cast<long>(deadline_ms)) +
-                 " ms; worker killed";
+      o.reason = "no answer within the deadline of " +
+                 std::to_string(static_cast<long>(deadline_ms)) + " ms; worker killed";
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
       return o;

@@ -20,10 +20,10 @@ struct Outcome {
   std::string status;
   std::string reason;
   std::optional<TrialReply> reply;
-  int signal = 0;          // crash by signal
-  int exit_code = -1;      // crash by exit
-  std::string stderr_tail; // the worker's last stderr lines
-  double elapsed_ms = 0;   // wall time the parent waited
+  int signal = 0;           // crash by signal
+  int exit_code = -1;       // crash by exit
+  std::string stderr_tail;  // the worker's last stderr lines
+  double elapsed_ms = 0;    // wall time the parent waited
 };
 
 class Worker {

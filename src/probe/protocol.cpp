@@ -7,7 +7,7 @@ namespace convguard::probe {
 using nlohmann::json;
 
 std::string encode(const TrialRequest& r) {
-  return json{{"problem", r.problem}, {"solver", r.solver},       {"seed", r.seed},
+  return json{{"problem", r.problem}, {"solver", r.solver},     {"seed", r.seed},
               {"verify", r.verify},   {"max_runs", r.max_runs}, {"max_time_ms", r.max_time_ms}}
       .dump();
 }

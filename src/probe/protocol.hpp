@@ -20,8 +20,8 @@ struct TrialRequest {
   std::string solver;
   std::uint64_t seed = 1;
   bool verify = true;
-  int max_runs = 20;           // timed runs at most (stops earlier when stable within 5%)
-  double max_time_ms = 1000;   // time spent timing at most
+  int max_runs = 20;          // timed runs at most (stops earlier when stable within 5%)
+  double max_time_ms = 1000;  // time spent timing at most
 };
 
 // The worker's verdict on one trial. status is one of ok, wrong, error, oom, unsupported (the

@@ -67,9 +67,14 @@ TrialReply run_request(const TrialRequest& req) {
   rep.peak_rss_bytes = peak_rss_bytes();
   if (!r.ran()) {
     switch (r.status.code()) {
-      case StatusCode::not_applicable: rep.status = "unsupported"; break;
-      case StatusCode::out_of_memory: rep.status = "oom"; break;
-      default: rep.status = "error";
+      case StatusCode::not_applicable:
+        rep.status = "unsupported";
+        break;
+      case StatusCode::out_of_memory:
+        rep.status = "oom";
+        break;
+      default:
+        rep.status = "error";
     }
     rep.reason = r.status.message();
     return rep;
@@ -97,7 +102,8 @@ int worker_main() {
   std::ios::sync_with_stdio(false);
   (void)all_solvers();  // load plugins (CONVGUARD_PLUGINS) before saying ready
   const double gflops = measure_gflops();
-  std::cout << nlohmann::json{{"ready", true}, {"pid", getpid()}, {"gflops", gflops}}.dump() << "\n" << std::flush;
+  std::cout << nlohmann::json{{"ready", true}, {"pid", getpid()}, {"gflops", gflops}}.dump() << "\n"
+            << std::flush;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;

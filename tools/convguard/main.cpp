@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "probe/worker.hpp"
 
 namespace {
 void usage() {
@@ -11,7 +12,9 @@ void usage() {
       "commands:\n"
       "  driver    run convolutions with MIOpenDriver's conv flags (verify, time, compare "
       "solvers)\n"
-      "  solvers   list solvers, or each solver's verdict on a problem\n\n"
+      "  solvers   list solvers, or each solver's verdict on a problem\n"
+      "  probe     try every solver on every problem in a sandboxed worker; record the results\n"
+      "  db        show or check the results database\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }
 }  // namespace
@@ -24,6 +27,9 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   if (cmd == "driver") return convguard::cli::driver_main(argc, argv);
   if (cmd == "solvers") return convguard::cli::solvers_main(argc, argv);
+  if (cmd == "probe") return convguard::cli::probe_main(argc, argv);
+  if (cmd == "db") return convguard::cli::db_main(argc, argv);
+  if (cmd == "worker") return convguard::probe::worker_main();  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
     return 0;

@@ -1,0 +1,37 @@
+#include "probe/device.hpp"
+
+#include <omp.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "convguard/registry.hpp"
+#include "cpu/blas.hpp"
+#include "cpu/isa.hpp"
+
+namespace convguard::probe {
+
+DeviceInfo cpu_device() {
+  std::string model = "unknown CPU";
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  std::string ids;
+  for (const Solver* s : all_solvers()) ids += std::string(s->id()) + ",";
+  const std::size_t solver_hash = std::hash<std::string>{}(ids);
+  DeviceInfo d;
+  d.description = "cpu: " + model + ", " + std::to_string(omp_get_max_threads()) + " threads, " +
+                  cpu::to_string(cpu::isa_level()) + ", BLAS " + cpu::blas::describe();
+  d.fingerprint = "cpu|" + model + "|isa=" + cpu::to_string(cpu::isa_level()) +
+                  "|threads=" + std::to_string(omp_get_max_threads()) +
+                  "|blas=" + cpu::blas::describe() +
+                  "|convguard=" CONVGUARD_VERSION "|solvers=" + std::to_string(solver_hash);
+  return d;
+}
+
+}  // namespace convguard::probe

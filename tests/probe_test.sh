@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Probe tests with the chaos plugin: classification of every misbehaviour, the parent never
+# hangs, a hang costs its deadline, reruns skip known-bad trials, a killed prober loses nothing
+# finished and its in-flight trial is attributed, a second prober is refused, the database stays
+# consistent. Usage: probe_test.sh path/to/convguard path/to/convguard_chaos.so
+set -u
+CG=$1
+CHAOS=$2
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+DB=$TMP/t.db
+failures=0
+check() {  # check DESCRIPTION COMMAND...: the command must succeed
+  local what=$1
+  shift
+  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+status_of() {  # status_of SOLVER [PROBLEM-SUBSTRING]
+  "$CG" db show --db "$DB" --json | python3 -c "
+import json,sys
+for l in sys.stdin:
+    r=json.loads(l)
+    if r['solver']=='$1' and '${2:-}' in r['problem']: print(r['status']); break"
+}
+P='mb1ic3ih8oc4kh3ph1'
+start=$(date +%s.%N)
+timeout 120 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/first.log" 2>&1
+rc=$?
+elapsed=$(python3 -c "print($(date +%s.%N) - $start)")
+check "probe exits 0 (rc $rc)" test "$rc" -eq 0
+# Three hangs at 2 s each plus ~1 s of everything else. The issue asks that a hang cost no more
+# than its deadline plus 1 s; the bound here is looser (4 s over) so load cannot make it flake.
+check "three hangs cost their deadlines, not more (took ${elapsed}s)" python3 -c "import sys; sys.exit(0 if $elapsed < 3*2 + 4 else 1)"
+for pair in good:ok hang_busy:hang hang_sleep:hang deadlock:hang segfault:crash abort:crash sigbus:crash \
+            sigfpe:crash exit3:crash wrong:wrong nan:wrong unwritten:wrong oom:oom error:error slow:ok \
+            hang_above_42:ok hang_16_32_above_32:ok fault_bwd_weights:ok; do
+  s=${pair%%:*}; want=${pair#*:}
+  got=$(status_of "chaos:$s")
+  check "chaos:$s is $want (got $got)" test "$got" = "$want"
+done
+check "segfault records signal 11" sh -c "\"$CG\" db show --db \"$DB\" --json | grep '\"chaos:segfault\"' | grep -q '\"signal\":11'"
+check "abort keeps the worker's stderr tail" sh -c "\"$CG\" db show --db \"$DB\" --json | grep '\"chaos:abort\"' | grep -q 'Memory access fault'"
+check "every row has a reproduce command" sh -c "\"$CG\" db show --db \"$DB\" --json | grep -c 'convguard driver --problem' | grep -qx 18"
+
+# The seeds' boundaries: hang above 42x42 (seed 002), 16->32 above 32x32 (seed 004), fault in
+# backward-weights (seed 003).
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:hang_above_42,chaos:hang_16_32_above_32' \
+  --problem 'mb1ic16ih42oc32oh42kh3ph1' --problem 'mb1ic16ih43oc32oh43kh3ph1' --problem 'mb1ic16ih32oc32oh32kh3ph1' --timeout 2 >/dev/null 2>&1
+check "hang_above_42: ok at 42x42" test "$(status_of chaos:hang_above_42 ih42)" = ok
+check "hang_above_42: hang at 43x43" test "$(status_of chaos:hang_above_42 ih43)" = hang
+check "hang_16_32_above_32: ok at 32x32" test "$(status_of chaos:hang_16_32_above_32 ih32)" = ok
+check "hang_16_32_above_32: hang at 42x42" test "$(status_of chaos:hang_16_32_above_32 ih42)" = hang
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:fault_bwd_weights' --problem "$P" --directions fwd,bwd_weights --timeout 5 >/dev/null 2>&1
+check "fault_bwd_weights: crash in backward-weights" test "$(status_of chaos:fault_bwd_weights BWD_W)" = crash
+
+# A rerun reuses ok (and unsupported) results and skips known-bad ones (hang, crash, wrong);
+# error and oom may be transient and run again.
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/second.log" 2>&1
+check "rerun runs no ok, hang, crash or wrong trial again" sh -c "! grep -qE ' (ok|hang|crash|wrong) +g1' '$TMP/second.log'"
+check "rerun says what it skipped (11 known bad)" test "$(grep -c 'known bad' "$TMP/second.log")" -eq 11
+check "rerun summary: 11 known bad, 5 reused" sh -c "grep -q '11 known bad' '$TMP/second.log' && grep -q '5 reused' '$TMP/second.log'"
+
+# kill -9 of the parent during a trial: the in-flight trial is recorded as crash next time.
+DB2=$TMP/k.db
+"$CG" probe --db "$DB2" --plugin "$CHAOS" --solvers 'chaos:good,chaos:hang_sleep' --problem "$P" --timeout 30 >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -9 $pid
+wait $pid 2>/dev/null
+pkill -9 -f "convguard worker" 2>/dev/null
+DB_SAVE=$DB; DB=$DB2
+check "finished trial survived kill -9 of the prober" test "$(status_of chaos:good)" = ok
+check "in-flight trial is recorded as running" test "$(status_of chaos:hang_sleep)" = running
+"$CG" probe --db "$DB2" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >"$TMP/third.log" 2>&1
+check "next probe attributes it: crash, left running" sh -c "\"$CG\" db show --db \"$DB2\" --json | grep chaos:hang_sleep | grep -q 'left running'"
+check "next probe says it recovered one" grep -q "recovered 1 trial" "$TMP/third.log"
+DB=$DB_SAVE
+
+# Two probes on one database: the second is refused with a message, the database stays sound.
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:hang_sleep' --problem 'mb1ic3ih9oc4kh3' --timeout 4 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >"$TMP/second_probe.log" 2>&1
+rc=$?
+check "second concurrent probe refused (exit $rc)" test "$rc" -eq 3
+check "refusal names the other probe" grep -q "another convguard probe (pid" "$TMP/second_probe.log"
+wait $pid
+check "database integrity_check ok" sh -c "\"$CG\" db check --db \"$DB\" | grep -qx ok"
+
+# Bad input.
+"$CG" probe --db "$DB" --solvers 'nothing*' --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
+check "no solver left: exit 2 naming the flag" sh -c "test $rc -eq 2 && grep -q -- '--solvers' '$TMP/err'"
+"$CG" probe --db "$DB" --directions sideways --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
+check "bad --directions: exit 2" sh -c "test $rc -eq 2 && grep -q -- '--directions' '$TMP/err'"
+"$CG" probe --db "$DB" --plugin /nonexistent.so --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
+check "missing plugin: exit 2 naming it" sh -c "test $rc -eq 2 && grep -q 'nonexistent.so' '$TMP/err'"
+
+echo "probe tests: $failures failure(s)"
+[ "$failures" -eq 0 ]
