@@ -57,7 +57,7 @@ check "fault_bwd_weights: crash in backward-weights" test "$(status_of chaos:fau
 # error and oom may be transient and run again.
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/second.log" 2>&1
 check "rerun runs no ok, hang, crash or wrong trial again" sh -c "! grep -qE ' (ok|hang|crash|wrong) +g1' '$TMP/second.log'"
-check "rerun says what it skipped (11 known bad)" test "$(grep -c 'known bad' "$TMP/second.log")" -eq 11
+check "rerun says what it skipped (11 known bad)" test "$(grep -c '(known bad:' "$TMP/second.log")" -eq 11
 check "rerun summary: 11 known bad, 5 reused" sh -c "grep -q '11 known bad' '$TMP/second.log' && grep -q '5 reused' '$TMP/second.log'"
 
 # kill -9 of the parent during a trial: the in-flight trial is recorded as crash next time.
