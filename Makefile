@@ -19,10 +19,11 @@ test: build build-sanitize
 	ctest --preset release -j $(JOBS)
 	ctest --preset sanitize -j $(JOBS)
 
-# The main job. Until the sandboxed probe lands this runs the standard suite through the
-# driver: every applicable CPU solver, every problem, verified against the fp64 reference.
+# The main job: the standard suite, every CPU solver, each trial in a sandboxed worker under a
+# deadline, verified against the fp64 reference, recorded in the results database
+# ($$CONVGUARD_DB or ~/.cache/convguard/convguard.db); a rerun reuses what is known.
 probe: build
-	./build/release/convguard driver --suite data/suites/standard.txt -S all -V 1 -t 1 -i 3
+	./build/release/convguard probe --suite standard
 
 bench: build
 	./build/release/bench/convguard_bench --suite data/suites/resnet50.txt

@@ -327,6 +327,37 @@ int probe_main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  // Results per problem from the database (this run's and reused evidence alike): the fastest
+  // verified solver and how many solvers ended in each status.
+  if (!json) {
+    std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
+                "statuses");
+    for (const Problem& p : problems) {
+      const std::string key = to_canonical(p);
+      std::string best;
+      double best_ms = 0;
+      std::map<std::string, int> per;
+      for (const std::string& sid : solvers) {
+        auto r = (*store)->find(dev.fingerprint, key, sid);
+        if (!r) continue;
+        ++per[r->status];
+        if (r->status == "ok" && (best.empty() || r->median_ms < best_ms)) {
+          best = sid;
+          best_ms = r->median_ms;
+        }
+      }
+      std::string marks;
+      for (const auto& [k, v] : per) marks += fmt::format("{} {}  ", v, k);
+      const std::string name = p.name.empty()
+                                   ? key
+                                   : p.name + (p.direction == Direction::forward
+                                                   ? ""
+                                                   : " " + std::string(to_string(p.direction)));
+      std::printf("%-40.40s %-26s %10s  %s\n", name.c_str(),
+                  best.empty() ? "NONE VERIFIED" : best.c_str(),
+                  best.empty() ? "-" : fmt::format("{:.3f}", best_ms).c_str(), marks.c_str());
+    }
+  }
   const double wall = now_s() - t0;
   std::string summary;
   for (const auto& [k, v] : counts) summary += fmt::format("{} {}, ", v, k);
