@@ -22,6 +22,13 @@ for l in sys.stdin:
     r=json.loads(l)
     if r['solver']=='$1' and '${2:-}' in r['problem']: print(r['status']); break"
 }
+status_exact() {  # status_exact SOLVER CANONICAL-PROBLEM
+  "$CG" db show --db "$DB" --json | python3 -c "
+import json,sys
+for l in sys.stdin:
+    r=json.loads(l)
+    if r['solver']=='$1' and r['problem']=='$2': print(r['status']); break"
+}
 P='mb1ic3ih8oc4kh3ph1'
 start=$(date +%s.%N)
 timeout 120 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/first.log" 2>&1
@@ -86,6 +93,25 @@ check "second concurrent probe refused (exit $rc)" test "$rc" -eq 3
 check "refusal names the other probe" grep -q "another convguard probe (pid" "$TMP/second_probe.log"
 wait $pid
 check "database integrity_check ok" sh -c "\"$CG\" db check --db \"$DB\" | grep -qx ok"
+
+# Selection: -S auto picks the fastest verified solver and never one recorded bad here.
+CONVGUARD_PLUGINS=$CHAOS "$CG" driver --db "$DB" --problem "$P" -S auto >"$TMP/auto.log" 2>&1; rc=$?
+check "-S auto verifies (exit $rc)" sh -c "test $rc -eq 0 && grep -q 'Verifies OK' '$TMP/auto.log'"
+check "-S auto says why" grep -q "fastest verified on this device" "$TMP/auto.log"
+check "-S auto names what it avoided" grep -q "avoided, recorded bad here: .*chaos:segfault (crash)" "$TMP/auto.log"
+chosen=$(sed -n 's/^-S auto chose \([^:]*:[^:]*\): .*/\1/p' "$TMP/auto.log")
+check "-S auto chose a solver recorded ok here ($chosen)" test "$(status_exact "$chosen" g1mb1ic3ih8iw8oc4oh8ow8kh3kw3sh1sw1ph1pw1)" = ok
+
+# Export, import into a fresh database, merge again: same rows, nothing newer overwritten.
+"$CG" db export --db "$DB" >"$TMP/export.jsonl"
+rows=$(wc -l <"$TMP/export.jsonl")
+"$CG" db import "$TMP/export.jsonl" --db "$TMP/copy.db" >"$TMP/import.log"
+check "import copies every row ($rows)" grep -q "imported $rows trial(s); kept 0" "$TMP/import.log"
+"$CG" db merge "$TMP/export.jsonl" --db "$TMP/copy.db" >"$TMP/merge.log"
+check "merging the same evidence again keeps it all" grep -q "imported 0 trial(s); kept $rows" "$TMP/merge.log"
+check "exported copy shows the same trials" sh -c "test \"\$(\"$CG\" db export --db '$TMP/copy.db' | wc -l)\" -eq $rows"
+"$CG" db clear --db "$TMP/copy.db" >/dev/null 2>&1; rc=$?
+check "db clear without --yes refuses (exit $rc)" test "$rc" -eq 2
 
 # Bad input.
 "$CG" probe --db "$DB" --solvers 'nothing*' --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?

@@ -25,6 +25,8 @@ namespace convguard {
 
 [[nodiscard]] Result<Problem> parse_problem(std::string_view text);
 std::string to_canonical(const Problem& p);
+// The canonical string without the name: the problem's identity (database key).
+std::string identity_string(const Problem& p);
 // The same problem with the smallest end padding that gives the same output sizes (the form
 // the canonical string denotes; padding that no output reads does not change the result).
 Problem normalized(const Problem& p);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct TrialOptions {
   // (0: always run `iterations`), or once this much time was spent timing (0: no limit).
   double stable_within = 0;
   double max_time_ms = 0;
+  // Called after the first run with its time, before verification and timing (the probe's
+  // worker reports it so the parent can size the rest of the deadline from a measurement).
+  std::function<void(double first_ms)> on_first_run;
   // Problems with more multiply-adds than this verify by sampling instead of a full reference.
   double full_reference_limit = 2e9;
   std::int64_t samples = 4096;

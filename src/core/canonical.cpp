@@ -249,6 +249,12 @@ Result<Problem> parse_problem(std::string_view text) {
   return p;
 }
 
+std::string identity_string(const Problem& p) {
+  Problem q = p;
+  q.name.clear();
+  return to_canonical(q);
+}
+
 Problem normalized(const Problem& p) {
   Problem q = p;
   for (int d = 0; d < 3; ++d) {

@@ -58,6 +58,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     return r;
   }
   r.first_ms = now_ms() - t0;
+  if (o.on_first_run) o.on_first_run(r.first_ms);
   if (o.verify) {
     const Accuracy acc = s.accuracy(p);
     if (p.flops() / 2 <= o.full_reference_limit) {

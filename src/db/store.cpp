@@ -61,7 +61,7 @@ const char* kSelectTrial =
     "t.min_ms, "
     "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, "
     "t.signal, "
-    "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command "
+    "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command, d.description "
     "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
 
 TrialRecord read_record(Stmt& s) {
@@ -87,6 +87,7 @@ TrialRecord read_record(Stmt& s) {
   r.started_at = s.col_text(18);
   r.finished_at = s.col_text(19);
   r.command = s.col_text(20);
+  r.device_description = s.col_text(21);
   return r;
 }
 
@@ -243,7 +244,7 @@ Status Store::upsert(const TrialRecord& r) {
   s.real(12, r.rel_error).real(13, r.max_abs_error).real(14, r.tolerance);
   s.integer(15, r.signal).integer(16, r.exit_code).text(17, r.stderr_tail).real(18, r.deadline_ms);
   s.text(19, r.started_at.empty() ? now_text() : r.started_at);
-  s.text(20, r.status == "running" ? "" : now_text()).text(21, r.command);
+  s.text(20, r.status == "running" ? "" : (r.finished_at.empty() ? now_text() : r.finished_at)).text(21, r.command);
   if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   return Status::ok();
 }
@@ -278,6 +279,24 @@ std::vector<TrialRecord> Store::all(const std::string& device) {
   if (!device.empty()) s.text(1, device);
   while (s.step() == SQLITE_ROW) v.push_back(read_record(s));
   return v;
+}
+
+Result<bool> Store::import_record(const TrialRecord& r) {
+  if (r.status == "running") return false;
+  if (auto st = add_device(r.device, r.device_description.empty() ? r.device : r.device_description); !st) return st;
+  if (auto mine = find(r.device, r.problem, r.solver)) {
+    // ISO-8601 UTC timestamps compare as strings.
+    if (mine->status != "running" && mine->finished_at >= r.finished_at) return false;
+  }
+  if (auto st = upsert(r); !st) return st;
+  return true;
+}
+
+Result<int> Store::clear() {
+  if (auto st = exec("DELETE FROM trials; DELETE FROM problems; DELETE FROM solvers; DELETE FROM devices;"); !st) {
+    return st;
+  }
+  return sqlite3_changes(db_);
 }
 
 Result<std::string> Store::integrity_check() {

@@ -18,7 +18,8 @@ namespace convguard::db {
 inline constexpr int kSchemaVersion = 1;
 
 struct TrialRecord {
-  std::string device;   // fingerprint
+  std::string device;  // fingerprint
+  std::string device_description;
   std::string problem;  // canonical string
   std::string solver;
   std::string status, reason;
@@ -55,6 +56,10 @@ class Store {
   [[nodiscard]] Result<int> recover_running();
   std::vector<TrialRecord> all(const std::string& device = "");
   [[nodiscard]] Result<std::string> integrity_check();
+  // Import: writes r unless this database holds newer evidence for the same trial (then returns
+  // false and keeps its own). Running rows are not imported.
+  [[nodiscard]] Result<bool> import_record(const TrialRecord& r);
+  [[nodiscard]] Result<int> clear();
   const std::string& path() const { return path_; }
 
  private:

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace convguard::probe {
@@ -167,7 +168,8 @@ std::string Worker::take_stderr_tail() {
   return t;
 }
 
-Outcome Worker::run(const TrialRequest& r, double deadline_ms) {
+Outcome Worker::run(const TrialRequest& r, double deadline_ms,
+                    const std::function<double(double)>& rest_ms) {
   Outcome o;
   const double start = now_ms();
   if (auto st = ensure_started(); !st) {
@@ -176,6 +178,8 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms) {
     return o;
   }
   err_buf_.clear();
+  bool first_run_seen = false;
+  o.deadline_ms = deadline_ms;
   bool eof = !write_all(to_child_, encode(r) + "\n");
   while (!eof) {
     const auto nl = out_buf_.find('\n');
@@ -183,6 +187,17 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms) {
       const std::string line = out_buf_.substr(0, nl);
       out_buf_.erase(0, nl + 1);
       o.elapsed_ms = now_ms() - start;
+      if (line.find("\"progress\"") != std::string::npos) {
+        try {
+          const auto j = nlohmann::json::parse(line);
+          if (j.contains("progress")) {
+            deadline_ms = o.elapsed_ms + rest_ms(j.value("first_ms", 0.0));
+            first_run_seen = true;
+            continue;
+          }
+        } catch (const std::exception&) {
+        }
+      }
       auto rep = decode_reply(line);
       o.stderr_tail = take_stderr_tail();
       if (!rep) {
@@ -197,11 +212,13 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms) {
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
+    o.deadline_ms = deadline_ms;
     if (left <= 0) {
       o.elapsed_ms = now_ms() - start;
       o.status = "hang";
       o.reason = "no answer within the deadline of " +
-                 std::to_string(static_cast<long>(deadline_ms)) + " ms; worker killed";
+                 std::to_string(static_cast<long>(deadline_ms)) + " ms; worker killed" +
+                 (first_run_seen ? " (its first run had finished: the hang is in verification or timing)" : "");
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
       return o;

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct Outcome {
   int exit_code = -1;       // crash by exit
   std::string stderr_tail;  // the worker's last stderr lines
   double elapsed_ms = 0;    // wall time the parent waited
+  double deadline_ms = 0;   // the deadline in force at the end (from the trial start)
 };
 
 class Worker {
@@ -36,8 +38,12 @@ class Worker {
 
   // Starts the worker if none runs and waits for its ready line.
   [[nodiscard]] Status ensure_started(double startup_deadline_ms = 20000);
-  // Runs one trial with a deadline; afterwards the worker is alive or has been reaped.
-  Outcome run(const TrialRequest& r, double deadline_ms);
+  // Runs one trial. `deadline_ms` bounds the first run (planning included); when the worker reports
+  // the first run's time, `rest_ms(first_ms)` gives the deadline for the rest (verification and
+  // timing), counted from that report, so slow-but-correct solvers are measured, not killed.
+  // Afterwards the worker is alive or has been reaped.
+  Outcome run(const TrialRequest& r, double deadline_ms,
+              const std::function<double(double)>& rest_ms);
   double gflops() const { return gflops_; }
   int starts() const { return starts_; }
   bool alive() const { return pid_ > 0; }

@@ -4,7 +4,8 @@
 //
 //   worker -> parent, once:   {"ready":true,"pid":123,"gflops":150.2}
 //   parent -> worker:         {"problem":"...","solver":"cpu:direct","seed":1,...}
-//   worker -> parent:         {"status":"ok","first_ms":...,...}
+//   worker -> parent:         {"progress":"first_run","first_ms":12.5}   (after the first run)
+//   worker -> parent:         {"status":"ok","first_ms":...,...}         (the verdict)
 #pragma once
 
 #include <cstdint>

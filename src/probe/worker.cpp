@@ -62,6 +62,10 @@ TrialReply run_request(const TrialRequest& req) {
   o.max_time_ms = req.max_time_ms;
   o.stable_within = 0.05;
   o.seed = req.seed;
+  o.on_first_run = [](double first_ms) {
+    std::cout << nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}}.dump() << "\n"
+              << std::flush;
+  };
   const TrialResult r = run_trial(*s, *p, t, o);
   rep.workspace_bytes = r.workspace_bytes;
   rep.peak_rss_bytes = peak_rss_bytes();

@@ -9,8 +9,10 @@
 #include "commands.hpp"
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
+#include "db/select.hpp"
 #include "driver_args.hpp"
 #include "npy.hpp"
+#include "probe/device.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -57,9 +59,26 @@ const char* output_file(const Problem& p) {
   return p.writes_x() ? "dx.npy" : p.writes_w() ? "dw.npy" : "y.npy";
 }
 
-std::vector<const Solver*> solvers_for(const Problem& p, const std::string& choice, Status& error) {
+std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o, Status& error) {
+  const std::string& choice = o.solver;
   std::vector<const Solver*> out;
   if (choice == "all") return all_solvers();
+  if (choice == "auto") {
+    auto store = db::Store::open(o.db.empty() ? db::default_path() : o.db);
+    if (!store) {
+      error = invalid_argument("-S auto: " + store.status().message());
+      return out;
+    }
+    auto sel = db::select_solver(**store, probe::cpu_device().fingerprint, p);
+    if (!sel) {
+      error = sel.status();
+      return out;
+    }
+    if (!o.json)
+      std::printf("-S auto chose %s: %s\n", std::string(sel->solver->id()).c_str(),
+                  sel->why.c_str());
+    return {sel->solver};
+  }
   if (!choice.empty()) {
     const Solver* s = find_solver(choice);
     if (!s)
@@ -120,7 +139,7 @@ int driver_main(int argc, char** argv) {
   std::vector<Row> table;
   for (const Problem& p : o.problems) {
     Status sel_error;
-    const auto solvers = solvers_for(p, o.solver, sel_error);
+    const auto solvers = solvers_for(p, o, sel_error);
     if (!sel_error) {
       std::fprintf(stderr, "convguard driver: %s\n", sel_error.message().c_str());
       return 2;

@@ -53,6 +53,8 @@ std::vector<FlagSpec> driver_flag_specs() {
       {'s', "search", "0", "Search Kernel Config (-S all is convguard's search)"},
       // convguard extensions.
       {0, "solver", "", "same as -S (--solution)"},
+      {0, "db", "",
+       "results database for -S auto (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "problem", "", "canonical problem string (benchdnn grammar); repeatable", false, true},
       {0, "suite", "", "file of canonical problem strings, one a line", false, true},
       {0, "device", "cpu", "device to run on (this build: cpu)"},
@@ -134,6 +136,7 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   o.print_problem = printconv != 0;
   o.json = f.on("json");
   o.save_dir = f.str("save-dir");
+  o.db = f.str("db");
   o.load_dir = f.str("load-dir");
   const std::string sol = f.given("solver") ? f.str("solver") : f.str("solution");
   o.solver = sol == "-1" ? "" : sol;

@@ -21,6 +21,7 @@ struct DriverOptions {
   bool print_problem = true;
   bool json = false;
   std::string save_dir, load_dir;
+  std::string db;  // for -S auto; empty: the default database
 };
 
 // Turns parsed flags into problems. `command` is conv, convfp16 or convbfp16 (or empty when

@@ -237,7 +237,7 @@ int probe_main(int argc, char** argv) {
   std::size_t index = 0;
   const bool force = f.on("force"), retry_bad = f.on("retry-bad"), json = f.on("json");
   for (const Problem& p : problems) {
-    const std::string key = to_canonical(p);
+    const std::string key = identity_string(p);
     for (const std::string& sid : solvers) {
       ++index;
       db::TrialRecord rec;
@@ -273,20 +273,25 @@ int probe_main(int argc, char** argv) {
             "(--budget, or name the solver in --solvers)",
             expected_s, solver_gflops, budget_s);
       } else {
-        // Deadline: a floor for start-up and planning, the timing phase, a multiple of the expected
-        // run time and of the reference's cost; capped; --timeout overrides.
+        // Deadline of the first run: a floor for start-up and planning plus a multiple of the
+        // expected run time, capped. The rest (verification, timing) gets its deadline from the
+        // measured first run. --timeout overrides both.
         const double ref_s = p.flops() / 2 <= 2e9 ? p.flops() / 1e9 : 0.1;
-        double deadline_ms =
-            timeout_s > 0
-                ? timeout_s * 1000
-                : std::min(300000.0, 3000 + 1000 + 10 * expected_s * 1000 + 3 * ref_s * 1000);
+        const double deadline_ms =
+            timeout_s > 0 ? timeout_s * 1000 : std::min(300000.0, 3000 + 20 * expected_s * 1000);
+        const auto rest_ms = [&](double first_ms) {
+          if (timeout_s > 0) return timeout_s * 1000;
+          return std::min(300000.0,
+                          2000 + 3 * ref_s * 1000 + 2 * 1000 /* timing budget */ + 3 * first_ms);
+        };
         rec.deadline_ms = deadline_ms;
         if (auto st = (*store)->begin(rec); !st) return fail(st.message());
         probe::TrialRequest req;
         req.problem = key;
         req.solver = sid;
         req.seed = static_cast<std::uint64_t>(*seed);
-        const probe::Outcome out = worker.run(req, deadline_ms);
+        const probe::Outcome out = worker.run(req, deadline_ms, rest_ms);
+        rec.deadline_ms = out.deadline_ms;
         sandbox_s += out.elapsed_ms / 1000;
         rec.status = out.status;
         rec.reason = out.reason;
@@ -333,7 +338,7 @@ int probe_main(int argc, char** argv) {
     std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
                 "statuses");
     for (const Problem& p : problems) {
-      const std::string key = to_canonical(p);
+      const std::string key = identity_string(p);
       std::string best;
       double best_ms = 0;
       std::map<std::string, int> per;

@@ -13,9 +13,9 @@ namespace {
 using detail::Geometry;
 using cf = std::complex<float>;
 constexpr std::int64_t kMaxPlane = 1 << 22;  // transform points per plane we accept
-// Butterflies one run may take (~5 s with this unoptimised FFT on one core): beyond this the
-// solver declines, saying so, rather than run for minutes.
-constexpr double kMaxButterflies = 5e8;
+// Butterflies one run may take (~1 s with this unoptimised FFT here): beyond this the solver
+// declines, saying so, rather than run for minutes.
+constexpr double kMaxButterflies = 1e8;
 
 std::int64_t next_pow2(std::int64_t v) {
   std::int64_t p = 1;
