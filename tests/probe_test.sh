@@ -31,23 +31,29 @@ for l in sys.stdin:
 }
 P='mb1ic3ih8oc4kh3ph1'
 start=$(date +%s.%N)
-timeout 120 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/first.log" 2>&1
+timeout 120 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --skip-solvers 'chaos:slow_2s' --problem "$P" --timeout 2 >"$TMP/first.log" 2>&1
 rc=$?
 elapsed=$(python3 -c "print($(date +%s.%N) - $start)")
 check "probe exits 0 (rc $rc)" test "$rc" -eq 0
 # Three hangs at 2 s each plus ~1 s of everything else. The issue asks that a hang cost no more
 # than its deadline plus 1 s; the bound here is looser (4 s over) so load cannot make it flake.
 check "three hangs cost their deadlines, not more (took ${elapsed}s)" python3 -c "import sys; sys.exit(0 if $elapsed < 3*2 + 4 else 1)"
-for pair in good:ok hang_busy:hang hang_sleep:hang deadlock:hang segfault:crash abort:crash sigbus:crash \
+for pair in slow_2s:skip good:ok hang_busy:hang hang_sleep:hang deadlock:hang segfault:crash abort:crash sigbus:crash \
             sigfpe:crash exit3:crash wrong:wrong nan:wrong unwritten:wrong oom:oom error:error slow:ok \
             hang_above_42:ok hang_16_32_above_32:ok fault_bwd_weights:ok; do
   s=${pair%%:*}; want=${pair#*:}
+  [ "$want" = skip ] && continue
   got=$(status_of "chaos:$s")
   check "chaos:$s is $want (got $got)" test "$got" = "$want"
 done
 check "segfault records signal 11" sh -c "\"$CG\" db show --db \"$DB\" --json | grep '\"chaos:segfault\"' | grep -q '\"signal\":11'"
 check "abort keeps the worker's stderr tail" sh -c "\"$CG\" db show --db \"$DB\" --json | grep '\"chaos:abort\"' | grep -q 'Memory access fault'"
 check "every row has a reproduce command" sh -c "\"$CG\" db show --db \"$DB\" --json | grep -c 'convguard driver --problem' | grep -qx 18"
+
+# Slow but correct is not a hang: 2 s a run against a first-run deadline of ~3 s (default
+# deadlines, no --timeout); the heartbeat after the first run sizes the rest.
+"$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:slow_2s' --problem "$P" >/dev/null 2>&1
+check "chaos:slow_2s (2 s a run) is ok, not hang" test "$(status_of chaos:slow_2s)" = ok
 
 # The seeds' boundaries: hang above 42x42 (seed 002), 16->32 above 32x32 (seed 004), fault in
 # backward-weights (seed 003).
@@ -65,7 +71,7 @@ check "fault_bwd_weights: crash in backward-weights" test "$(status_of chaos:fau
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --problem "$P" --timeout 2 >"$TMP/second.log" 2>&1
 check "rerun runs no ok, hang, crash or wrong trial again" sh -c "! grep -qE ' (ok|hang|crash|wrong) +g1' '$TMP/second.log'"
 check "rerun says what it skipped (11 known bad)" test "$(grep -c '(known bad:' "$TMP/second.log")" -eq 11
-check "rerun summary: 11 known bad, 5 reused" sh -c "grep -q '11 known bad' '$TMP/second.log' && grep -q '5 reused' '$TMP/second.log'"
+check "rerun summary: 11 known bad, 6 reused" sh -c "grep -q '11 known bad' '$TMP/second.log' && grep -q '6 reused' '$TMP/second.log'"
 
 # kill -9 of the parent during a trial: the in-flight trial is recorded as crash next time.
 DB2=$TMP/k.db

@@ -182,6 +182,10 @@ int run_slow(RUN_ARGS) {
   usleep(300 * 1000);
   return run_good(p, x, w, y, nullptr, 0, msg, len);
 }
+int run_slow_2s(RUN_ARGS) {
+  sleep(2);
+  return run_good(p, x, w, y, nullptr, 0, msg, len);
+}
 int run_hang_above_42(RUN_ARGS) {
   if (p->input[1] > 42 || p->input[2] > 42) busy_forever();
   return run_good(p, x, w, y, nullptr, 0, msg, len);
@@ -220,6 +224,7 @@ const cg_solver kSolvers[] = {
     {"chaos:oom", check_forward_f32, huge_workspace, run_good},
     {"chaos:error", check_forward_f32, no_workspace, run_error},
     {"chaos:slow", check_forward_f32, no_workspace, run_slow},
+    {"chaos:slow_2s", check_forward_f32, no_workspace, run_slow_2s},
     {"chaos:hang_above_42", check_forward_f32, no_workspace, run_hang_above_42},
     {"chaos:hang_16_32_above_32", check_forward_f32, no_workspace, run_hang_16_32},
     {"chaos:fault_bwd_weights", check_fault_bwd_weights, no_workspace, run_fault_bwd_weights},
