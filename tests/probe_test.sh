@@ -119,6 +119,20 @@ check "exported copy shows the same trials" sh -c "test \"\$(\"$CG\" db export -
 "$CG" db clear --db "$TMP/copy.db" >/dev/null 2>&1; rc=$?
 check "db clear without --yes refuses (exit $rc)" test "$rc" -eq 2
 
+# convguard env: the profile the evidence supports, each entry justified; nothing without evidence.
+"$CG" env --db "$DB" >"$TMP/env.sh"
+check "env skips the crashing solver" grep -q "^export CONVGUARD_SKIP_SOLVERS='.*chaos:segfault" "$TMP/env.sh"
+check "env names the trials behind it" grep -q "^#   crash: g1mb1ic3ih8" "$TMP/env.sh"
+check "env does not skip a solver with only good evidence" sh -c "! grep -q 'chaos:good' '$TMP/env.sh'"
+check "env --shell fish" sh -c "\"$CG\" env --db \"$DB\" --shell fish | grep -q '^set -gx CONVGUARD_SKIP_SOLVERS'"
+"$CG" env --db "$TMP/empty.db" >"$TMP/env_empty.sh"
+check "env without bad evidence disables nothing" sh -c "grep -q 'nothing to disable' '$TMP/env_empty.sh' && ! grep -q '^export' '$TMP/env_empty.sh'"
+"$CG" env --db "$DB" --shell tcsh >/dev/null 2>&1; rc=$?
+check "env --shell tcsh: exit 2" test "$rc" -eq 2
+. "$TMP/env.sh"
+CONVGUARD_PLUGINS=$CHAOS CONVGUARD_SKIP_SOLVERS=$CONVGUARD_SKIP_SOLVERS "$CG" driver --problem "$P" -S chaos:segfault >/dev/null 2>&1; rc=$?
+check "an explicit -S still runs a skipped solver (it crashes: rc $rc)" test "$rc" -ne 0
+
 # Bad input.
 "$CG" probe --db "$DB" --solvers 'nothing*' --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
 check "no solver left: exit 2 naming the flag" sh -c "test $rc -eq 2 && grep -q -- '--solvers' '$TMP/err'"

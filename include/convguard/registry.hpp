@@ -16,4 +16,9 @@ std::span<const Solver* const> cpu_solvers();
 std::vector<const Solver*> all_solvers();
 const Solver* find_solver(std::string_view id);
 
+// True when `id` matches a glob in CONVGUARD_SKIP_SOLVERS (comma-separated; `convguard env`
+// writes it from the evidence). Such solvers are never chosen automatically; naming one
+// explicitly (driver -S ID) still runs it.
+bool skipped_by_environment(std::string_view id);
+
 }  // namespace convguard

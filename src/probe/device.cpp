@@ -21,8 +21,10 @@ DeviceInfo cpu_device() {
       break;
     }
   }
+  // The built-in solver set; plugin solvers carry their own ids, so which plugins one command
+  // loaded must not change the device (evidence recorded with --plugin stays this device's).
   std::string ids;
-  for (const Solver* s : all_solvers()) ids += std::string(s->id()) + ",";
+  for (const Solver* s : cpu_solvers()) ids += std::string(s->id()) + ",";
   const std::size_t solver_hash = std::hash<std::string>{}(ids);
   DeviceInfo d;
   d.description = "cpu: " + model + ", " + std::to_string(omp_get_max_threads()) + " threads, " +

@@ -1,6 +1,6 @@
 // Device fingerprints: everything that can change a result, so an upgrade starts fresh evidence
 // without deleting the old. For the CPU: model, the ISA the backend may use, thread count, the
-// BLAS loaded, convguard's version and the solver set (ids of every solver, plugins included).
+// BLAS loaded, convguard's version and the built-in solver set (plugin solvers have their own ids).
 #pragma once
 
 #include <string>

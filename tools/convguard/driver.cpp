@@ -89,7 +89,7 @@ std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
     return out;
   }
   for (const Solver* s : all_solvers()) {
-    if (s->id() != "cpu:ref" && s->check(p).is_ok()) return {s};
+    if (s->id() != "cpu:ref" && !skipped_by_environment(s->id()) && s->check(p).is_ok()) return {s};
   }
   return {find_solver("cpu:ref")};
 }

@@ -14,7 +14,8 @@ void usage() {
       "solvers)\n"
       "  solvers   list solvers, or each solver's verdict on a problem\n"
       "  probe     try every solver on every problem in a sandboxed worker; record the results\n"
-      "  db        show or check the results database\n\n"
+      "  db        show, check, export, import, merge or clear the results database\n"
+      "  env       print the shell profile the evidence supports (solvers to skip)\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }
 }  // namespace
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   if (cmd == "solvers") return convguard::cli::solvers_main(argc, argv);
   if (cmd == "probe") return convguard::cli::probe_main(argc, argv);
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
+  if (cmd == "env") return convguard::cli::env_main(argc, argv);
   if (cmd == "worker") return convguard::probe::worker_main();  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
