@@ -133,6 +133,13 @@ check "env --shell tcsh: exit 2" test "$rc" -eq 2
 CONVGUARD_PLUGINS=$CHAOS CONVGUARD_SKIP_SOLVERS=$CONVGUARD_SKIP_SOLVERS "$CG" driver --problem "$P" -S chaos:segfault >/dev/null 2>&1; rc=$?
 check "an explicit -S still runs a skipped solver (it crashes: rc $rc)" test "$rc" -ne 0
 
+# --csv: a header and one parseable row per trial, nothing else on stdout.
+"$CG" probe --db "$TMP/csv.db" --problem "$P" --solvers 'cpu:direct,cpu:depthwise' --csv >"$TMP/out.csv" 2>/dev/null
+check "--csv: header + 2 rows, parseable" python3 -c "
+import csv,sys
+rows=list(csv.DictReader(open('$TMP/out.csv')))
+sys.exit(0 if len(rows)==2 and {r['status'] for r in rows}=={'ok','unsupported'} else 1)"
+
 # Bad input.
 "$CG" probe --db "$DB" --solvers 'nothing*' --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
 check "no solver left: exit 2 naming the flag" sh -c "test $rc -eq 2 && grep -q -- '--solvers' '$TMP/err'"

@@ -46,6 +46,7 @@ std::vector<FlagSpec> probe_flags() {
       {0, "plugin", "", "plugin shared object to load; repeatable", false, true},
       {0, "seed", "1", "seed of the test data"},
       {0, "json", "", "print every trial as a JSON line", true},
+      {0, "csv", "", "print every trial as a CSV row (header first)", true},
       {'h', "help", "", "print this help", true},
   };
 }
@@ -91,6 +92,14 @@ Status read_suite(const std::string& name, std::vector<Problem>& out) {
 double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// A CSV field, quoted when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char c : s) r += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return r + "\"";
 }
 
 std::string quoted(const std::string& s) {
@@ -210,17 +219,21 @@ int probe_main(int argc, char** argv) {
     std::fprintf(stderr, "convguard probe: %s\n", st.message().c_str());
     return 3;
   }
+  // Lines for people go to stderr under --json/--csv, so the machine output stays clean.
+  const bool machine = f.on("json") || f.on("csv");
+  FILE* info = machine ? stderr : stdout;
   auto recovered = (*store)->recover_running();
   if (!recovered) return fail(recovered.status().message());
   if (*recovered > 0) {
-    std::printf("recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
-                *recovered);
+    std::fprintf(info,
+                 "recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
+                 *recovered);
   }
   const probe::DeviceInfo dev = probe::cpu_device();
   if (auto st = (*store)->add_device(dev.fingerprint, dev.description); !st)
     return fail(st.message());
-  std::printf("device %s\ndatabase %s\n%zu problems x %zu solvers\n", dev.description.c_str(),
-              db_path.c_str(), problems.size(), solvers.size());
+  std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers\n",
+               dev.description.c_str(), db_path.c_str(), problems.size(), solvers.size());
 
   std::vector<std::string> env;
   if (!plugin_env.empty()) env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
@@ -235,7 +248,17 @@ int probe_main(int argc, char** argv) {
   const double t0 = now_s();
   const std::size_t total = problems.size() * solvers.size();
   std::size_t index = 0;
-  const bool force = f.on("force"), retry_bad = f.on("retry-bad"), json = f.on("json");
+  const bool force = f.on("force"), retry_bad = f.on("retry-bad"), json = f.on("json"),
+             csv = f.on("csv");
+  const bool tty = !json && !csv && isatty(STDOUT_FILENO);
+  std::map<std::string, int> seen;
+  if (json && csv) return fail("--json and --csv: choose one");
+  if (csv) {
+    std::printf(
+        "problem,solver,status,first_ms,median_ms,min_ms,runs,workspace_bytes,rel_error,tolerance,"
+        "signal,"
+        "exit_code,reason,command\n");
+  }
   for (const Problem& p : problems) {
     const std::string key = identity_string(p);
     for (const std::string& sid : solvers) {
@@ -325,16 +348,38 @@ int probe_main(int argc, char** argv) {
                                            {"command", rec.command}}
                                 .dump()
                                 .c_str());
+      } else if (csv) {
+        std::printf(
+            "%s,%s,%s,%.6f,%.6f,%.6f,%d,%lld,%.3e,%.3e,%d,%d,%s,%s\n", csv_field(key).c_str(),
+            sid.c_str(), rec.status.c_str(), rec.first_ms, rec.median_ms, rec.min_ms, rec.runs,
+            static_cast<long long>(rec.workspace_bytes), rec.rel_error, rec.tolerance, rec.signal,
+            rec.exit_code, csv_field(rec.reason).c_str(), csv_field(rec.command).c_str());
       } else {
-        std::printf("[%zu/%zu] %-26s %-11s %s  %s\n", index, total, sid.c_str(), rec.status.c_str(),
-                    key.c_str(), (note.empty() ? rec.reason : note).c_str());
+        const std::string label = p.name.empty() ? key : p.name;
+        const std::string text = (note.empty() ? rec.reason : note);
+        ++seen[rec.status];
+        if (tty) {
+          // One progress line, rewritten; anything that is not ok also gets a line of its own.
+          if (rec.status != "ok" && rec.status != "unsupported") {
+            std::printf("\r\033[K%-26s %-11s %s  %s\n", sid.c_str(), rec.status.c_str(),
+                        label.c_str(), text.c_str());
+          }
+          std::string tally;
+          for (const auto& [k, v] : seen) tally += fmt::format(" {} {}", v, k);
+          std::printf("\r\033[K[%zu/%zu] %.0fs %s %s |%s", index, total, now_s() - t0,
+                      label.c_str(), sid.c_str(), tally.c_str());
+        } else {
+          std::printf("[%zu/%zu] %-26s %-11s %s  %s\n", index, total, sid.c_str(),
+                      rec.status.c_str(), label.c_str(), text.c_str());
+        }
       }
       std::fflush(stdout);
     }
   }
+  if (tty) std::printf("\n");
   // Results per problem from the database (this run's and reused evidence alike): the fastest
   // verified solver and how many solvers ended in each status.
-  if (!json) {
+  if (!json && !csv) {
     std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
                 "statuses");
     for (const Problem& p : problems) {
@@ -367,7 +412,8 @@ int probe_main(int argc, char** argv) {
   std::string summary;
   for (const auto& [k, v] : counts) summary += fmt::format("{} {}, ", v, k);
   if (!summary.empty()) summary.resize(summary.size() - 2);
-  std::printf(
+  std::fprintf(
+      info,
       "probe finished in %.1f s (%.1f s in workers; hangs cost %.1f s; %d worker start(s)): %s\n",
       wall, sandbox_s, hang_cost, worker.starts(),
       summary.empty() ? "nothing to do" : summary.c_str());
