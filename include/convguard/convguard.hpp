@@ -12,3 +12,4 @@
 #include "convguard/tensor.hpp"
 #include "convguard/trial.hpp"
 #include "convguard/verify.hpp"
+#include "convguard/context.hpp"

@@ -1,0 +1,35 @@
+/* convguard's C API: the same calls as include/convguard/context.hpp for other languages.
+ * Every function returns 0 on success; on failure a non-zero code and a message in `msg`.
+ * Problems are canonical strings (docs/problem-strings.md); tensors are buffers laid out as the
+ * problem's layouts say (dense NCHW unless --stag/--wtag/--dtag/--strides say otherwise). */
+#ifndef CONVGUARD_H
+#define CONVGUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cg_context cg_context;
+typedef struct cg_plan cg_plan;
+
+/* device: "cpu"; db_path: NULL for the default database. */
+int cg_context_open(const char* device, const char* db_path, cg_context** out, char* msg, size_t msg_len);
+void cg_context_close(cg_context* ctx);
+
+int cg_plan_create(cg_context* ctx, const char* problem, cg_plan** out, char* msg, size_t msg_len);
+const char* cg_plan_solver(const cg_plan* plan); /* the chosen solver's id */
+const char* cg_plan_why(const cg_plan* plan);    /* why it was chosen */
+uint64_t cg_plan_workspace_bytes(const cg_plan* plan);
+/* x, w, y: the convolution's tensors (which are read and which written depends on the
+ * problem's direction, as in MIOpen: forward writes y, backward-data x, backward-weights w). */
+int cg_plan_run(cg_plan* plan, void* x, void* w, void* y, char* msg, size_t msg_len);
+void cg_plan_destroy(cg_plan* plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVGUARD_H */
