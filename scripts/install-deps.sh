@@ -13,6 +13,7 @@ packages=(
   libdnnl-dev             # oneDNN: the peer the CPU benchmark compares against
   python3                 # CLI and probe tests read .npy headers and JSON lines back
   libsqlite3-dev          # the results database (convguard probe)
+  chromium                # renders the HTML report in its test (headless, no network)
 )
 
 missing=()

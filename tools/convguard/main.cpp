@@ -15,7 +15,8 @@ void usage() {
       "  solvers   list solvers, or each solver's verdict on a problem\n"
       "  probe     try every solver on every problem in a sandboxed worker; record the results\n"
       "  db        show, check, export, import, merge or clear the results database\n"
-      "  env       print the shell profile the evidence supports (solvers to skip)\n\n"
+      "  env       print the shell profile the evidence supports (solvers to skip)\n"
+      "  report    write a self-contained HTML report of the results database\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }
 }  // namespace
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   if (cmd == "probe") return convguard::cli::probe_main(argc, argv);
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
   if (cmd == "env") return convguard::cli::env_main(argc, argv);
+  if (cmd == "report") return convguard::cli::report_main(argc, argv);
   if (cmd == "worker") return convguard::probe::worker_main();  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
