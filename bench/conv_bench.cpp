@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -155,21 +154,13 @@ int main(int argc, char** argv) {
   }
   std::vector<Problem> problems;
   for (const auto& path : a.suites) {
-    std::ifstream f(path);
-    if (!f) {
-      std::fprintf(stderr, "convguard_bench: --suite: cannot open %s\n", path.c_str());
+    auto suite = read_problem_file(path);
+    if (!suite) {
+      std::fprintf(stderr, "convguard_bench: --suite: %s\n", suite.status().message().c_str());
       return 2;
     }
-    std::string line;
-    while (std::getline(f, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      auto p = parse_problem(line);
-      if (!p) {
-        std::fprintf(stderr, "convguard_bench: %s: %s\n", path.c_str(),
-                     p.status().message().c_str());
-        return 2;
-      }
-      if (p->direction == Direction::forward && p->dtype == DType::f32) problems.push_back(*p);
+    for (const Problem& p : *suite) {
+      if (p.direction == Direction::forward && p.dtype == DType::f32) problems.push_back(p);
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -18,6 +18,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "convguard/problem.hpp"
 
@@ -25,6 +26,10 @@ namespace convguard {
 
 [[nodiscard]] Result<Problem> parse_problem(std::string_view text);
 std::string to_canonical(const Problem& p);
+
+// A problem file (a suite): one problem string a line; '#' starts a comment (outside a quoted
+// name), blank lines are skipped. Errors: "cannot open 'PATH'" or "PATH:LINE: <parse error>".
+[[nodiscard]] Result<std::vector<Problem>> read_problem_file(const std::string& path);
 // The canonical string without the name: the problem's identity (database key).
 std::string identity_string(const Problem& p);
 // The same problem with the smallest end padding that gives the same output sizes (the form

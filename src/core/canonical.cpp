@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <fstream>
 #include <map>
 
 namespace convguard {
@@ -247,6 +248,23 @@ Result<Problem> parse_problem(std::string_view text) {
     }
   }
   return p;
+}
+
+Result<std::vector<Problem>> read_problem_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status{StatusCode::io_error, fmt::format("cannot open '{}'", path)};
+  std::vector<Problem> out;
+  int lineno = 0;
+  for (std::string line; std::getline(f, line);) {
+    ++lineno;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos && line.find('"') > hash) line.resize(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto p = parse_problem(line);
+    if (!p) return invalid_argument(fmt::format("{}:{}: {}", path, lineno, p.status().message()));
+    out.push_back(std::move(*p));
+  }
+  return out;
 }
 
 std::string identity_string(const Problem& p) {

@@ -13,6 +13,7 @@
 #include "driver_args.hpp"
 #include "npy.hpp"
 #include "probe/device.hpp"
+#include "reproduce.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -29,14 +30,8 @@ const char* direction_title(Direction d) {
   return "?";
 }
 
-std::string quoted(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
 std::string rerun_command(const Problem& p, std::string_view solver) {
-  return fmt::format("convguard driver --problem {} -S {} -t 1", quoted(to_canonical(p)), solver);
+  return reproduce_command(to_canonical(p), std::string(solver));
 }
 
 // Input tensors of a direction and their .npy names.
@@ -145,9 +140,9 @@ int driver_main(int argc, char** argv) {
       return 2;
     }
     if (o.print_problem && !o.json) {
-      std::printf("convguard driver --problem %s   # %s %s\n", quoted(to_canonical(p)).c_str(),
-                  std::string(to_string(p.direction)).c_str(),
-                  std::string(to_string(p.dtype)).c_str());
+      std::printf(
+          "convguard driver --problem %s   # %s %s\n", shell_quoted(to_canonical(p)).c_str(),
+          std::string(to_string(p.direction)).c_str(), std::string(to_string(p.dtype)).c_str());
     }
     TrialTensors t(p);
     if (!o.load_dir.empty()) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <fstream>
 
 #include "convguard/canonical.hpp"
 
@@ -78,24 +77,6 @@ std::vector<Direction> directions_of(std::int64_t forw) {
   return d;
 }
 
-Status read_suite(const std::string& path, std::vector<Problem>& out) {
-  std::ifstream f(path);
-  if (!f) return {StatusCode::io_error, fmt::format("--suite: cannot open '{}'", path)};
-  std::string line;
-  int lineno = 0;
-  while (std::getline(f, line)) {
-    ++lineno;
-    const auto hash = line.find('#');
-    if (hash != std::string::npos && line.find('"') > hash) line = line.substr(0, hash);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto p = parse_problem(line);
-    if (!p)
-      return invalid_argument(fmt::format("--suite {}:{}: {}", path, lineno, p.status().message()));
-    out.push_back(*p);
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<DriverOptions> driver_options(const Flags& f, const std::string& command) {
@@ -149,7 +130,9 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     listed.push_back(*p);
   }
   for (const auto& path : f.all("suite")) {
-    if (auto st = read_suite(path, listed); !st) return st;
+    auto suite = read_problem_file(path);
+    if (!suite) return Status{suite.status().code(), "--suite: " + suite.status().message()};
+    listed.insert(listed.end(), suite->begin(), suite->end());
   }
   if (!listed.empty()) {
     if (!command.empty())

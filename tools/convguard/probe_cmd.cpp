@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,11 +15,13 @@
 #include "commands.hpp"
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
+#include "convguard/trial.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
 #include "probe/pool.hpp"
+#include "reproduce.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -73,22 +74,6 @@ std::string suite_path(const std::string& s) {
   return std::string(dir ? dir : CONVGUARD_DATA_DIR) + "/suites/" + s + ".txt";
 }
 
-Status read_suite(const std::string& name, std::vector<Problem>& out) {
-  const std::string path = suite_path(name);
-  std::ifstream f(path);
-  if (!f) return {StatusCode::io_error, fmt::format("--suite: cannot open '{}' ({})", name, path)};
-  int lineno = 0;
-  for (std::string line; std::getline(f, line);) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
-    auto p = parse_problem(line);
-    if (!p)
-      return invalid_argument(fmt::format("--suite {}:{}: {}", path, lineno, p.status().message()));
-    out.push_back(*p);
-  }
-  return Status::ok();
-}
-
 double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -100,12 +85,6 @@ std::string csv_field(const std::string& s) {
   std::string r = "\"";
   for (char c : s) r += c == '"' ? std::string("\"\"") : std::string(1, c);
   return r + "\"";
-}
-
-std::string quoted(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
 }
 
 }  // namespace
@@ -168,7 +147,9 @@ int probe_main(int argc, char** argv) {
   std::vector<std::string> suites = f.all("suite");
   if (suites.empty() && base.empty()) suites.push_back("standard");
   for (const auto& s : suites) {
-    if (auto st = read_suite(s, base); !st) return fail(st.message());
+    auto suite = read_problem_file(suite_path(s));
+    if (!suite) return fail("--suite: " + suite.status().message());
+    base.insert(base.end(), suite->begin(), suite->end());
   }
   std::vector<Problem> problems;
   const auto dirs = split(f.str("directions"));
@@ -268,7 +249,7 @@ int probe_main(int argc, char** argv) {
       rec.problem = key;
       rec.solver = sid;
       rec.command = (plugin_env.empty() ? "" : "CONVGUARD_PLUGINS=" + plugin_env + " ") +
-                    fmt::format("convguard driver --problem {} -S {} -t 1", quoted(key), sid);
+                    reproduce_command(key, sid);
       std::string note;
       if (auto prev = (*store)->find(dev.fingerprint, key, sid)) {
         const bool bad =
@@ -299,7 +280,8 @@ int probe_main(int argc, char** argv) {
         // Deadline of the first run: a floor for start-up and planning plus a multiple of the
         // expected run time, capped. The rest (verification, timing) gets its deadline from the
         // measured first run. --timeout overrides both.
-        const double ref_s = p.flops() / 2 <= 2e9 ? p.flops() / 1e9 : 0.1;
+        const double ref_s =
+            p.flops() / 2 <= TrialOptions{}.full_reference_limit ? p.flops() / 1e9 : 0.1;
         const double deadline_ms =
             timeout_s > 0 ? timeout_s * 1000 : std::min(300000.0, 3000 + 20 * expected_s * 1000);
         const auto rest_ms = [&](double first_ms) {

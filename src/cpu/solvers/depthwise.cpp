@@ -9,7 +9,7 @@ using detail::Geometry;
 
 // Every kernel works on filters transposed to [tap][c] so the channel loop is contiguous.
 void forward(const Geometry& G, const StagedTensors& t, const float* wt) {
-  const std::int64_t C = G.c(), taps = G.taps();
+  const std::int64_t C = G.c();
   const Sizes5& xs = t.xs;
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < G.n; ++n)
@@ -30,7 +30,6 @@ void forward(const Geometry& G, const StagedTensors& t, const float* wt) {
                 const float* w = wt + tap * C;
                 for (std::int64_t c = 0; c < C; ++c) out[c] += in[c] * w[c];
               }
-          (void)taps;
         }
 }
 

@@ -118,7 +118,6 @@ void run_conv(const Transform& T, const Conv& cv, const float* in, const float* 
 // channels) convolved with flipped, transposed filters into dx (C channels).
 Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_left) {
   const Geometry G = detail::geometry(p);
-  const Padding fp = forward_padding(p);
   Conv cv{};
   cv.n = G.n;
   cv.g = G.g;
@@ -136,7 +135,6 @@ Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_l
     cv.ow = G.iw;
     pad_top = 2 - G.ph;
     pad_left = 2 - G.pw;
-    (void)fp;
   }
   cv.ph = cv.tiles_h(m) * m + 2;
   cv.pw = cv.tiles_w(m) * m + 2;
