@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     TrialTensors t(p);
     fill_inputs(p, t, 1, FillMode::uniform);
     std::vector<const Solver*> solvers;
-    for (const Solver* s : all_solvers()) {
+    for (const Solver* s : solvers_on(Device::cpu)) {
       if (s->id() == "cpu:ref" || !s->check(p).is_ok()) continue;
       if (!a.solver.empty() && s->id() != a.solver) continue;
       solvers.push_back(s);

@@ -1,5 +1,6 @@
 /* A C program using convguard: plan a convolution (the solver is chosen from the results
- * database's evidence for this machine, else list order), run it, check one output by hand.
+ * database's evidence for this machine; a problem never seen here is probed first, every solver
+ * in a sandboxed worker process), run it, check every output by hand.
  * Built and run as a test (tests/CMakeLists.txt); docs/api.md walks through it.
  *   usage: c_api_example [DATABASE] */
 #include <math.h>
@@ -11,7 +12,8 @@
 int main(int argc, char** argv) {
   char msg[512];
   cg_context* ctx = NULL;
-  if (cg_context_open("cpu", argc > 1 ? argv[1] : NULL, &ctx, msg, sizeof msg) != 0) {
+  if (cg_context_open_ex("cpu", argc > 1 ? argv[1] : NULL, CG_PROBE_UNKNOWN, &ctx, msg,
+                         sizeof msg) != 0) {
     fprintf(stderr, "cg_context_open: %s\n", msg);
     return 1;
   }

@@ -73,14 +73,17 @@ check "rerun runs no ok, hang, crash or wrong trial again" sh -c "! grep -qE ' (
 check "rerun says what it skipped (11 known bad)" test "$(grep -c '(known bad:' "$TMP/second.log")" -eq 11
 check "rerun summary: 11 known bad, 6 reused" sh -c "grep -q '11 known bad' '$TMP/second.log' && grep -q '6 reused' '$TMP/second.log'"
 
-# kill -9 of the parent during a trial: the in-flight trial is recorded as crash next time.
+# kill -9 of the parent during a trial: the in-flight trial is recorded as crash next time, and
+# the worker dies with its prober (a zombie until init reaps it counts as dead).
 DB2=$TMP/k.db
 "$CG" probe --db "$DB2" --plugin "$CHAOS" --solvers 'chaos:good,chaos:hang_sleep' --problem "$P" --timeout 30 >/dev/null 2>&1 &
 pid=$!
 sleep 3
+workers=$(pgrep -P $pid)
 kill -9 $pid
 wait $pid 2>/dev/null
-pkill -9 -f "convguard worker" 2>/dev/null
+sleep 0.3
+check "no worker outlives a killed prober (${workers:-none found})" sh -c "test -n '$workers' && ! ps -o stat= -p '$(echo $workers | tr ' ' ,)' | grep -qv Z"
 DB_SAVE=$DB; DB=$DB2
 check "finished trial survived kill -9 of the prober" test "$(status_of chaos:good)" = ok
 check "in-flight trial is recorded as running" test "$(status_of chaos:hang_sleep)" = running
@@ -88,6 +91,53 @@ check "in-flight trial is recorded as running" test "$(status_of chaos:hang_slee
 check "next probe attributes it: crash, left running" sh -c "\"$CG\" db show --db \"$DB2\" --json | grep chaos:hang_sleep | grep -q 'left running'"
 check "next probe says it recovered one" grep -q "recovered 1 trial" "$TMP/third.log"
 DB=$DB_SAVE
+
+# kill -9 of the parent at several random points of one sweep (4 problems x 4 solvers, ~1 s a
+# trial): after each kill every trial it reported finished is in the database with that status
+# and at most one is left running; each rerun continues, and the last one completes the sweep.
+DB3=$TMP/kr.db
+KP="--problem mb1ic3ih8oc4kh3ph1 --problem mb1ic3ih9oc4kh3ph1 --problem mb1ic4ih8oc4kh3ph1 --problem mb2ic3ih8oc4kh3ph1"
+KS='chaos:slow,chaos:good,chaos:segfault,chaos:wrong'
+lost=0; running_max=0; left=0
+for i in 1 2 3 4; do
+  "$CG" probe --db "$DB3" --plugin "$CHAOS" --solvers "$KS" $KP --json >"$TMP/kr$i.jsonl" 2>"$TMP/kr$i.err" &
+  pid=$!
+  sleep "$(python3 -c "import random; print(round(random.uniform(0.3, 2.5), 2))")"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  out=$(python3 - "$TMP/kr$i.jsonl" <<PY
+import json, subprocess, sys
+rows = {(r['problem'], r['solver']): r['status'] for r in map(json.loads, subprocess.run(
+    ['$CG', 'db', 'show', '--db', '$DB3', '--json'], capture_output=True, text=True).stdout.splitlines())}
+seen = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+lost = sum(rows.get((r['problem'], r['solver'])) != r['status'] for r in seen)
+print(lost, sum(s == 'running' for s in rows.values()))
+PY
+)
+  lost=$((lost + ${out% *})); n=${out#* }; left=$((left + n))
+  [ "$n" -gt "$running_max" ] && running_max=$n
+done
+check "kill -9 at 4 random points: no reported trial lost ($lost lost)" test "$lost" -eq 0
+check "kill -9 at 4 random points: at most one trial left running each time" test "$running_max" -le 1
+"$CG" probe --db "$DB3" --plugin "$CHAOS" --solvers "$KS" $KP >"$TMP/kr_final.log" 2>&1
+check "the final rerun completes the sweep: 16 trials, none running" python3 -c "
+import json, subprocess, sys
+rows = [json.loads(l) for l in subprocess.run(['$CG', 'db', 'show', '--db', '$DB3', '--json'], capture_output=True, text=True).stdout.splitlines()]
+sys.exit(0 if len(rows) == 16 and not any(r['status'] == 'running' for r in rows) else 1)"
+check "every in-flight trial was attributed (left running: $left)" test "$(
+  "$CG" db show --db "$DB3" --json | grep -c 'left running')" -eq "$left"
+
+# --jobs 2: two workers, each one thread; same classification as one worker.
+"$CG" probe --db "$TMP/jobs.db" --plugin "$CHAOS" --solvers 'chaos:good,chaos:segfault,chaos:wrong,cpu:direct' $KP --jobs 2 --json >"$TMP/jobs.jsonl" 2>"$TMP/jobs.err"; rc=$?
+check "--jobs 2: exit 0, 16 trials (rc $rc)" sh -c "test $rc -eq 0 && test \$(wc -l <'$TMP/jobs.jsonl') -eq 16"
+check "--jobs 2: classified as with one worker" python3 -c "
+import json, sys
+want = {'chaos:good': 'ok', 'chaos:segfault': 'crash', 'chaos:wrong': 'wrong', 'cpu:direct': 'ok'}
+rows = [json.loads(l) for l in open('$TMP/jobs.jsonl')]
+sys.exit(0 if all(want[r['solver']] == r['status'] for r in rows) else 1)"
+check "--jobs 2: the device records 1 thread per worker" sh -c "\"$CG\" db show --db '$TMP/jobs.db' --json | head -1 | grep -q 'threads=1'"
+"$CG" probe --db "$TMP/jobs.db" --jobs 0 --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
+check "--jobs 0: exit 2 naming the flag" sh -c "test $rc -eq 2 && grep -q -- '--jobs' '$TMP/err'"
 
 # Two probes on one database: the second is refused with a message, the database stays sound.
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:hang_sleep' --problem 'mb1ic3ih9oc4kh3' --timeout 4 >/dev/null 2>&1 &

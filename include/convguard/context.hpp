@@ -19,6 +19,14 @@ namespace convguard {
 struct ContextOptions {
   std::string device = "cpu";
   std::string db_path;  // empty: $CONVGUARD_DB or ~/.cache/convguard/convguard.db
+  // When the database holds nothing about a planned problem on this device, probe it first:
+  // every solver in a sandboxed worker process, results recorded, then choose from them. A solver
+  // that hangs or crashes costs its deadline, never the caller's process. Skipped (and said in
+  // why()) when another probe holds the database.
+  bool probe_unknown = false;
+  // The convguard binary whose `worker` command runs the trials. Empty: $CONVGUARD_WORKER, else the
+  // binary of this build, else `convguard` on PATH.
+  std::string worker;
 };
 
 class ConvPlan {

@@ -17,6 +17,11 @@ typedef struct cg_plan cg_plan;
 
 /* device: "cpu"; db_path: NULL for the default database. */
 int cg_context_open(const char* device, const char* db_path, cg_context** out, char* msg, size_t msg_len);
+/* Flags of cg_context_open_ex. CG_PROBE_UNKNOWN: a problem with no evidence on this device is
+ * probed (every solver, each in a sandboxed worker process, recorded) before a solver is chosen. */
+#define CG_PROBE_UNKNOWN 1u
+int cg_context_open_ex(const char* device, const char* db_path, unsigned flags, cg_context** out,
+                       char* msg, size_t msg_len);
 void cg_context_close(cg_context* ctx);
 
 int cg_plan_create(cg_context* ctx, const char* problem, cg_plan** out, char* msg, size_t msg_len);

@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-#define CONVGUARD_PLUGIN_ABI_VERSION 1u
+/* 2 added `device` and `describe` at the end of cg_plugin; plugins built for 1 still load (as CPU
+ * plugins without a description). */
+#define CONVGUARD_PLUGIN_ABI_VERSION 2u
 
 /* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
  * direction: 0 forward, 1 backward-data, 2 backward-weights. dtype: 0 f32, 1 f16, 2 bf16. */
@@ -56,7 +58,17 @@ typedef struct cg_plugin {
   int (*available)(char* message, size_t message_len);
   uint64_t solver_count;
   const cg_solver* solvers;
+  /* ABI 2: where tensors passed to run() live: CG_DEVICE_CPU (host memory) or CG_DEVICE_GPU
+   * (device memory of the worker's current GPU; run() may return before the GPU finishes, on the
+   * default stream). */
+  int32_t device;
+  /* ABI 2, may be NULL: the vendor library and version actually loaded ("cuDNN 9.14.0 from
+   * /usr/lib/..."); part of the device fingerprint, so an upgrade starts fresh evidence. */
+  const char* (*describe)(void);
 } cg_plugin;
+
+#define CG_DEVICE_CPU 0
+#define CG_DEVICE_GPU 1
 
 typedef const cg_plugin* (*cg_plugin_entry)(void);
 #define CONVGUARD_PLUGIN_ENTRY "convguard_plugin"

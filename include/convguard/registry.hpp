@@ -13,6 +13,8 @@ namespace convguard {
 
 std::span<const Solver* const> cpu_solvers();
 // Every solver of every backend this build has, in preference order.
+// The solvers whose tensors live on `d` (all_solvers() in order, filtered).
+std::vector<const Solver*> solvers_on(Device d);
 std::vector<const Solver*> all_solvers();
 const Solver* find_solver(std::string_view id);
 

@@ -27,10 +27,14 @@ struct Plan {
   Problem problem;
 };
 
+// Where a solver's tensors live: host memory, or the current GPU's memory (device pointers).
+enum class Device { cpu, gpu };
+
 class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string_view id() const = 0;
+  virtual Device device() const { return Device::cpu; }
   // Whether the solver computes p. A Status of not_applicable carries the reason.
   [[nodiscard]] virtual Status check(const Problem& p) const = 0;
   [[nodiscard]] virtual Result<std::size_t> workspace_bytes(const Problem& p) const = 0;

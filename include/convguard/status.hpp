@@ -15,6 +15,7 @@ enum class StatusCode {
   out_of_memory,     // buffers or workspace could not be had
   io_error,          // a file could not be read or written
   internal_error,    // a bug in convguard or a library it loaded
+  device_error,      // the device faulted (illegal address, launch failure): its context is lost
 };
 
 const char* to_string(StatusCode code);

@@ -20,6 +20,7 @@ struct TrialTensors {
   TensorView output(const Problem& p) { return output_of(p, view()); }
   HostTensor x, w, y;
   std::optional<std::vector<double>> reference;  // computed on first full verification
+  std::vector<double> sampled_reference;           // the sampled points' values, likewise
 };
 
 // Fills the direction's input tensors (x, w for forward; dy, w for backward-data; x, dy for
@@ -32,7 +33,8 @@ struct TrialOptions {
   bool time = false;
   int iterations = 10;  // timed runs at most
   // Stop timing early once the last three runs are within this fraction of the fastest
-  // (0: always run `iterations`), or once this much time was spent timing (0: no limit).
+  // (0: always run `iterations`), or once this much time was spent timing (0: no limit). A first
+  // run that alone takes max_time_ms is the measurement (planning included): no timed runs.
   double stable_within = 0;
   double max_time_ms = 0;
   // Called after the first run with its time, before verification and timing (the probe's
@@ -55,5 +57,14 @@ struct TrialResult {
 };
 
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o);
+
+// The steps of a trial that every device shares (the GPU trial in src/gpu uses them too).
+// Verifies t's output (already on the host) into r.verdict: full fp64 reference up to
+// o.full_reference_limit multiply-adds (cached in t), sampled points above.
+[[nodiscard]] Status verify_output(const Solver& s, const Problem& p, TrialTensors& t,
+                                   const TrialOptions& o, TrialResult& r);
+// Times runs after the first (r.first_ms set): `run_once` returns one run's milliseconds.
+[[nodiscard]] Status time_runs(const std::function<Result<double>()>& run_once,
+                               const TrialOptions& o, TrialResult& r);
 
 }  // namespace convguard

@@ -38,9 +38,11 @@ Verdict compare(const Problem& p, const TensorView& out, const std::vector<doubl
                 const Accuracy& acc, FillMode mode);
 
 // Compares `samples` pseudo-random output elements against reference_at (for problems too
-// large for a full fp64 reference); non-finite values are checked over the whole output.
+// large for a full fp64 reference); non-finite values are checked over the whole output. The
+// points depend only on (p, samples, seed): `cache`, when given, keeps their reference values so
+// the next solver checked on the same inputs does not recompute them.
 Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTensors& inputs,
                         const Accuracy& acc, FillMode mode, std::int64_t samples,
-                        std::uint64_t seed);
+                        std::uint64_t seed, std::vector<double>* cache = nullptr);
 
 }  // namespace convguard

@@ -234,8 +234,13 @@ int always_available(char*, size_t) {
   return CG_OK;
 }
 
-const cg_plugin kPlugin = {CONVGUARD_PLUGIN_ABI_VERSION, "chaos", always_available,
-                           sizeof kSolvers / sizeof kSolvers[0], kSolvers};
+const cg_plugin kPlugin = {CONVGUARD_PLUGIN_ABI_VERSION,
+                           "chaos",
+                           always_available,
+                           sizeof kSolvers / sizeof kSolvers[0],
+                           kSolvers,
+                           CG_DEVICE_CPU,
+                           nullptr};
 
 }  // namespace
 

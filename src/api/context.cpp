@@ -1,9 +1,16 @@
 #include "convguard/context.hpp"
 
-#include <cstdlib>
+#include <fmt/format.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "convguard/registry.hpp"
 #include "db/select.hpp"
 #include "probe/device.hpp"
+#include "probe/sweep.hpp"
 
 namespace convguard {
 namespace {
@@ -11,14 +18,19 @@ namespace {
 class ChosenPlan final : public ConvPlan {
  public:
   ChosenPlan(const Solver& s, std::unique_ptr<convguard::Plan> p, std::size_t ws, std::string why)
-      : solver_(s), plan_(std::move(p)), why_(std::move(why)), ws_(ws), buffer_(nullptr, &std::free) {}
+      : solver_(s),
+        plan_(std::move(p)),
+        why_(std::move(why)),
+        ws_(ws),
+        buffer_(nullptr, &std::free) {}
   std::string_view solver_id() const override { return solver_.id(); }
   const std::string& why() const override { return why_; }
   std::size_t workspace_bytes() const override { return ws_; }
   Status run(const ConvTensors& t) override {
     if (ws_ > 0 && !buffer_) {
       buffer_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (ws_ + 63) / 64 * 64)));
-      if (!buffer_) return {StatusCode::out_of_memory, "workspace of " + std::to_string(ws_) + " bytes"};
+      if (!buffer_)
+        return {StatusCode::out_of_memory, "workspace of " + std::to_string(ws_) + " bytes"};
     }
     return solver_.run(*plan_, t, std::span<std::byte>(buffer_.get(), ws_));
   }
@@ -31,34 +43,77 @@ class ChosenPlan final : public ConvPlan {
   std::unique_ptr<std::byte, decltype(&std::free)> buffer_;
 };
 
+// The worker binary: the option, $CONVGUARD_WORKER, this build's convguard, `convguard` on PATH.
+std::string find_worker(const std::string& given) {
+  namespace fs = std::filesystem;
+  if (!given.empty()) return given;
+  if (const char* e = std::getenv("CONVGUARD_WORKER"); e && *e) return e;
+  if (fs::exists(CONVGUARD_CLI_PATH)) return CONVGUARD_CLI_PATH;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');) {
+      const fs::path candidate = fs::path(dir) / "convguard";
+      if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+  }
+  return {};
+}
+
 class Ctx final : public Context {
  public:
-  Ctx(std::unique_ptr<db::Store> store, probe::DeviceInfo dev) : store_(std::move(store)), dev_(std::move(dev)) {}
+  Ctx(std::unique_ptr<db::Store> store, probe::DeviceInfo dev, ContextOptions o)
+      : store_(std::move(store)), dev_(std::move(dev)), o_(std::move(o)) {}
   const std::string& device_description() const override { return dev_.description; }
   Result<std::unique_ptr<ConvPlan>> plan(const Problem& p) override {
     auto sel = db::select_solver(*store_, dev_.fingerprint, p);
     if (!sel) return sel.status();
+    std::string probed;
+    if (o_.probe_unknown && sel->evidence == 0) {
+      probed = probe(p);
+      sel = db::select_solver(*store_, dev_.fingerprint, p);
+      if (!sel) return sel.status();
+    }
     const Solver& s = *sel->solver;
     if (auto st = s.check(p); !st) return st;
     auto ws = s.workspace_bytes(p);
     if (!ws) return ws.status();
     auto plan = s.plan(p);
     if (!plan) return plan.status();
-    return std::unique_ptr<ConvPlan>(new ChosenPlan(s, std::move(*plan), *ws, sel->why));
+    return std::unique_ptr<ConvPlan>(new ChosenPlan(s, std::move(*plan), *ws, probed + sel->why));
   }
 
  private:
+  // Probes one problem with every solver in the sandbox; returns what to put in front of why().
+  std::string probe(const Problem& p) {
+    const std::string worker = find_worker(o_.worker);
+    if (worker.empty())
+      return "not probed (no convguard binary for the worker: set CONVGUARD_WORKER); ";
+    if (auto st = store_->lock_for_writing(); !st) return "not probed (" + st.message() + "); ";
+    if (auto rec = store_->recover_running(); !rec)
+      return "not probed (" + rec.status().message() + "); ";
+    probe::SweepConfig c;
+    c.problems = {p};
+    for (const Solver* s : solvers_on(Device::cpu)) c.solvers.emplace_back(s->id());
+    c.worker_exe = worker;
+    auto sum = probe::run_sweep(c, *store_, {});
+    store_->unlock();
+    if (!sum) return "probe failed (" + sum.status().message() + "); ";
+    return fmt::format("probed now: {} trials in {:.2f} s; ", c.solvers.size(), sum->wall_s);
+  }
+
   std::unique_ptr<db::Store> store_;
   probe::DeviceInfo dev_;
+  ContextOptions o_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Context>> Context::open(const ContextOptions& o) {
-  if (o.device != "cpu") return invalid_argument("device: '" + o.device + "' is not available in this build (cpu)");
+  if (o.device != "cpu")
+    return invalid_argument("device: '" + o.device + "' is not available in this build (cpu)");
   auto store = db::Store::open(o.db_path.empty() ? db::default_path() : o.db_path);
   if (!store) return store.status();
-  return std::unique_ptr<Context>(new Ctx(std::move(*store), probe::cpu_device()));
+  return std::unique_ptr<Context>(new Ctx(std::move(*store), probe::cpu_device(), o));
 }
 
 }  // namespace convguard

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
 
 namespace convguard {
@@ -17,7 +18,16 @@ std::vector<const Solver*> all_solvers() {
   (void)loaded_env_plugins;
   std::vector<const Solver*> v;
   for (const Solver* s : cpu_solvers()) v.push_back(s);
+  for (const Solver* s : gpu::gpu_solvers()) v.push_back(s);
   for (const Solver* s : plugins::plugin_solvers()) v.push_back(s);
+  return v;
+}
+
+std::vector<const Solver*> solvers_on(Device d) {
+  std::vector<const Solver*> v;
+  for (const Solver* s : all_solvers()) {
+    if (s->device() == d) v.push_back(s);
+  }
   return v;
 }
 

@@ -14,6 +14,8 @@ const char* to_string(StatusCode code) {
       return "out_of_memory";
     case StatusCode::io_error:
       return "io_error";
+    case StatusCode::device_error:
+      return "device_error";
     case StatusCode::internal_error:
       return "internal_error";
   }

@@ -16,6 +16,7 @@ void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode
   if (!p.writes_w()) fill(t.w.view(), TensorRole::w, seed, mode);
   if (!p.writes_y()) fill(t.y.view(), TensorRole::y, seed, mode);
   t.reference.reset();
+  t.sampled_reference.clear();
 }
 
 namespace {
@@ -24,6 +25,59 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 }  // namespace
+
+Status verify_output(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o,
+                     TrialResult& r) {
+  const Accuracy acc = s.accuracy(p);
+  if (p.flops() / 2 <= o.full_reference_limit) {
+    if (!t.reference) {
+      auto ref = reference_output(p, t.view());
+      if (!ref) return ref.status();
+      t.reference = std::move(*ref);
+    }
+    r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill);
+  } else {
+    r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, o.samples, o.seed,
+                                &t.sampled_reference);
+  }
+  return Status::ok();
+}
+
+Status time_runs(const std::function<Result<double>()>& run_once, const TrialOptions& o,
+                 TrialResult& r) {
+  if (o.max_time_ms > 0 && r.first_ms >= o.max_time_ms) {
+    // One run already took the whole timing budget: it is the measurement (planning included).
+    r.iterations = 1;
+    r.mean_ms = r.median_ms = r.min_ms = r.first_ms;
+    return Status::ok();
+  }
+  std::vector<double> times;
+  double spent = 0;
+  for (int i = 0; i < o.iterations; ++i) {
+    auto d = run_once();
+    if (!d) return d.status();
+    times.push_back(*d);
+    spent += *d;
+    if (o.max_time_ms > 0 && spent >= o.max_time_ms) break;
+    if (o.stable_within > 0 && times.size() >= 3) {
+      const double best = *std::min_element(times.begin(), times.end());
+      bool stable = true;
+      for (std::size_t j = times.size() - 3; j < times.size(); ++j) {
+        stable = stable && times[j] <= best * (1 + o.stable_within);
+      }
+      if (stable) break;
+    }
+  }
+  r.iterations = static_cast<int>(times.size());
+  if (!times.empty()) {
+    r.mean_ms = spent / static_cast<double>(times.size());
+    r.min_ms = *std::min_element(times.begin(), times.end());
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    r.median_ms = sorted[sorted.size() / 2];
+  }
+  return Status::ok();
+}
 
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o) {
   TrialResult r;
@@ -60,50 +114,19 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
   r.first_ms = now_ms() - t0;
   if (o.on_first_run) o.on_first_run(r.first_ms);
   if (o.verify) {
-    const Accuracy acc = s.accuracy(p);
-    if (p.flops() / 2 <= o.full_reference_limit) {
-      if (!t.reference) {
-        auto ref = reference_output(p, t.view());
-        if (!ref) {
-          r.status = ref.status();
-          return r;
-        }
-        t.reference = std::move(*ref);
-      }
-      r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill);
-    } else {
-      r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, o.samples, o.seed);
+    if (auto st = verify_output(s, p, t, o, r); !st) {
+      r.status = st;
+      return r;
     }
   }
   if (o.time) {
-    std::vector<double> times;
-    double spent = 0;
-    for (int i = 0; i < o.iterations; ++i) {
-      const double a = now_ms();
-      if (auto st = s.run(**plan, t.view(), wspan); !st) {
-        r.status = st;
-        return r;
-      }
-      const double d = now_ms() - a;
-      times.push_back(d);
-      spent += d;
-      if (o.max_time_ms > 0 && spent >= o.max_time_ms) break;
-      if (o.stable_within > 0 && times.size() >= 3) {
-        const double best = *std::min_element(times.begin(), times.end());
-        bool stable = true;
-        for (std::size_t j = times.size() - 3; j < times.size(); ++j) {
-          stable = stable && times[j] <= best * (1 + o.stable_within);
-        }
-        if (stable) break;
-      }
-    }
-    r.iterations = static_cast<int>(times.size());
-    if (!times.empty()) {
-      r.mean_ms = spent / static_cast<double>(times.size());
-      r.min_ms = *std::min_element(times.begin(), times.end());
-      std::vector<double> sorted = times;
-      std::sort(sorted.begin(), sorted.end());
-      r.median_ms = sorted[sorted.size() / 2];
+    if (auto st = time_runs([&]() -> Result<double> {
+          const double a = now_ms();
+          if (auto st = s.run(**plan, t.view(), wspan); !st) return st;
+          return now_ms() - a;
+        }, o, r); !st) {
+      r.status = st;
+      return r;
     }
   }
   return r;

@@ -77,7 +77,7 @@ Verdict compare(const Problem& p, const TensorView& out, const std::vector<doubl
 
 Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTensors& inputs,
                         const Accuracy& acc, FillMode mode, std::int64_t samples,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, std::vector<double>* cache) {
   const DType dt = out.desc.dtype;
   // Non-finite values (including never-written elements) anywhere in the output.
   std::int64_t non_finite = 0;
@@ -103,6 +103,8 @@ Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTenso
     idx = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(total));
   }
   std::vector<double> got(picks.size()), want(picks.size());
+  const bool cached = cache && cache->size() == picks.size();
+  if (cached) want = *cache;
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < picks.size(); ++i) {
     std::int64_t rest = picks[i], off = 0;
@@ -111,8 +113,9 @@ Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTenso
       rest /= sh.dims[k];
     }
     got[i] = load_as_float(out.data, off, dt);
-    want[i] = reference_at(p, inputs, picks[i]);
+    if (!cached) want[i] = reference_at(p, inputs, picks[i]);
   }
+  if (cache && !cached) *cache = want;
   Sums s;
   for (std::size_t i = 0; i < picks.size(); ++i) s.add(got[i], want[i]);
   s.non_finite = non_finite;

@@ -15,9 +15,10 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
   int verified = 0;
   std::vector<std::string> bad;
   const Solver* fallback = nullptr;
-  for (const Solver* s : all_solvers()) {
+  for (const Solver* s : solvers_on(Device::cpu)) {
     if (skipped_by_environment(s->id())) continue;
     const auto rec = store.find(device, key, std::string(s->id()));
+    if (rec) ++best.evidence;
     if (rec && (rec->status == "hang" || rec->status == "crash" || rec->status == "wrong")) {
       bad.push_back(fmt::format("{} ({})", s->id(), rec->status));
       continue;

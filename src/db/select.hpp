@@ -12,7 +12,8 @@ namespace convguard::db {
 
 struct Selection {
   const Solver* solver = nullptr;
-  std::string why;  // "fastest verified on this device: ..." / "no evidence: ..."
+  std::string why;   // "fastest verified on this device: ..." / "no evidence: ..."
+  int evidence = 0;  // solvers with any recorded result for this problem on this device
 };
 
 [[nodiscard]] Result<Selection> select_solver(Store& store, const std::string& device_fingerprint,

@@ -61,7 +61,8 @@ const char* kSelectTrial =
     "t.min_ms, "
     "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, "
     "t.signal, "
-    "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command, d.description "
+    "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command, "
+    "d.description "
     "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
 
 TrialRecord read_record(Stmt& s) {
@@ -166,6 +167,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
 }
 
 Status Store::lock_for_writing() {
+  if (lock_fd_ >= 0) return Status::ok();
   const std::string lock = path_ + ".lock";
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return {StatusCode::io_error, lock + ": cannot open"};
@@ -182,6 +184,11 @@ Status Store::lock_for_writing() {
   (void)!::ftruncate(lock_fd_, 0);
   (void)!::pwrite(lock_fd_, pid.data(), pid.size(), 0);
   return Status::ok();
+}
+
+void Store::unlock() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing the descriptor releases the flock
+  lock_fd_ = -1;
 }
 
 Status Store::add_device(const std::string& fingerprint, const std::string& description) {
@@ -244,7 +251,8 @@ Status Store::upsert(const TrialRecord& r) {
   s.real(12, r.rel_error).real(13, r.max_abs_error).real(14, r.tolerance);
   s.integer(15, r.signal).integer(16, r.exit_code).text(17, r.stderr_tail).real(18, r.deadline_ms);
   s.text(19, r.started_at.empty() ? now_text() : r.started_at);
-  s.text(20, r.status == "running" ? "" : (r.finished_at.empty() ? now_text() : r.finished_at)).text(21, r.command);
+  s.text(20, r.status == "running" ? "" : (r.finished_at.empty() ? now_text() : r.finished_at))
+      .text(21, r.command);
   if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
   return Status::ok();
 }
@@ -283,7 +291,10 @@ std::vector<TrialRecord> Store::all(const std::string& device) {
 
 Result<bool> Store::import_record(const TrialRecord& r) {
   if (r.status == "running") return false;
-  if (auto st = add_device(r.device, r.device_description.empty() ? r.device : r.device_description); !st) return st;
+  if (auto st =
+          add_device(r.device, r.device_description.empty() ? r.device : r.device_description);
+      !st)
+    return st;
   if (auto mine = find(r.device, r.problem, r.solver)) {
     // ISO-8601 UTC timestamps compare as strings.
     if (mine->status != "running" && mine->finished_at >= r.finished_at) return false;
@@ -293,7 +304,9 @@ Result<bool> Store::import_record(const TrialRecord& r) {
 }
 
 Result<int> Store::clear() {
-  if (auto st = exec("DELETE FROM trials; DELETE FROM problems; DELETE FROM solvers; DELETE FROM devices;"); !st) {
+  if (auto st = exec(
+          "DELETE FROM trials; DELETE FROM problems; DELETE FROM solvers; DELETE FROM devices;");
+      !st) {
     return st;
   }
   return sqlite3_changes(db_);

@@ -45,6 +45,7 @@ class Store {
   // Takes the writer's lock (a lock file next to the database): one probe writes at a time.
   // Fails at once, saying who holds it, when another process does.
   [[nodiscard]] Status lock_for_writing();
+  void unlock();
 
   [[nodiscard]] Status add_device(const std::string& fingerprint, const std::string& description);
   std::optional<TrialRecord> find(const std::string& device, const std::string& problem,

@@ -51,8 +51,9 @@ std::string message_of(const char* buf) {
 
 class PluginSolver final : public Solver {
  public:
-  explicit PluginSolver(const cg_solver* s) : s_(s), id_(s->id) {}
+  PluginSolver(const cg_solver* s, Device d) : s_(s), id_(s->id), device_(d) {}
   std::string_view id() const override { return id_; }
+  Device device() const override { return device_; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
     char msg[512] = {};
@@ -84,6 +85,7 @@ class PluginSolver final : public Solver {
  private:
   const cg_solver* s_;
   std::string id_;
+  Device device_;
 };
 
 struct Registry {
@@ -98,7 +100,8 @@ Registry& registry() {
 }
 
 LoadReport load_one(Registry& r, const std::string& path) {
-  LoadReport rep{path, false, ""};
+  LoadReport rep;
+  rep.path = path;
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     rep.message = fmt::format("cannot load: {}", dlerror());
@@ -111,9 +114,9 @@ LoadReport load_one(Registry& r, const std::string& path) {
     return rep;
   }
   const cg_plugin* pl = entry();
-  if (!pl || pl->abi_version != CONVGUARD_PLUGIN_ABI_VERSION) {
-    rep.message = fmt::format("built for plugin ABI {}, convguard has {}", pl ? pl->abi_version : 0,
-                              CONVGUARD_PLUGIN_ABI_VERSION);
+  if (!pl || (pl->abi_version != 1 && pl->abi_version != CONVGUARD_PLUGIN_ABI_VERSION)) {
+    rep.message = fmt::format("built for plugin ABI {}, convguard reads 1 and {}",
+                              pl ? pl->abi_version : 0, CONVGUARD_PLUGIN_ABI_VERSION);
     return rep;
   }
   char msg[512] = {};
@@ -121,8 +124,11 @@ LoadReport load_one(Registry& r, const std::string& path) {
     rep.message = fmt::format("{}: unavailable: {}", pl->name, message_of(msg));
     return rep;
   }
+  const bool v2 = pl->abi_version >= 2;
+  const Device device = v2 && pl->device == CG_DEVICE_GPU ? Device::gpu : Device::cpu;
+  if (v2 && pl->describe) rep.description = pl->describe();
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
-    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i]));
+    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device));
   }
   rep.loaded = true;
   rep.message = fmt::format("{}: {} solvers", pl->name, pl->solver_count);

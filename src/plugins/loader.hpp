@@ -15,6 +15,7 @@ struct LoadReport {
   std::string path;
   bool loaded = false;
   std::string message;  // why not, or the plugin's name and solver count
+  std::string description;  // ABI 2: the vendor library loaded (part of device fingerprints)
 };
 
 // Loads every plugin named by CONVGUARD_PLUGINS plus `extra`; idempotent per path.

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 #include <cerrno>
 #include <chrono>
@@ -79,16 +82,35 @@ Status Worker::ensure_started(double startup_deadline_ms) {
   std::vector<char*> args;
   for (auto& a : argv_) args.push_back(a.data());
   args.push_back(nullptr);
+  // The child's environment is built here: between fork and exec only async-signal-safe calls
+  // are allowed (the parent may run several workers from several threads).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& o : env_) overridden = overridden || o.substr(0, o.find('=')) == name;
+    if (!overridden) env_strings.push_back(entry);
+  }
+  env_strings.insert(env_strings.end(), env_.begin(), env_.end());
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return {StatusCode::internal_error, std::string("fork: ") + std::strerror(errno)};
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a kill reaches everything it started
+    // A worker must not outlive its prober (kill -9 of the parent, or of a probing program):
+    // the kernel kills it when the thread that started it exits.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(126);  // the parent died before prctl
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    for (auto& e : env_) ::putenv(e.data());
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::execve(args[0], args.data(), envp.data());
+    static const char msg[] = "convguard: cannot exec the worker\n";
+    (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here: no race with the child's own call
@@ -111,6 +133,9 @@ Status Worker::ensure_started(double startup_deadline_ms) {
         const auto j = nlohmann::json::parse(line);
         if (j.value("ready", false)) {
           gflops_ = j.value("gflops", 10.0);
+          ref_gflops_ = j.value("ref_gflops", 0.5);
+          fingerprint_ = j.value("fingerprint", std::string());
+          description_ = j.value("description", std::string());
           return Status::ok();
         }
       } catch (const std::exception&) {
@@ -209,6 +234,8 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms,
       o.status = rep->status;
       o.reason = rep->reason;
       o.reply = *rep;
+      if (rep->fatal)
+        kill_and_reap();  // its device context is lost: the next trial gets a fresh one
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
@@ -216,9 +243,11 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms,
     if (left <= 0) {
       o.elapsed_ms = now_ms() - start;
       o.status = "hang";
-      o.reason = "no answer within the deadline of " +
-                 std::to_string(static_cast<long>(deadline_ms)) + " ms; worker killed" +
-                 (first_run_seen ? " (its first run had finished: the hang is in verification or timing)" : "");
+      o.reason =
+          "no answer within the deadline of " + std::to_string(static_cast<long>(deadline_ms)) +
+          " ms; worker killed" +
+          (first_run_seen ? " (its first run had finished: the hang is in verification or timing)"
+                          : "");
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
       return o;

@@ -44,7 +44,12 @@ class Worker {
   // Afterwards the worker is alive or has been reaped.
   Outcome run(const TrialRequest& r, double deadline_ms,
               const std::function<double(double)>& rest_ms);
+  // From the worker's ready line: its throughput on a small direct convolution and of the fp64
+  // reference (the units of deadlines and budgets), and the device it runs on.
   double gflops() const { return gflops_; }
+  double ref_gflops() const { return ref_gflops_; }
+  const std::string& fingerprint() const { return fingerprint_; }
+  const std::string& description() const { return description_; }
   int starts() const { return starts_; }
   bool alive() const { return pid_ > 0; }
 
@@ -58,7 +63,8 @@ class Worker {
   pid_t pid_ = -1;
   int to_child_ = -1, from_child_ = -1, err_child_ = -1;
   std::string out_buf_, err_buf_;
-  double gflops_ = 10;
+  double gflops_ = 10, ref_gflops_ = 0.5;
+  std::string fingerprint_, description_;
   int starts_ = 0;
 };
 

@@ -24,7 +24,8 @@ std::string encode(const TrialReply& r) {
               {"rel_error", r.rel_error},
               {"max_abs_error", r.max_abs_error},
               {"tolerance", r.tolerance},
-              {"sampled", r.sampled}}
+              {"sampled", r.sampled},
+              {"fatal", r.fatal}}
       .dump();
 }
 
@@ -60,6 +61,7 @@ Result<TrialReply> decode_reply(const std::string& line) {
     r.max_abs_error = j.value("max_abs_error", 0.0);
     r.tolerance = j.value("tolerance", 0.0);
     r.sampled = j.value("sampled", false);
+    r.fatal = j.value("fatal", false);
     return r;
   } catch (const std::exception& e) {
     return Status{StatusCode::internal_error, std::string("worker reply: ") + e.what()};

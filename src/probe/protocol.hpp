@@ -36,6 +36,9 @@ struct TrialReply {
   std::uint64_t peak_rss_bytes = 0;
   double rel_error = 0, max_abs_error = 0, tolerance = 0;
   bool sampled = false;
+  // The device faulted (sticky error: illegal address, launch failure); the worker's context is
+  // unusable, so the parent replaces it after this reply.
+  bool fatal = false;
 };
 
 std::string encode(const TrialRequest& r);

@@ -1,25 +1,67 @@
 #include "probe/worker.hpp"
 
-#include <sys/resource.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "convguard/canonical.hpp"
+#include "convguard/reference.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "gpu/gpu.hpp"
+#include "probe/device.hpp"
 
 namespace convguard::probe {
 namespace {
 
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Peak resident memory of this trial alone: Linux resets the high-water mark (VmHWM) when "5"
+// is written to /proc/self/clear_refs, so each trial's figure excludes the ones before it.
+void reset_peak_rss() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+}
+
 std::uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// A cheap fingerprint of a tensor's bytes, to notice a solver that wrote to its inputs.
+std::uint64_t content_hash(const HostTensor& t) {
+  const auto* p = static_cast<const unsigned char*>(t.data());
+  std::uint64_t h = 1469598103934665603ull;
+  std::size_t i = 0;
+  for (; i + 8 <= t.bytes(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  for (; i < t.bytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+std::uint64_t inputs_hash(const Problem& p, const TrialTensors& t) {
+  std::uint64_t h = 0;
+  if (!p.writes_x()) h ^= content_hash(t.x);
+  if (!p.writes_w()) h ^= content_hash(t.w) * 3;
+  if (!p.writes_y()) h ^= content_hash(t.y) * 7;
+  return h;
 }
 
 // Throughput of this worker on a small direct convolution: the unit of the parent's deadlines.
@@ -37,9 +79,77 @@ double measure_gflops() {
   return r.ran() && r.min_ms > 0 ? p->flops() / (r.min_ms * 1e6) : 10.0;
 }
 
+// Throughput of the fp64 reference (cpu:ref and full verification cost this much).
+double measure_reference_gflops() {
+  auto p = parse_problem("mb1ic16ih16oc16oh16kh3ph1");
+  if (!p) return 0.5;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 1, FillMode::uniform);
+  const double a = now_ms();
+  auto r = reference_output(*p, t.view());
+  const double ms = now_ms() - a;
+  return r && ms > 0 ? p->flops() / (ms * 1e6) : 0.5;
+}
+
+// Which device this worker drives (its --device).
+Device g_device = Device::cpu;
+
+// "cuda:N": opens GPU N; the fingerprint names the GPU, its architecture and size, the driver and
+// runtime versions, convguard's version and its GPU solver set.
+Result<DeviceInfo> gpu_device(const std::string& name) {
+  const std::string prefix = std::string(gpu::backend()) + ":";
+  if (name.rfind(prefix, 0) != 0) {
+    return invalid_argument("device: '" + name + "' is not cpu or " + prefix + "N in this build");
+  }
+  int index = 0;
+  try {
+    index = std::stoi(name.substr(prefix.size()));
+  } catch (const std::exception&) {
+    return invalid_argument("device: '" + name + "' has no GPU index");
+  }
+  auto g = gpu::open_device(index);
+  if (!g) return g.status();
+  std::string ids;
+  for (const Solver* s : gpu::gpu_solvers()) ids += std::string(s->id()) + ",";
+  DeviceInfo d;
+  d.description = fmt::format("{}: {} ({}, {} SMs, {:.0f} GiB), driver {}, runtime {}", name,
+                              g->name, g->arch, g->multiprocessors, g->memory_bytes / 1073741824.0,
+                              g->driver_version, g->runtime_version);
+  d.fingerprint =
+      fmt::format("{}|{}|{}|sms={}|driver={}|runtime={}|convguard={}|solvers={}", gpu::backend(),
+                  g->name, g->arch, g->multiprocessors, g->driver_version, g->runtime_version,
+                  CONVGUARD_VERSION, std::hash<std::string>{}(ids));
+  return d;
+}
+
+// Throughput of gpu:implicit_gemm on a ResNet-like layer: the unit of GPU deadlines.
+double measure_gpu_gflops() {
+  const Solver* s = find_solver("gpu:implicit_gemm");
+  auto p = parse_problem("mb8ic64ih56oc64oh56kh3ph1");
+  if (!s || !p) return 1000.0;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 1, FillMode::uniform);
+  TrialOptions o;
+  o.verify = false;
+  o.time = true;
+  o.iterations = 5;
+  const TrialResult r = gpu::run_trial(*s, *p, t, o);
+  return r.ran() && r.min_ms > 0 ? p->flops() / (r.min_ms * 1e6) : 1000.0;
+}
+
+// The test data of the last problem, kept between trials: every solver of one problem is
+// verified against the same fp64 reference, computed once.
+struct Cache {
+  std::string problem;
+  std::uint64_t seed = 0;
+  std::unique_ptr<TrialTensors> tensors;
+  std::uint64_t hash = 0;
+};
+
 }  // namespace
 
 TrialReply run_request(const TrialRequest& req) {
+  static Cache cache;
   TrialReply rep;
   auto p = parse_problem(req.problem);
   if (!p) {
@@ -53,8 +163,16 @@ TrialReply run_request(const TrialRequest& req) {
     rep.reason = "no solver '" + req.solver + "' in this worker (plugin not loaded?)";
     return rep;
   }
-  TrialTensors t(*p);
-  fill_inputs(*p, t, req.seed, FillMode::uniform);
+  reset_peak_rss();
+  if (!cache.tensors || cache.problem != req.problem || cache.seed != req.seed) {
+    cache.tensors.reset();  // free the old tensors before allocating new ones
+    cache.tensors = std::make_unique<TrialTensors>(*p);
+    fill_inputs(*p, *cache.tensors, req.seed, FillMode::uniform);
+    cache.problem = req.problem;
+    cache.seed = req.seed;
+    cache.hash = inputs_hash(*p, *cache.tensors);
+  }
+  TrialTensors& t = *cache.tensors;
   TrialOptions o;
   o.verify = req.verify;
   o.time = true;
@@ -66,9 +184,26 @@ TrialReply run_request(const TrialRequest& req) {
     std::cout << nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}}.dump() << "\n"
               << std::flush;
   };
-  const TrialResult r = run_trial(*s, *p, t, o);
+  if (s->device() != g_device) {
+    rep.status = "unsupported";
+    rep.reason = std::string("runs on ") + (s->device() == Device::gpu ? "a GPU" : "the CPU") +
+                 "; this worker drives " + (g_device == Device::gpu ? "a GPU" : "the CPU");
+    return rep;
+  }
+  const TrialResult r =
+      g_device == Device::gpu ? gpu::run_trial(*s, *p, t, o) : run_trial(*s, *p, t, o);
   rep.workspace_bytes = r.workspace_bytes;
   rep.peak_rss_bytes = peak_rss_bytes();
+  // A solver that wrote to its inputs is wrong whatever its output, and the cached data is no
+  // longer the seed's: regenerate it for the next trial.
+  if (inputs_hash(*p, t) != cache.hash) {
+    cache.tensors.reset();
+    if (r.ran()) {
+      rep.status = "wrong";
+      rep.reason = "the solver modified its input tensors";
+      return rep;
+    }
+  }
   if (!r.ran()) {
     switch (r.status.code()) {
       case StatusCode::not_applicable:
@@ -77,10 +212,14 @@ TrialReply run_request(const TrialRequest& req) {
       case StatusCode::out_of_memory:
         rep.status = "oom";
         break;
+      case StatusCode::device_error:
+        rep.status = "crash";
+        rep.fatal = true;
+        break;
       default:
         rep.status = "error";
     }
-    rep.reason = r.status.message();
+    rep.reason = r.status.message() + (rep.fatal ? " (device context lost: worker replaced)" : "");
     return rep;
   }
   rep.first_ms = r.first_ms;
@@ -102,11 +241,34 @@ TrialReply run_request(const TrialRequest& req) {
   return rep;
 }
 
-int worker_main() {
+int worker_main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  const std::string device = argc > 3 && std::string(argv[2]) == "--device" ? argv[3] : "cpu";
   (void)all_solvers();  // load plugins (CONVGUARD_PLUGINS) before saying ready
-  const double gflops = measure_gflops();
-  std::cout << nlohmann::json{{"ready", true}, {"pid", getpid()}, {"gflops", gflops}}.dump() << "\n"
+  DeviceInfo dev;
+  double gflops = 0;
+  if (device == "cpu") {
+    dev = cpu_device();
+    gflops = measure_gflops();
+  } else {
+    auto d = gpu_device(device);
+    if (!d) {
+      std::cerr << "convguard worker: " << d.status().message() << "\n";
+      return 2;
+    }
+    dev = *d;
+    g_device = Device::gpu;
+    gflops = measure_gpu_gflops();
+  }
+  const double ref_gflops = measure_reference_gflops();
+  std::cout << nlohmann::json{{"ready", true},
+                              {"pid", getpid()},
+                              {"gflops", gflops},
+                              {"ref_gflops", ref_gflops},
+                              {"fingerprint", dev.fingerprint},
+                              {"description", dev.description}}
+                   .dump()
+            << "\n"
             << std::flush;
   std::string line;
   while (std::getline(std::cin, line)) {

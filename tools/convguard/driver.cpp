@@ -11,11 +11,14 @@
 #include "convguard/registry.hpp"
 #include "db/select.hpp"
 #include "driver_args.hpp"
+#include "gpu/gpu.hpp"
 #include "npy.hpp"
 #include "probe/device.hpp"
-#include "reproduce.hpp"
+#include "probe/reproduce.hpp"
 
 namespace convguard::cli {
+using probe::reproduce_command;
+using probe::shell_quoted;
 namespace {
 
 const char* direction_title(Direction d) {
@@ -57,7 +60,11 @@ const char* output_file(const Problem& p) {
 std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o, Status& error) {
   const std::string& choice = o.solver;
   std::vector<const Solver*> out;
-  if (choice == "all") return all_solvers();
+  if (choice == "all") return solvers_on(o.device_kind);
+  if (choice == "auto" && o.device_kind != Device::cpu) {
+    error = invalid_argument("-S auto: selection from evidence is for --device cpu so far");
+    return out;
+  }
   if (choice == "auto") {
     auto store = db::Store::open(o.db.empty() ? db::default_path() : o.db);
     if (!store) {
@@ -79,11 +86,14 @@ std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
     if (!s)
       error = invalid_argument(fmt::format(
           "flag -S (--solution): unknown solver '{}' (convguard solvers lists them)", choice));
+    else if (s->device() != o.device_kind)
+      error = invalid_argument(
+          fmt::format("flag -S (--solution): {} does not run on --device {}", choice, o.device));
     else
       out.push_back(s);
     return out;
   }
-  for (const Solver* s : all_solvers()) {
+  for (const Solver* s : solvers_on(o.device_kind)) {
     if (s->id() != "cpu:ref" && !skipped_by_environment(s->id()) && s->check(p).is_ok()) return {s};
   }
   return {find_solver("cpu:ref")};
@@ -115,6 +125,16 @@ int driver_main(int argc, char** argv) {
     return 2;
   }
   const DriverOptions& o = *opts;
+  if (o.device_kind == Device::gpu) {
+    auto dev = gpu::open_device(std::stoi(o.device.substr(o.device.find(':') + 1)));
+    if (!dev) {
+      std::fprintf(stderr, "convguard driver: --device %s: %s\n", o.device.c_str(),
+                   dev.status().message().c_str());
+      return 1;
+    }
+    if (!o.json)
+      std::printf("device %s: %s (%s)\n", o.device.c_str(), dev->name.c_str(), dev->arch.c_str());
+  }
   if (!o.save_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.save_dir, ec);
@@ -158,7 +178,8 @@ int driver_main(int argc, char** argv) {
     }
     bool saved_output = false;
     for (const Solver* s : solvers) {
-      const TrialResult r = run_trial(*s, p, t, o.trial);
+      const TrialResult r = o.device_kind == Device::gpu ? gpu::run_trial(*s, p, t, o.trial)
+                                                         : run_trial(*s, p, t, o.trial);
       Row row{to_canonical(p),  std::string(s->id()), "", "", r.first_ms, r.mean_ms, 0, 0, 0,
               r.workspace_bytes};
       const double ms = r.iterations ? r.mean_ms : r.first_ms;
@@ -244,7 +265,7 @@ int driver_main(int argc, char** argv) {
                 "problem / reason");
     std::size_t i = 0;
     for (const Problem& p : o.problems) {
-      for (std::size_t j = 0; j < all_solvers().size() && i < table.size(); ++j, ++i) {
+      for (std::size_t j = 0; j < solvers_on(o.device_kind).size() && i < table.size(); ++j, ++i) {
         const Row& r = table[i];
         if (r.status == "unsupported") {
           std::printf("%-12s %-26s %-11s %10s %10s %9s %10s %10s %10s  %s\n",

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-
 #include "convguard/canonical.hpp"
+#include "gpu/gpu.hpp"
 
 namespace convguard::cli {
 
@@ -56,7 +56,7 @@ std::vector<FlagSpec> driver_flag_specs() {
        "results database for -S auto (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "problem", "", "canonical problem string (benchdnn grammar); repeatable", false, true},
       {0, "suite", "", "file of canonical problem strings, one a line", false, true},
-      {0, "device", "cpu", "device to run on (this build: cpu)"},
+      {0, "device", "cpu", "device to run on: cpu or cuda:N"},
       {0, "seed", "1", "seed of the random test data"},
       {0, "fill", "uniform", "test data: uniform (in [-1,1)) or integer (small integers; exact)"},
       {0, "threads", "0", "CPU threads (0: OMP_NUM_THREADS or all cores)"},
@@ -102,9 +102,23 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   if (bias != 0)
     return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
   if (threads > 0) omp_set_num_threads(static_cast<int>(threads));
-  if (f.str("device") != "cpu") {
-    return invalid_argument(fmt::format(
-        "flag --device: '{}' is not available in this build (available: cpu)", f.str("device")));
+  o.device = f.str("device");
+  if (o.device != "cpu") {
+    const std::string prefix = std::string(gpu::backend()) + ":";
+    int index = -1;
+    if (o.device.rfind(prefix, 0) == 0) {
+      try {
+        index = std::stoi(o.device.substr(prefix.size()));
+      } catch (const std::exception&) {
+      }
+    }
+    const int gpus = gpu::device_count();
+    if (index < 0 || index >= gpus) {
+      return invalid_argument(
+          fmt::format("flag --device: '{}' is not available here (cpu{})", o.device,
+                      gpus ? fmt::format(", {}0..{}", prefix, gpus - 1) : std::string(", no GPU")));
+    }
+    o.device_kind = Device::gpu;
   }
   const std::string fill = f.str("fill");
   if (fill != "uniform" && fill != "integer")

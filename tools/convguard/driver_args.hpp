@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "convguard/problem.hpp"
+#include "convguard/solver.hpp"
 #include "convguard/trial.hpp"
 #include "flags.hpp"
 
@@ -21,7 +22,9 @@ struct DriverOptions {
   bool print_problem = true;
   bool json = false;
   std::string save_dir, load_dir;
-  std::string db;  // for -S auto; empty: the default database
+  std::string db;              // for -S auto; empty: the default database
+  std::string device = "cpu";  // cpu or cuda:N
+  Device device_kind = Device::cpu;
 };
 
 // Turns parsed flags into problems. `command` is conv, convfp16 or convbfp16 (or empty when

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
   if (cmd == "env") return convguard::cli::env_main(argc, argv);
   if (cmd == "report") return convguard::cli::report_main(argc, argv);
-  if (cmd == "worker") return convguard::probe::worker_main();  // hidden: started by probe
+  if (cmd == "worker") return convguard::probe::worker_main(argc, argv);  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
     return 0;

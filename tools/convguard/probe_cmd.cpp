@@ -5,7 +5,6 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -18,10 +17,11 @@
 #include "convguard/trial.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
+#include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
-#include "probe/pool.hpp"
-#include "reproduce.hpp"
+#include "probe/reproduce.hpp"
+#include "probe/sweep.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -31,19 +31,21 @@ std::vector<FlagSpec> probe_flags() {
       {0, "suite", "", "suite file, or a name under data/suites (standard, resnet50); repeatable",
        false, true},
       {0, "problem", "", "canonical problem string; repeatable", false, true},
-      {0, "device", "cpu", "device to probe (this build: cpu)"},
+      {0, "device", "",
+       "devices to probe: cpu, cuda:N (default: every device this build can drive)"},
       {0, "solvers", "*", "comma-separated globs of solver ids to try"},
       {0, "skip-solvers", "", "comma-separated globs of solver ids not to try"},
       {0, "directions", "",
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
       {0, "dtypes", "", "f32,f16,bf16: run each problem in these (default: its own)"},
       {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
-      {0, "budget", "60",
+      {0, "budget", "10",
        "seconds a slow-but-correct trial may be expected to take before it is skipped"},
       {0, "db", "", "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "force", "", "rerun trials already recorded ok", true},
       {0, "retry-bad", "", "rerun trials recorded hang, crash or wrong", true},
-      {0, "jobs", "1", "workers per device"},
+      {0, "jobs", "1",
+       "CPU workers, each with an equal share of the threads (timings then differ)"},
       {0, "plugin", "", "plugin shared object to load; repeatable", false, true},
       {0, "seed", "1", "seed of the test data"},
       {0, "json", "", "print every trial as a JSON line", true},
@@ -74,17 +76,103 @@ std::string suite_path(const std::string& s) {
   return std::string(dir ? dir : CONVGUARD_DATA_DIR) + "/suites/" + s + ".txt";
 }
 
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 // A CSV field, quoted when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string r = "\"";
   for (char c : s) r += c == '"' ? std::string("\"\"") : std::string(1, c);
   return r + "\"";
+}
+
+// One line per trial: a JSON object, a CSV row, a log line, or (on a TTY) a progress line that
+// is rewritten, with a line of its own for anything that is not ok.
+void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
+                 std::map<std::string, int>& seen) {
+  using Kind = probe::SweepEvent::Kind;
+  const db::TrialRecord& rec = e.record;
+  const Problem& p = *e.problem;
+  if (e.kind == Kind::reused) return;
+  if (e.kind == Kind::known_bad) {
+    if (!json && !csv)
+      std::printf("[%zu/%zu] %-26s %-11s %s (known bad: %s)\n", e.index, e.total,
+                  rec.solver.c_str(), "skipped", rec.problem.c_str(), rec.status.c_str());
+    std::fflush(stdout);
+    return;
+  }
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"problem", rec.problem},
+                                       {"solver", rec.solver},
+                                       {"status", rec.status},
+                                       {"reason", rec.reason},
+                                       {"first_ms", rec.first_ms},
+                                       {"median_ms", rec.median_ms},
+                                       {"peak_rss_bytes", rec.peak_rss_bytes},
+                                       {"signal", rec.signal},
+                                       {"exit_code", rec.exit_code},
+                                       {"command", rec.command}}
+                            .dump()
+                            .c_str());
+  } else if (csv) {
+    std::printf(
+        "%s,%s,%s,%.6f,%.6f,%.6f,%d,%lld,%lld,%.3e,%.3e,%d,%d,%s,%s\n",
+        csv_field(rec.problem).c_str(), rec.solver.c_str(), rec.status.c_str(), rec.first_ms,
+        rec.median_ms, rec.min_ms, rec.runs, static_cast<long long>(rec.workspace_bytes),
+        static_cast<long long>(rec.peak_rss_bytes), rec.rel_error, rec.tolerance, rec.signal,
+        rec.exit_code, csv_field(rec.reason).c_str(), csv_field(rec.command).c_str());
+  } else {
+    const std::string label = p.name.empty() ? rec.problem : p.name;
+    const std::string text =
+        rec.status == "ok" ? fmt::format("{:.3f} ms", rec.median_ms) : rec.reason;
+    ++seen[rec.status];
+    if (tty) {
+      if (rec.status != "ok" && rec.status != "unsupported") {
+        std::printf("\r\033[K%-26s %-11s %s  %s\n", rec.solver.c_str(), rec.status.c_str(),
+                    label.c_str(), text.c_str());
+      }
+      std::string tally;
+      for (const auto& [k, v] : seen) tally += fmt::format(" {} {}", v, k);
+      std::printf("\r\033[K[%zu/%zu] %.0fs %s %s |%s", e.index, e.total, e.elapsed_s, label.c_str(),
+                  rec.solver.c_str(), tally.c_str());
+    } else {
+      std::printf("[%zu/%zu] %-26s %-11s %s  %s\n", e.index, e.total, rec.solver.c_str(),
+                  rec.status.c_str(), label.c_str(), text.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+// Results per problem from the database (this run's and reused evidence alike): the fastest
+// verified solver and how many solvers ended in each status.
+void print_results_table(db::Store& store, const std::string& fingerprint,
+                         const std::vector<Problem>& problems,
+                         const std::vector<std::string>& solvers) {
+  std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
+              "statuses");
+  for (const Problem& p : problems) {
+    const std::string key = identity_string(p);
+    std::string best;
+    double best_ms = 0;
+    std::map<std::string, int> per;
+    for (const std::string& sid : solvers) {
+      auto r = store.find(fingerprint, key, sid);
+      if (!r) continue;
+      ++per[r->status];
+      if (r->status == "ok" && (best.empty() || r->median_ms < best_ms)) {
+        best = sid;
+        best_ms = r->median_ms;
+      }
+    }
+    std::string marks;
+    for (const auto& [k, v] : per) marks += fmt::format("{} {}  ", v, k);
+    const std::string name = p.name.empty()
+                                 ? key
+                                 : p.name + (p.direction == Direction::forward
+                                                 ? ""
+                                                 : " " + std::string(to_string(p.direction)));
+    std::printf("%-40.40s %-26s %10s  %s\n", name.c_str(),
+                best.empty() ? "NONE VERIFIED" : best.c_str(),
+                best.empty() ? "-" : fmt::format("{:.3f}", best_ms).c_str(), marks.c_str());
+  }
 }
 
 }  // namespace
@@ -108,12 +196,31 @@ int probe_main(int argc, char** argv) {
     std::fprintf(stderr, "convguard probe: %s\n", m.c_str());
     return 2;
   };
-  if (f.str("device") != "cpu")
-    return fail(fmt::format("--device: '{}' is not available in this build (available: cpu)",
-                            f.str("device")));
+  // Devices: the ones named, else every device this build can drive.
+  std::vector<std::string> devices = split(f.str("device"));
+  const std::string gpu_prefix = std::string(gpu::backend()) + ":";
+  const int gpus = gpu::device_count();
+  if (devices.empty()) {
+    devices.push_back("cpu");
+    for (int i = 0; i < gpus; ++i) devices.push_back(gpu_prefix + std::to_string(i));
+  }
+  for (const auto& d : devices) {
+    if (d == "cpu") continue;
+    int index = -1;
+    if (d.rfind(gpu_prefix, 0) == 0) {
+      try {
+        index = std::stoi(d.substr(gpu_prefix.size()));
+      } catch (const std::exception&) {
+      }
+    }
+    if (index < 0 || index >= gpus)
+      return fail(fmt::format(
+          "--device: '{}' is not available here (cpu{})", d,
+          gpus > 0 ? fmt::format(", {}0..{}", gpu_prefix, gpus - 1) : std::string(", no GPU")));
+  }
   auto jobs = f.integer("jobs");
   if (!jobs) return fail(jobs.status().message());
-  if (*jobs != 1) return fail("--jobs: only 1 worker per device is implemented so far");
+  if (*jobs < 1 || *jobs > 64) return fail("--jobs: must be 1 to 64 workers");
   auto seed = f.integer("seed");
   if (!seed) return fail(seed.status().message());
   double timeout_s = 0, budget_s = 0;
@@ -184,15 +291,23 @@ int probe_main(int argc, char** argv) {
   }
   // Solvers.
   const auto want = split(f.str("solvers")), skip = split(f.str("skip-solvers"));
-  std::vector<std::string> solvers;
-  for (const Solver* s : all_solvers()) {
-    const std::string id(s->id());
-    if (matches_any(id, want) && !matches_any(id, skip)) solvers.push_back(id);
-  }
-  if (solvers.empty())
-    return fail("--solvers/--skip-solvers: no solver left to try (convguard solvers lists them)");
+  // Per device, the solvers that run on it.
+  auto solvers_for = [&](const std::string& device) {
+    const Device kind = device == "cpu" ? Device::cpu : Device::gpu;
+    std::vector<std::string> ids;
+    for (const Solver* s : all_solvers()) {
+      const std::string id(s->id());
+      if (s->device() == kind && matches_any(id, want) && !matches_any(id, skip)) ids.push_back(id);
+    }
+    return ids;
+  };
+  std::size_t solver_count = 0;
+  for (const auto& d : devices) solver_count += solvers_for(d).size();
+  if (solver_count == 0)
+    return fail("--solvers/--skip-solvers: no solver left to try on " + f.str("device") +
+                " (convguard solvers lists them)");
 
-  // Database: lock, recover trials left running by a dead prober, register the device.
+  // Database: lock, recover trials left running by a dead prober.
   const std::string db_path = f.given("db") ? f.str("db") : db::default_path();
   auto store = db::Store::open(db_path);
   if (!store) return fail(store.status().message());
@@ -201,8 +316,9 @@ int probe_main(int argc, char** argv) {
     return 3;
   }
   // Lines for people go to stderr under --json/--csv, so the machine output stays clean.
-  const bool machine = f.on("json") || f.on("csv");
-  FILE* info = machine ? stderr : stdout;
+  const bool json = f.on("json"), csv = f.on("csv");
+  if (json && csv) return fail("--json and --csv: choose one");
+  FILE* info = json || csv ? stderr : stdout;
   auto recovered = (*store)->recover_running();
   if (!recovered) return fail(recovered.status().message());
   if (*recovered > 0) {
@@ -210,196 +326,60 @@ int probe_main(int argc, char** argv) {
                  "recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
                  *recovered);
   }
-  const probe::DeviceInfo dev = probe::cpu_device();
-  if (auto st = (*store)->add_device(dev.fingerprint, dev.description); !st)
-    return fail(st.message());
-  std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers\n",
-               dev.description.c_str(), db_path.c_str(), problems.size(), solvers.size());
 
-  std::vector<std::string> env;
-  if (!plugin_env.empty()) env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
-  probe::Worker worker({"/proc/self/exe", "worker"}, env);
-  if (auto st = worker.ensure_started(); !st) {
-    std::fprintf(stderr, "convguard probe: worker start-up failed: %s\n", st.message().c_str());
-    return 1;
-  }
-  const double gflops = std::max(1.0, worker.gflops());
-  std::map<std::string, int> counts;
-  double hang_cost = 0, sandbox_s = 0;
-  const double t0 = now_s();
-  const std::size_t total = problems.size() * solvers.size();
-  std::size_t index = 0;
-  const bool force = f.on("force"), retry_bad = f.on("retry-bad"), json = f.on("json"),
-             csv = f.on("csv");
   const bool tty = !json && !csv && isatty(STDOUT_FILENO);
-  std::map<std::string, int> seen;
-  if (json && csv) return fail("--json and --csv: choose one");
   if (csv) {
     std::printf(
-        "problem,solver,status,first_ms,median_ms,min_ms,runs,workspace_bytes,rel_error,tolerance,"
-        "signal,"
-        "exit_code,reason,command\n");
+        "problem,solver,status,first_ms,median_ms,min_ms,runs,workspace_bytes,peak_rss_bytes,"
+        "rel_error,tolerance,signal,exit_code,reason,command\n");
   }
-  for (const Problem& p : problems) {
-    const std::string key = identity_string(p);
-    for (const std::string& sid : solvers) {
-      ++index;
-      db::TrialRecord rec;
-      rec.device = dev.fingerprint;
-      rec.problem = key;
-      rec.solver = sid;
-      rec.command = (plugin_env.empty() ? "" : "CONVGUARD_PLUGINS=" + plugin_env + " ") +
-                    reproduce_command(key, sid);
-      std::string note;
-      if (auto prev = (*store)->find(dev.fingerprint, key, sid)) {
-        const bool bad =
-            prev->status == "hang" || prev->status == "crash" || prev->status == "wrong";
-        if ((prev->status == "ok" || prev->status == "unsupported") && !force) {
-          ++counts["reused"];
-          continue;
-        }
-        if (bad && !retry_bad) {
-          ++counts["known bad"];
-          if (!json)
-            std::printf("[%zu/%zu] %-26s %-11s %s (known bad: %s)\n", index, total, sid.c_str(),
-                        "skipped", key.c_str(), prev->status.c_str());
-          continue;
-        }
-      }
-      // Slow but correct is not a hang: skip what would blow the per-trial budget.
-      const double solver_gflops = sid == "cpu:ref" ? 1.0 : gflops;
-      const double expected_s = p.flops() / (solver_gflops * 1e9);
-      const bool named = std::find(want.begin(), want.end(), sid) != want.end();
-      if (expected_s > budget_s && !named) {
-        rec.status = "skipped";
-        rec.reason = fmt::format(
-            "expected {:.0f} s at {:.1f} GFLOP/s exceeds the per-trial budget of {:.0f} s "
-            "(--budget, or name the solver in --solvers)",
-            expected_s, solver_gflops, budget_s);
-      } else {
-        // Deadline of the first run: a floor for start-up and planning plus a multiple of the
-        // expected run time, capped. The rest (verification, timing) gets its deadline from the
-        // measured first run. --timeout overrides both.
-        const double ref_s =
-            p.flops() / 2 <= TrialOptions{}.full_reference_limit ? p.flops() / 1e9 : 0.1;
-        const double deadline_ms =
-            timeout_s > 0 ? timeout_s * 1000 : std::min(300000.0, 3000 + 20 * expected_s * 1000);
-        const auto rest_ms = [&](double first_ms) {
-          if (timeout_s > 0) return timeout_s * 1000;
-          return std::min(300000.0,
-                          2000 + 3 * ref_s * 1000 + 2 * 1000 /* timing budget */ + 3 * first_ms);
-        };
-        rec.deadline_ms = deadline_ms;
-        if (auto st = (*store)->begin(rec); !st) return fail(st.message());
-        probe::TrialRequest req;
-        req.problem = key;
-        req.solver = sid;
-        req.seed = static_cast<std::uint64_t>(*seed);
-        const probe::Outcome out = worker.run(req, deadline_ms, rest_ms);
-        rec.deadline_ms = out.deadline_ms;
-        sandbox_s += out.elapsed_ms / 1000;
-        rec.status = out.status;
-        rec.reason = out.reason;
-        rec.signal = out.signal;
-        rec.exit_code = out.exit_code;
-        rec.stderr_tail = out.stderr_tail;
-        if (out.reply) {
-          rec.first_ms = out.reply->first_ms;
-          rec.median_ms = out.reply->median_ms;
-          rec.min_ms = out.reply->min_ms;
-          rec.runs = out.reply->runs;
-          rec.workspace_bytes = static_cast<std::int64_t>(out.reply->workspace_bytes);
-          rec.peak_rss_bytes = static_cast<std::int64_t>(out.reply->peak_rss_bytes);
-          rec.rel_error = out.reply->rel_error;
-          rec.max_abs_error = out.reply->max_abs_error;
-          rec.tolerance = out.reply->tolerance;
-        }
-        if (out.status == "hang") hang_cost += out.elapsed_ms / 1000;
-        note = out.status == "ok" ? fmt::format("{:.3f} ms", rec.median_ms) : out.reason;
-      }
-      if (auto st = (*store)->finish(rec); !st) return fail(st.message());
-      ++counts[rec.status];
-      if (json) {
-        std::printf("%s\n", nlohmann::json{{"problem", key},
-                                           {"solver", sid},
-                                           {"status", rec.status},
-                                           {"reason", rec.reason},
-                                           {"median_ms", rec.median_ms},
-                                           {"signal", rec.signal},
-                                           {"exit_code", rec.exit_code},
-                                           {"command", rec.command}}
-                                .dump()
-                                .c_str());
-      } else if (csv) {
-        std::printf(
-            "%s,%s,%s,%.6f,%.6f,%.6f,%d,%lld,%.3e,%.3e,%d,%d,%s,%s\n", csv_field(key).c_str(),
-            sid.c_str(), rec.status.c_str(), rec.first_ms, rec.median_ms, rec.min_ms, rec.runs,
-            static_cast<long long>(rec.workspace_bytes), rec.rel_error, rec.tolerance, rec.signal,
-            rec.exit_code, csv_field(rec.reason).c_str(), csv_field(rec.command).c_str());
-      } else {
-        const std::string label = p.name.empty() ? key : p.name;
-        const std::string text = (note.empty() ? rec.reason : note);
-        ++seen[rec.status];
-        if (tty) {
-          // One progress line, rewritten; anything that is not ok also gets a line of its own.
-          if (rec.status != "ok" && rec.status != "unsupported") {
-            std::printf("\r\033[K%-26s %-11s %s  %s\n", sid.c_str(), rec.status.c_str(),
-                        label.c_str(), text.c_str());
-          }
-          std::string tally;
-          for (const auto& [k, v] : seen) tally += fmt::format(" {} {}", v, k);
-          std::printf("\r\033[K[%zu/%zu] %.0fs %s %s |%s", index, total, now_s() - t0,
-                      label.c_str(), sid.c_str(), tally.c_str());
-        } else {
-          std::printf("[%zu/%zu] %-26s %-11s %s  %s\n", index, total, sid.c_str(),
-                      rec.status.c_str(), label.c_str(), text.c_str());
-        }
-      }
-      std::fflush(stdout);
+  int status = 0;
+  for (const std::string& device : devices) {
+    if (solvers_for(device).empty()) continue;
+    probe::SweepConfig cfg;
+    cfg.problems = problems;
+    cfg.solvers = solvers_for(device);
+    cfg.named = want;
+    cfg.device = device;
+    if (!plugin_env.empty()) {
+      cfg.worker_env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
+      cfg.command_prefix = "CONVGUARD_PLUGINS=" + plugin_env + " ";
     }
-  }
-  if (tty) std::printf("\n");
-  // Results per problem from the database (this run's and reused evidence alike): the fastest
-  // verified solver and how many solvers ended in each status.
-  if (!json && !csv) {
-    std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
-                "statuses");
-    for (const Problem& p : problems) {
-      const std::string key = identity_string(p);
-      std::string best;
-      double best_ms = 0;
-      std::map<std::string, int> per;
-      for (const std::string& sid : solvers) {
-        auto r = (*store)->find(dev.fingerprint, key, sid);
-        if (!r) continue;
-        ++per[r->status];
-        if (r->status == "ok" && (best.empty() || r->median_ms < best_ms)) {
-          best = sid;
-          best_ms = r->median_ms;
-        }
-      }
-      std::string marks;
-      for (const auto& [k, v] : per) marks += fmt::format("{} {}  ", v, k);
-      const std::string name = p.name.empty()
-                                   ? key
-                                   : p.name + (p.direction == Direction::forward
-                                                   ? ""
-                                                   : " " + std::string(to_string(p.direction)));
-      std::printf("%-40.40s %-26s %10s  %s\n", name.c_str(),
-                  best.empty() ? "NONE VERIFIED" : best.c_str(),
-                  best.empty() ? "-" : fmt::format("{:.3f}", best_ms).c_str(), marks.c_str());
+    cfg.timeout_s = timeout_s;
+    cfg.budget_s = budget_s;
+    cfg.force = f.on("force");
+    cfg.retry_bad = f.on("retry-bad");
+    cfg.jobs = device == "cpu" ? static_cast<int>(*jobs) : 1;  // one worker per GPU
+    cfg.seed = static_cast<std::uint64_t>(*seed);
+    std::string fingerprint;
+    std::map<std::string, int> seen;
+    probe::SweepCallbacks cb;
+    cb.started = [&](const probe::SweepDevice& d, std::size_t) {
+      fingerprint = d.fingerprint;
+      std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
+                   d.description.c_str(), db_path.c_str(), problems.size(), cfg.solvers.size(),
+                   cfg.jobs > 1 ? fmt::format(" on {} workers", cfg.jobs).c_str() : "");
+      std::fflush(info);
+    };
+    cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, seen); };
+    auto sum = probe::run_sweep(cfg, **store, cb);
+    if (!sum) {
+      std::fprintf(stderr, "convguard probe: %s\n", sum.status().message().c_str());
+      status = 1;
+      continue;
     }
+    if (tty) std::printf("\n");
+    if (!json && !csv) print_results_table(**store, fingerprint, problems, cfg.solvers);
+    std::string summary;
+    for (const auto& [k, v] : sum->counts) summary += fmt::format("{} {}, ", v, k);
+    if (!summary.empty()) summary.resize(summary.size() - 2);
+    std::fprintf(
+        info,
+        "probe finished in %.1f s (%.1f s in workers; hangs cost %.1f s; %d worker start(s)): %s\n",
+        sum->wall_s, sum->sandbox_s, sum->hang_cost_s, sum->worker_starts,
+        summary.empty() ? "nothing to do" : summary.c_str());
   }
-  const double wall = now_s() - t0;
-  std::string summary;
-  for (const auto& [k, v] : counts) summary += fmt::format("{} {}, ", v, k);
-  if (!summary.empty()) summary.resize(summary.size() - 2);
-  std::fprintf(
-      info,
-      "probe finished in %.1f s (%.1f s in workers; hangs cost %.1f s; %d worker start(s)): %s\n",
-      wall, sandbox_s, hang_cost, worker.starts(),
-      summary.empty() ? "nothing to do" : summary.c_str());
-  return 0;
+  return status;
 }
 
 }  // namespace convguard::cli

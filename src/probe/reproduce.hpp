@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace convguard::cli {
+namespace convguard::probe {
 
 // `s` quoted for a POSIX shell.
 inline std::string shell_quoted(const std::string& s) {
@@ -18,4 +18,4 @@ inline std::string reproduce_command(const std::string& problem, const std::stri
   return "convguard driver --problem " + shell_quoted(problem) + " -S " + solver + " -t 1";
 }
 
-}  // namespace convguard::cli
+}  // namespace convguard::probe

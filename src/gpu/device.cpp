@@ -1,0 +1,56 @@
+#include "gpu/check.hpp"
+#include "gpu/gpu.hpp"
+#include "gpu/solvers/implicit_gemm.hpp"
+#include "gpu/solvers/naive.hpp"
+
+namespace convguard::gpu {
+
+const char* backend() {
+  return CG_GPU_BACKEND;
+}
+
+int device_count() {
+  int n = 0;
+  // No driver or no device is an answer (0), not an error.
+  if (CG_GPU(GetDeviceCount)(&n) != kSuccess) {
+    (void)last_error();
+    return 0;
+  }
+  return n;
+}
+
+Result<DeviceInfo> open_device(int index) {
+  const int n = device_count();
+  if (index < 0 || index >= n) {
+    return invalid_argument("device: GPU " + std::to_string(index) + " does not exist (" +
+                            std::to_string(n) + " visible)");
+  }
+  if (auto st = check(CG_GPU(SetDevice)(index), "set device"); !st) return st;
+  cg_device_prop prop{};
+  if (auto st = check(CG_GPU(GetDeviceProperties)(&prop, index), "device properties"); !st)
+    return st;
+  DeviceInfo d;
+  d.index = index;
+  d.name = prop.name;
+#if defined(__HIPCC__) || defined(CONVGUARD_HIP)
+  d.arch = prop.gcnArchName;
+#else
+  d.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+#endif
+  d.multiprocessors = prop.multiProcessorCount;
+  d.memory_bytes = prop.totalGlobalMem;
+  (void)CG_GPU(DriverGetVersion)(&d.driver_version);
+  (void)CG_GPU(RuntimeGetVersion)(&d.runtime_version);
+  // Create the context now, so the first trial does not pay for it.
+  if (auto st = check(CG_GPU(Free)(nullptr), "context"); !st) return st;
+  return d;
+}
+
+const std::vector<const Solver*>& gpu_solvers() {
+  static const NaiveSolver naive;
+  static const ImplicitGemmSolver implicit_gemm;
+  static const std::vector<const Solver*> list = {&implicit_gemm, &naive};
+  return list;
+}
+
+}  // namespace convguard::gpu

@@ -1,0 +1,50 @@
+// A convolution as the GPU kernels see it: plain integers, passed by value to every kernel.
+// 2D problems are 3D with depth 1. Tensor strides are in elements and logical order (N, C, D, H, W
+// for x and y; K, C/G, D, R, S for w), so every layout (NCHW, NHWC, explicit strides) is one code
+// path; the tensor-core solver asks for dense channels-last.
+#pragma once
+
+#include <cstdint>
+
+#include "convguard/problem.hpp"
+#include "convguard/tensor.hpp"
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define CG_HOST_DEVICE __host__ __device__
+#else
+#define CG_HOST_DEVICE
+#endif
+
+namespace convguard::gpu {
+
+struct Geometry {
+  std::int64_t n, g, cg, kg;         // batch, groups, channels per group (in, out)
+  std::int64_t in[3], f[3], out[3];  // D, H, W of input, filter, output
+  std::int64_t stride[3], dil[3], pad[3];
+  std::int64_t xs[5], ws[5], ys[5];  // strides: N C D H W / K C D R S / N K D H W
+  CG_HOST_DEVICE std::int64_t taps() const { return f[0] * f[1] * f[2]; }
+};
+
+// Strides of a rank-4 or rank-5 descriptor spread to five (depth stride 0 in 2D).
+inline void spread_strides(const TensorDesc& d, std::int64_t* s) {
+  if (d.rank == 5) {
+    for (int i = 0; i < 5; ++i) s[i] = d.strides[i];
+  } else {
+    s[0] = d.strides[0], s[1] = d.strides[1], s[2] = 0, s[3] = d.strides[2], s[4] = d.strides[3];
+  }
+}
+
+inline Geometry make_geometry(const Problem& p) {
+  Geometry G{};
+  G.n = p.n, G.g = p.g, G.cg = p.c / p.g, G.kg = p.k / p.g;
+  for (int i = 0; i < 3; ++i) {
+    G.in[i] = p.input[i], G.f[i] = p.filter[i], G.out[i] = p.output(i);
+    G.stride[i] = p.stride[i], G.dil[i] = p.dilation[i], G.pad[i] = p.pad_begin[i];
+  }
+  spread_strides(x_desc(p), G.xs);
+  spread_strides(w_desc(p), G.ws);
+  spread_strides(y_desc(p), G.ys);
+  return G;
+}
+
+}  // namespace convguard::gpu

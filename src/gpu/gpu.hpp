@@ -1,0 +1,42 @@
+// The GPU backend as the rest of convguard sees it: plain C++, no CUDA or HIP headers, so the
+// CPU-only build compiles the same callers against gpu/none.cpp.
+//
+// GPU solvers take device pointers in ConvTensors (Solver::device() == Device::gpu). The probe
+// worker for a GPU creates the context once, generates the test data on the host from the seed,
+// copies it over, runs and times the solver with device events, copies the result back and
+// verifies it on the host (docs/verification.md), fp64 reference or sampled points, plus, above the
+// full-reference limit, a full comparison with gpu:naive (the device reference).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "convguard/solver.hpp"
+#include "convguard/trial.hpp"
+
+namespace convguard::gpu {
+
+// Whether this build has a GPU backend ("cuda", "hip") or not ("none").
+const char* backend();
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name, arch;  // "NVIDIA H100 80GB HBM3", "sm_90"
+  int multiprocessors = 0;
+  std::size_t memory_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+};
+
+// GPUs this process can use (0 without a GPU, a driver or a GPU build; never aborts).
+int device_count();
+// Makes `index` current and describes it.
+[[nodiscard]] Result<DeviceInfo> open_device(int index);
+
+// This build's own GPU solvers, in list order.
+const std::vector<const Solver*>& gpu_solvers();
+
+// One trial on the current GPU (see the header comment). Device errors that leave the context
+// unusable (illegal address, launch failure) come back as StatusCode::device_error.
+TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host, const TrialOptions& o);
+
+}  // namespace convguard::gpu

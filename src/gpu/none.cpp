@@ -1,0 +1,27 @@
+// The GPU backend of a build without a GPU toolkit: no devices, no solvers, every entry point
+// answers so (convguard builds and runs everywhere; `convguard probe --device cuda:0` says why
+// not).
+#include "gpu/gpu.hpp"
+
+namespace convguard::gpu {
+
+const char* backend() {
+  return "none";
+}
+int device_count() {
+  return 0;
+}
+Result<DeviceInfo> open_device(int) {
+  return invalid_argument("device: this build has no GPU backend (built without the CUDA toolkit)");
+}
+const std::vector<const Solver*>& gpu_solvers() {
+  static const std::vector<const Solver*> none;
+  return none;
+}
+TrialResult run_trial(const Solver&, const Problem&, TrialTensors&, const TrialOptions&) {
+  TrialResult r;
+  r.status = invalid_argument("this build has no GPU backend");
+  return r;
+}
+
+}  // namespace convguard::gpu

@@ -1,0 +1,232 @@
+#include "probe/sweep.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "convguard/canonical.hpp"
+#include "convguard/trial.hpp"
+#include "probe/pool.hpp"
+#include "probe/reproduce.hpp"
+
+namespace convguard::probe {
+namespace {
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+bool is_bad(const std::string& status) {
+  return status == "hang" || status == "crash" || status == "wrong";
+}
+
+void take_reply(const Outcome& out, db::TrialRecord& rec) {
+  rec.deadline_ms = out.deadline_ms;
+  rec.status = out.status;
+  rec.reason = out.reason;
+  rec.signal = out.signal;
+  rec.exit_code = out.exit_code;
+  rec.stderr_tail = out.stderr_tail;
+  if (!out.reply) return;
+  rec.first_ms = out.reply->first_ms;
+  rec.median_ms = out.reply->median_ms;
+  rec.min_ms = out.reply->min_ms;
+  rec.runs = out.reply->runs;
+  rec.workspace_bytes = static_cast<std::int64_t>(out.reply->workspace_bytes);
+  rec.peak_rss_bytes = static_cast<std::int64_t>(out.reply->peak_rss_bytes);
+  rec.rel_error = out.reply->rel_error;
+  rec.max_abs_error = out.reply->max_abs_error;
+  rec.tolerance = out.reply->tolerance;
+}
+
+// State shared by the job threads; everything in it is touched under `mu`.
+struct Shared {
+  Shared(const SweepConfig& c_, db::Store& store_, const SweepCallbacks& cb_)
+      : c(c_), store(store_), cb(cb_) {}
+  const SweepConfig& c;
+  db::Store& store;
+  const SweepCallbacks& cb;
+  SweepDevice dev;
+  std::mutex mu;
+  std::size_t next = 0, total = 0;
+  SweepSummary sum;
+  Status failure;
+  double t0 = 0;
+  double gflops = 0, ref_gflops = 0;
+  std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
+};
+
+void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
+          db::TrialRecord rec) {
+  ++s.sum.counts[kind == SweepEvent::Kind::reused      ? "reused"
+                 : kind == SweepEvent::Kind::known_bad ? "known bad"
+                                                       : rec.status];
+  if (!s.cb.trial) return;
+  SweepEvent e;
+  e.kind = kind;
+  e.index = index;
+  e.total = s.total;
+  e.problem = &p;
+  e.record = std::move(rec);
+  e.elapsed_s = now_s() - s.t0;
+  s.cb.trial(e);
+}
+
+// One job: takes the next trial, decides under the lock whether it runs, runs it in this job's
+// worker without the lock, records it under the lock.
+void job(Shared& s, Worker& worker) {
+  const SweepConfig& c = s.c;
+  const std::size_t n_solvers = c.solvers.size();
+  for (;;) {
+    std::unique_lock lock(s.mu);
+    if (s.next >= s.total || !s.failure.is_ok()) return;
+    const std::size_t index = ++s.next;
+    const Problem& p = c.problems[(index - 1) / n_solvers];
+    const std::string& sid = c.solvers[(index - 1) % n_solvers];
+    const std::string key = identity_string(p);
+    if (auto prev = s.store.find(s.dev.fingerprint, key, sid)) {
+      if ((prev->status == "ok" || prev->status == "unsupported") && !c.force) {
+        emit(s, SweepEvent::Kind::reused, index, p, *prev);
+        continue;
+      }
+      if (is_bad(prev->status) && !c.retry_bad) {
+        emit(s, SweepEvent::Kind::known_bad, index, p, *prev);
+        continue;
+      }
+    }
+    db::TrialRecord rec;
+    rec.device = s.dev.fingerprint;
+    rec.problem = key;
+    rec.solver = sid;
+    rec.command = c.command_prefix + reproduce_command(key, sid);
+    // Throughputs: the best any worker of this sweep measured (one measured while the machine
+    // was busy must not make every deadline and budget 100x too tight).
+    s.gflops = std::max(s.gflops, worker.gflops());
+    s.ref_gflops = std::max(s.ref_gflops, worker.ref_gflops());
+    const double gflops = sid == "cpu:ref" ? s.ref_gflops : s.gflops;
+    const double expected_s = p.flops() / (std::max(gflops, 0.01) * 1e9);
+    const bool named = std::find(c.named.begin(), c.named.end(), sid) != c.named.end();
+    std::string skip;
+    if (sid == "cpu:ref" && !named) {
+      skip =
+          "cpu:ref is the fp64 reference verification uses: checking it against itself proves "
+          "nothing (name it in --solvers to time it)";
+    } else if (expected_s > c.budget_s && !named) {
+      // Slow but correct is not a hang: skip what would blow the per-trial budget.
+      skip = fmt::format(
+          "expected {:.0f} s at {:.2f} GFLOP/s exceeds the per-trial budget of {:.0f} s "
+          "(--budget, or name the solver in --solvers)",
+          expected_s, gflops, c.budget_s);
+    }
+    if (!skip.empty()) {
+      rec.status = "skipped";
+      rec.reason = skip;
+      if (auto st = s.store.finish(rec); !st) {
+        s.failure = st;
+        return;
+      }
+      emit(s, SweepEvent::Kind::skipped, index, p, rec);
+      continue;
+    }
+    const bool full_reference = p.flops() / 2 <= TrialOptions{}.full_reference_limit;
+    // Verification: the full fp64 reference, or TrialOptions' 4096 sampled points.
+    const double reference_s = (full_reference ? p.flops()
+                                               : 2.0 * TrialOptions{}.samples *
+                                                     static_cast<double>(p.reduction_length())) /
+                               (std::max(s.ref_gflops, 0.01) * 1e9);
+    // Other solvers' times on this problem bound what a slow-but-working one may take.
+    const double slowest_ok_ms = s.slowest_ok_ms[key];
+    const double deadline_ms =
+        c.timeout_s > 0 ? c.timeout_s * 1000 : first_run_deadline_ms(expected_s, slowest_ok_ms);
+    rec.deadline_ms = deadline_ms;
+    if (auto st = s.store.begin(rec); !st) {
+      s.failure = st;
+      return;
+    }
+    lock.unlock();
+
+    TrialRequest req;
+    req.problem = key;
+    req.solver = sid;
+    req.seed = c.seed;
+    req.max_time_ms = c.timing_ms;
+    const auto rest_ms = [&](double first_ms) {
+      return c.timeout_s > 0 ? c.timeout_s * 1000
+                             : rest_deadline_ms(reference_s, c.timing_ms, first_ms);
+    };
+    const Outcome out = worker.run(req, deadline_ms, rest_ms);
+    take_reply(out, rec);
+
+    lock.lock();
+    s.sum.sandbox_s += out.elapsed_ms / 1000;
+    if (out.status == "hang") s.sum.hang_cost_s += out.elapsed_ms / 1000;
+    if (out.status == "ok") s.slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
+    if (auto st = s.store.finish(rec); !st) {
+      s.failure = st;
+      return;
+    }
+    emit(s, SweepEvent::Kind::ran, index, p, rec);
+  }
+}
+
+}  // namespace
+
+double first_run_deadline_ms(double expected_s, double slowest_ok_ms) {
+  return std::min(300000.0, 3000 + std::max(50 * expected_s * 1000, 10 * slowest_ok_ms));
+}
+
+double rest_deadline_ms(double reference_s, double timing_ms, double first_ms) {
+  return std::min(300000.0, 2000 + 3 * reference_s * 1000 + 2 * timing_ms + 3 * first_ms);
+}
+
+Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const SweepCallbacks& cb) {
+  if (c.jobs < 1) return invalid_argument("jobs: must be at least 1");
+  if (c.jobs > 1 && c.device != "cpu")
+    return invalid_argument("jobs: more than one worker per device is for the CPU only");
+  Shared s(c, store, cb);
+  s.total = c.problems.size() * c.solvers.size();
+  s.t0 = now_s();
+  std::vector<std::string> env = c.worker_env;
+  if (c.jobs > 1 || c.threads > 0) {
+    const int all = c.threads > 0 ? c.threads : omp_get_num_procs();
+    env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1, all / c.jobs)));
+  }
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int j = 0; j < c.jobs; ++j) {
+    workers.push_back(std::make_unique<Worker>(
+        std::vector<std::string>{c.worker_exe, "worker", "--device", c.device}, env));
+  }
+  // The first worker says which device this is; the others must agree.
+  for (auto& w : workers) {
+    if (auto st = w->ensure_started(); !st) {
+      return Status{st.code(), "worker start-up failed: " + st.message()};
+    }
+  }
+  s.dev = {workers[0]->fingerprint(), workers[0]->description(), workers[0]->gflops(),
+           workers[0]->ref_gflops()};
+  if (s.dev.fingerprint.empty()) {
+    return Status{StatusCode::internal_error, "worker start-up: no device fingerprint"};
+  }
+  if (auto st = store.add_device(s.dev.fingerprint, s.dev.description); !st) return st;
+  if (cb.started) cb.started(s.dev, s.total);
+  if (c.jobs == 1) {
+    job(s, *workers[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& w : workers) threads.emplace_back([&s, &w] { job(s, *w); });
+    for (auto& t : threads) t.join();
+  }
+  if (!s.failure.is_ok()) return s.failure;
+  for (auto& w : workers) s.sum.worker_starts += w->starts();
+  s.sum.wall_s = now_s() - s.t0;
+  return s.sum;
+}
+
+}  // namespace convguard::probe

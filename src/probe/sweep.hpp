@@ -1,0 +1,83 @@
+// A sweep: every (problem, solver) trial of a probe, each in a sandboxed worker, recorded in the
+// results database before (journal row) and after. Shared by `convguard probe` and by
+// Context::plan's probe-when-unknown, so both classify, skip and record the same way.
+//
+// Skips, in order: evidence already here (ok/unsupported reused unless `force`; hang/crash/wrong
+// skipped unless `retry_bad`), then the per-trial budget (a solver expected to run longer than
+// `budget_s` is skipped, not mistaken for a hang, unless it is in `named`), and cpu:ref unless
+// named: it is the fp64 reference itself, so verifying it proves nothing.
+//
+// With jobs > 1 the CPU's threads are split among that many workers, each its own process; the
+// device fingerprint (from the workers) then records the smaller thread count, so timings taken
+// that way never mix with single-worker evidence.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "convguard/problem.hpp"
+#include "convguard/status.hpp"
+#include "db/store.hpp"
+
+namespace convguard::probe {
+
+struct SweepConfig {
+  std::vector<Problem> problems;
+  std::vector<std::string> solvers;  // ids, tried in this order for each problem
+  std::vector<std::string> named;    // ids the user named exactly: exempt from the budget
+  std::string device = "cpu";
+  std::string worker_exe = "/proc/self/exe";  // a convguard binary (it has the worker command)
+  std::vector<std::string> worker_env;        // NAME=VALUE entries, e.g. CONVGUARD_PLUGINS
+  std::string command_prefix;                 // put in front of each stored reproduce command
+  double timeout_s = 0;                       // 0: deadlines derived from each problem's cost
+  double budget_s = 10;
+  double timing_ms = 300;  // steady-state timing per trial at most (stops earlier when stable)
+  bool force = false, retry_bad = false;
+  int jobs = 1;
+  int threads = 0;  // CPU threads in all (0: every core); split among the jobs
+  std::uint64_t seed = 1;
+};
+
+struct SweepDevice {
+  std::string fingerprint, description;
+  double gflops = 0, ref_gflops = 0;
+};
+
+struct SweepEvent {
+  enum class Kind { ran, skipped, known_bad, reused };
+  Kind kind = Kind::ran;
+  std::size_t index = 0, total = 0;  // 1-based position in the sweep
+  const Problem* problem = nullptr;
+  db::TrialRecord record;  // for known_bad/reused: the evidence already recorded
+  double elapsed_s = 0;    // since the sweep started
+};
+
+struct SweepSummary {
+  std::map<std::string, int> counts;  // per status, plus "reused" and "known bad"
+  double wall_s = 0, sandbox_s = 0, hang_cost_s = 0;
+  int worker_starts = 0;
+};
+
+struct SweepCallbacks {
+  std::function<void(const SweepDevice&, std::size_t total)> started;
+  std::function<void(const SweepEvent&)> trial;  // called from one thread at a time
+};
+
+// Runs the sweep. The store must be locked for writing (Store::lock_for_writing) and trials left
+// running by an earlier probe recovered by the caller. Fails only on database errors and when no
+// worker can start; every trial outcome, however bad, is a recorded result.
+[[nodiscard]] Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store,
+                                             const SweepCallbacks& cb);
+
+// Deadline model (ms). The first run: a floor of 3 s for start-up and planning plus the larger of
+// 50x the expected run time (FLOPs over the worker's measured throughput: degenerate shapes run
+// at a few percent of it) and 10x the slowest first run of another solver that verified on this
+// problem; capped at 5 minutes. The rest (verification, timing): a floor plus three times the fp64
+// reference's expected time, twice the timing budget and three first runs.
+double first_run_deadline_ms(double expected_s, double slowest_ok_ms);
+double rest_deadline_ms(double reference_s, double timing_ms, double first_ms);
+
+}  // namespace convguard::probe

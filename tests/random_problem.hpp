@@ -1,0 +1,76 @@
+// The property tests' problem generator (CPU and GPU): small random problems covering 2D/3D,
+// every direction, groups and depthwise, stride, dilation, asymmetric padding, every layout and
+// explicit strides, fp32/fp16/bf16, odd sizes 17 and 33. Deterministic per seed.
+#pragma once
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "convguard/problem.hpp"
+
+namespace convguard::testing {
+
+inline std::vector<std::int64_t> gapped_strides(const TensorDesc& d, std::mt19937_64& rng) {
+  // Dense strides of the descriptor's own order, with a gap added to one dimension.
+  std::vector<std::int64_t> s(d.strides.begin(), d.strides.begin() + d.rank);
+  std::vector<int> order(static_cast<std::size_t>(d.rank));
+  for (int i = 0; i < d.rank; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return s[a] < s[b]; });
+  const int widen = static_cast<int>(rng() % static_cast<std::uint64_t>(d.rank));
+  std::int64_t extent = 1;
+  for (int pos = 0; pos < d.rank; ++pos) {
+    const int i = order[static_cast<std::size_t>(pos)];
+    s[static_cast<std::size_t>(i)] = extent + (pos == widen ? 3 : 0);
+    extent = s[static_cast<std::size_t>(i)] * d.dims[i];
+  }
+  return s;
+}
+
+inline Problem random_problem(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+  };
+  for (;;) {
+    Problem p;
+    p.spatial_dims = pick(0, 9) < 3 ? 3 : 2;
+    const int kind = static_cast<int>(pick(0, 9));
+    if (kind < 2) {  // depthwise
+      p.g = pick(1, 6);
+      p.c = p.k = p.g;
+    } else {
+      p.g = kind < 4 ? pick(2, 3) : 1;
+      p.c = p.g * pick(1, 5);
+      p.k = p.g * pick(1, 5);
+    }
+    p.n = pick(1, 3);
+    for (int d = 3 - p.spatial_dims; d < 3; ++d) {
+      const bool big = pick(0, 7) == 0 && p.spatial_dims == 2;
+      p.input[d] = big ? (pick(0, 1) ? 17 : 33) : pick(1, p.spatial_dims == 3 ? 6 : 10);
+      p.filter[d] = pick(1, 4);
+      p.stride[d] = pick(0, 3) == 0 ? pick(2, 3) : 1;
+      p.dilation[d] = pick(0, 4) == 0 ? 2 : 1;
+      p.pad_begin[d] = pick(0, 2);
+      p.pad_end[d] = pick(0, 2);
+    }
+    // Winograd and FFT shapes deserve frequent coverage: 3x3 stride-1 2D.
+    if (p.spatial_dims == 2 && pick(0, 3) == 0) {
+      p.filter = {1, 3, 3};
+      p.stride = {1, 1, 1};
+      p.dilation = {1, 1, 1};
+    }
+    p.direction = static_cast<Direction>(pick(0, 2));
+    p.dtype = static_cast<DType>(pick(0, 2));
+    p.x_layout = static_cast<Layout>(pick(0, 1));
+    p.w_layout = static_cast<Layout>(pick(0, 1));
+    p.y_layout = static_cast<Layout>(pick(0, 1));
+    if (!validate(p).is_ok()) continue;
+    if (pick(0, 5) == 0) p.x_strides = gapped_strides(x_desc(p), rng);
+    if (pick(0, 7) == 0) p.y_strides = gapped_strides(y_desc(p), rng);
+    if (pick(0, 9) == 0) p.w_strides = gapped_strides(w_desc(p), rng);
+    if (validate(p).is_ok()) return p;
+  }
+}
+
+}  // namespace convguard::testing
