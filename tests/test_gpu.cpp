@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <random>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
@@ -57,8 +58,9 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
   for (const Solver* s : solvers_on(Device::gpu)) {
     std::printf("%-28s verified on %d problems\n", std::string(s->id()).c_str(),
                 verified[std::string(s->id())]);
-    // Every solver must have been exercised (a solver that declines everything is a defect).
-    if (count > 1) {
+    // Every solver must have been exercised (a solver that declines everything is a defect);
+    // the tensor-core solver's shapes (C, K multiples of 8, NHWC) have their own test below.
+    if (count > 1 && s->id() != "gpu:tc_implicit_gemm") {
       EXPECT_GT(verified[std::string(s->id())], 0) << s->id();
     }
   }
@@ -84,4 +86,39 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
           << s->id() << " " << text << ": " << (r.verdict ? r.verdict->message : "");
     }
   }
+}
+
+// Random shapes the tensor-core solver accepts: edges of every tile dimension (M, N and the
+// reduction not multiples of 128/128/32), stride, dilation, padding, odd sizes, f16 and bf16.
+TEST(Gpu, TensorCoreSolverOnItsShapes) {
+  REQUIRE_GPU();
+  const Solver* tc = find_solver("gpu:tc_implicit_gemm");
+  ASSERT_NE(tc, nullptr);
+  std::mt19937_64 rng(42);
+  auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
+  int verified = 0;
+  for (int i = 0; i < 60; ++i) {
+    Problem p;
+    p.n = pick(1, 4);
+    p.c = 8 * pick(1, 12);
+    p.k = 8 * pick(1, 40);
+    p.input = {1, pick(1, 40), pick(1, 40)};
+    p.filter = {1, pick(1, 5), pick(1, 5)};
+    p.stride = {1, pick(1, 2), pick(1, 2)};
+    p.dilation = {1, pick(0, 4) == 0 ? 2 : 1, 1};
+    p.pad_begin = {0, pick(0, 2), pick(0, 2)};
+    p.pad_end = p.pad_begin;
+    p.dtype = i % 2 ? DType::bf16 : DType::f16;
+    p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+    if (!validate(p).is_ok()) continue;
+    TrialTensors t(p);
+    fill_inputs(p, t, static_cast<std::uint64_t>(i) + 1, FillMode::uniform);
+    const TrialResult r = gpu::run_trial(*tc, p, t, TrialOptions{});
+    ASSERT_TRUE(r.ran()) << to_canonical(p) << ": " << r.status.message();
+    ASSERT_TRUE(r.verdict && r.verdict->ok)
+        << to_canonical(p) << ": " << (r.verdict ? r.verdict->message : "no verdict");
+    ++verified;
+  }
+  std::printf("gpu:tc_implicit_gemm         verified on %d problems\n", verified);
+  EXPECT_GT(verified, 40);
 }

@@ -2,6 +2,7 @@
 #include "gpu/gpu.hpp"
 #include "gpu/solvers/implicit_gemm.hpp"
 #include "gpu/solvers/naive.hpp"
+#include "gpu/solvers/tc_implicit_gemm.hpp"
 
 namespace convguard::gpu {
 
@@ -49,7 +50,8 @@ Result<DeviceInfo> open_device(int index) {
 const std::vector<const Solver*>& gpu_solvers() {
   static const NaiveSolver naive;
   static const ImplicitGemmSolver implicit_gemm;
-  static const std::vector<const Solver*> list = {&implicit_gemm, &naive};
+  static const TcImplicitGemmSolver tc_implicit_gemm;
+  static const std::vector<const Solver*> list = {&tc_implicit_gemm, &implicit_gemm, &naive};
   return list;
 }
 

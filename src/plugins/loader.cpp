@@ -167,4 +167,14 @@ std::vector<const Solver*> plugin_solvers() {
   return v;
 }
 
+std::vector<std::string> descriptions() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> v;
+  for (const auto& rep : r.reports) {
+    if (rep.loaded && !rep.description.empty()) v.push_back(rep.description);
+  }
+  return v;
+}
+
 }  // namespace convguard::plugins

@@ -20,6 +20,8 @@ struct LoadReport {
 
 // Loads every plugin named by CONVGUARD_PLUGINS plus `extra`; idempotent per path.
 std::vector<LoadReport> load(const std::vector<std::string>& extra = {});
+// What the loaded plugins said about the vendor libraries they loaded (ABI 2 describe()).
+std::vector<std::string> descriptions();
 // Solvers of the plugins loaded so far, in load order.
 std::vector<const Solver*> plugin_solvers();
 

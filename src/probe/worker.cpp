@@ -17,6 +17,7 @@
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "gpu/gpu.hpp"
+#include "plugins/loader.hpp"
 #include "probe/device.hpp"
 
 namespace convguard::probe {
@@ -119,6 +120,12 @@ Result<DeviceInfo> gpu_device(const std::string& name) {
       fmt::format("{}|{}|{}|sms={}|driver={}|runtime={}|convguard={}|solvers={}", gpu::backend(),
                   g->name, g->arch, g->multiprocessors, g->driver_version, g->runtime_version,
                   CONVGUARD_VERSION, std::hash<std::string>{}(ids));
+  // Vendor libraries loaded by plugins (e.g. "cuDNN 9.14.0 (/usr/lib/...)"): an upgrade, or the
+  // other of two installed builds, is another device as far as evidence goes.
+  for (const std::string& lib : plugins::descriptions()) {
+    d.fingerprint += "|" + lib;
+    d.description += ", " + lib;
+  }
   return d;
 }
 

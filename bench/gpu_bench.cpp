@@ -1,0 +1,181 @@
+// The GPU benchmark: every convguard GPU solver and every cuDNN algorithm (the cuDNN plugin, when
+// loaded through CONVGUARD_PLUGINS) on a suite, side by side in one run, timed with device events:
+// warm-up runs first, then the median of many runs, with the inputs rotated over enough copies to
+// exceed the L2 cache so repeated runs do not measure the cache. Each own solver is reported as a
+// ratio to the fastest cuDNN algorithm for the same problem. Correctness is the probe's and the
+// GPU tests' job: this program only times (docs/perf.md).
+//   usage: gpu_bench --suite FILE [--batch N] [--dtype f32|f16|bf16] [--layout nchw|nhwc]
+//                    [--runs N] [--direction fwd|bwd_data|bwd_weights]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
+#include "gpu/check.hpp"
+#include "gpu/gpu.hpp"
+
+using namespace convguard;
+
+namespace {
+
+struct Buffers {
+  std::vector<void*> ptrs;
+  ~Buffers() {
+    for (void* p : ptrs) (void)gpu::device_free(p);
+  }
+  void* get(std::size_t bytes) {
+    void* p = nullptr;
+    if (gpu::device_malloc(&p, bytes ? bytes : 1) != gpu::kSuccess) return nullptr;
+    ptrs.push_back(p);
+    (void)gpu::device_memset(p, 0x3c, bytes);  // ~1.0e-2 in f32, 1.0 in f16/bf16 halves: finite
+    return p;
+  }
+};
+
+// Median device time (ms) of `runs` runs of s on p, rotating over input copies; <0: failed.
+double time_solver(const Solver& s, const Problem& p, int runs, std::string& why) {
+  if (auto st = s.check(p); !st) {
+    why = st.message();
+    return -1;
+  }
+  auto ws = s.workspace_bytes(p);
+  auto plan = s.plan(p);
+  if (!ws || !plan) {
+    why = !ws ? ws.status().message() : plan.status().message();
+    return -1;
+  }
+  const TensorDesc xd = x_desc(p), wd = w_desc(p), yd = y_desc(p);
+  const std::size_t bytes = static_cast<std::size_t>((xd.span() + wd.span() + yd.span()) *
+                                                     static_cast<std::int64_t>(size_of(p.dtype)));
+  // Enough copies that one pass over them (~200 MB) exceeds the 50 MB L2; at most 8.
+  const int copies = static_cast<int>(std::clamp<std::size_t>(
+      (std::size_t{200} << 20) / std::max<std::size_t>(bytes, 1) + 1, 1, 8));
+  Buffers b;
+  std::vector<ConvTensors> sets;
+  for (int i = 0; i < copies; ++i) {
+    void* x = b.get(static_cast<std::size_t>(xd.span()) * size_of(p.dtype));
+    void* w = b.get(static_cast<std::size_t>(wd.span()) * size_of(p.dtype));
+    void* y = b.get(static_cast<std::size_t>(yd.span()) * size_of(p.dtype));
+    if (!x || !w || !y) {
+      why = "out of device memory";
+      return -1;
+    }
+    sets.push_back({{x, xd}, {w, wd}, {y, yd}});
+  }
+  void* work = b.get(*ws);
+  const std::span<std::byte> wspan(static_cast<std::byte*>(work), *ws);
+  gpu::Event e0, e1;
+  (void)gpu::event_create(&e0);
+  (void)gpu::event_create(&e1);
+  for (int i = 0; i < 3; ++i) {  // warm-up: module load, planning, clocks
+    if (auto st = s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan); !st) {
+      why = st.message();
+      return -1;
+    }
+  }
+  if (auto st = gpu::check(gpu::synchronize(), "warm-up"); !st) {
+    why = st.message();
+    return -1;
+  }
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    (void)gpu::event_record(e0);
+    (void)s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan);
+    (void)gpu::event_record(e1);
+    (void)gpu::event_synchronize(e1);
+    float ms = 0;
+    (void)gpu::event_elapsed_ms(&ms, e0, e1);
+    t.push_back(ms);
+  }
+  (void)gpu::event_destroy(e0);
+  (void)gpu::event_destroy(e1);
+  if (auto st = gpu::check(gpu::last_error(), "timed runs"); !st) {
+    why = st.message();
+    return -1;
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::string arg(int argc, char** argv, const std::string& name, const std::string& def) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (argv[i] == name) return argv[i + 1];
+  }
+  return def;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string suite = arg(argc, argv, "--suite", "data/suites/resnet50.txt");
+  const int batch = std::stoi(arg(argc, argv, "--batch", "0"));
+  const std::string dtype = arg(argc, argv, "--dtype", "f32");
+  const std::string layout = arg(argc, argv, "--layout", "nchw");
+  const std::string dir = arg(argc, argv, "--direction", "fwd");
+  const int runs = std::stoi(arg(argc, argv, "--runs", "50"));
+  auto dev = gpu::open_device(0);
+  if (!dev) {
+    std::fprintf(stderr, "gpu_bench: %s\n", dev.status().message().c_str());
+    return 1;
+  }
+  auto problems = read_problem_file(suite);
+  if (!problems) {
+    std::fprintf(stderr, "gpu_bench: %s\n", problems.status().message().c_str());
+    return 2;
+  }
+  std::printf("device %s (%s); %s, batch %s, %s %s %s, median of %d runs\n", dev->name.c_str(),
+              dev->arch.c_str(), suite.c_str(), batch ? std::to_string(batch).c_str() : "as given",
+              dtype.c_str(), layout.c_str(), dir.c_str(), runs);
+  std::map<std::string, std::vector<double>> ratios;
+  for (Problem p : *problems) {
+    if (batch > 0) p.n = batch;
+    p.dtype = *parse_dtype(dtype);
+    const Layout l = layout == "nhwc" ? Layout::nhwc : Layout::nchw;
+    p.x_layout = p.w_layout = p.y_layout = l;
+    p.direction = dir == "bwd_data"      ? Direction::backward_data
+                  : dir == "bwd_weights" ? Direction::backward_weights
+                                         : Direction::forward;
+    std::map<std::string, double> ms;
+    double best_cudnn = 0;
+    std::string best_cudnn_id;
+    for (const Solver* s : solvers_on(Device::gpu)) {
+      const std::string id(s->id());
+      if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0) continue;
+      std::string why;
+      const double t = time_solver(*s, p, runs, why);
+      if (t <= 0) continue;
+      ms[id] = t;
+      if (id.rfind("cudnn:", 0) == 0 && (best_cudnn == 0 || t < best_cudnn)) {
+        best_cudnn = t;
+        best_cudnn_id = id;
+      }
+    }
+    const std::string name = p.name.empty() ? to_canonical(p) : p.name;
+    if (best_cudnn > 0) {
+      std::printf("\n%-30s %.1f GFLOP; best cuDNN %s %.4f ms (%.1f TFLOP/s)\n", name.c_str(),
+                  p.flops() / 1e9, best_cudnn_id.c_str(), best_cudnn,
+                  p.flops() / (best_cudnn * 1e9));
+    } else {
+      std::printf("\n%-30s %.1f GFLOP; no cuDNN algorithm ran (none loaded, or all declined)\n",
+                  name.c_str(), p.flops() / 1e9);
+    }
+    for (const auto& [id, t] : ms) {
+      if (id.rfind("gpu:", 0) != 0) continue;
+      const double r = best_cudnn > 0 ? best_cudnn / t : 0;
+      if (r > 0) ratios[id].push_back(r);
+      std::printf("  %-28s %9.4f ms %8.1f TFLOP/s  %.3fx best cuDNN\n", id.c_str(), t,
+                  p.flops() / (t * 1e9), r);
+    }
+  }
+  std::printf("\ngeomean ratio to the best cuDNN algorithm (higher is better):\n");
+  for (const auto& [id, v] : ratios) {
+    double s = 0;
+    for (double r : v) s += std::log(r);
+    std::printf("  %-28s %.3fx over %zu problems\n", id.c_str(), std::exp(s / v.size()), v.size());
+  }
+  return 0;
+}

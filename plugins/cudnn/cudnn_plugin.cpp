@@ -1,0 +1,400 @@
+// The cuDNN plugin: every algorithm of cuDNN's convolution API (forward 8, backward-data 6,
+// backward-filter 7), each a convguard solver `cudnn:<direction>:<ALGO>`, plus a `:tensor_op`
+// variant (CUDNN_TENSOR_OP_MATH) for f16/bf16. cuDNN is loaded with dlopen, so convguard builds
+// and runs where it is absent; the library searched: $CONVGUARD_CUDNN_PATH (a file or a folder),
+// the loader path (libcudnn.so.9), then the nvidia/cudnn/lib folder of an installed Python package.
+// The version and path loaded are part of the GPU's fingerprint (describe()).
+//
+// Only API facts (function names, signatures, enum values from cudnn.h) are used; cuDNN's graph
+// (backend) API engines are the next step (docs/gpu.md).
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <glob.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convguard/plugin.h"
+
+namespace {
+
+// The entry points this plugin calls, resolved once.
+struct Api {
+#define CG_CUDNN_FN(name) decltype(&::name) name = nullptr;
+  CG_CUDNN_FN(cudnnGetVersion)
+  CG_CUDNN_FN(cudnnGetErrorString)
+  CG_CUDNN_FN(cudnnCreate)
+  CG_CUDNN_FN(cudnnCreateTensorDescriptor)
+  CG_CUDNN_FN(cudnnDestroyTensorDescriptor)
+  CG_CUDNN_FN(cudnnSetTensorNdDescriptor)
+  CG_CUDNN_FN(cudnnCreateFilterDescriptor)
+  CG_CUDNN_FN(cudnnDestroyFilterDescriptor)
+  CG_CUDNN_FN(cudnnSetFilterNdDescriptor)
+  CG_CUDNN_FN(cudnnCreateConvolutionDescriptor)
+  CG_CUDNN_FN(cudnnDestroyConvolutionDescriptor)
+  CG_CUDNN_FN(cudnnSetConvolutionNdDescriptor)
+  CG_CUDNN_FN(cudnnSetConvolutionGroupCount)
+  CG_CUDNN_FN(cudnnSetConvolutionMathType)
+  CG_CUDNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
+  CG_CUDNN_FN(cudnnGetConvolutionBackwardDataWorkspaceSize)
+  CG_CUDNN_FN(cudnnGetConvolutionBackwardFilterWorkspaceSize)
+  CG_CUDNN_FN(cudnnConvolutionForward)
+  CG_CUDNN_FN(cudnnConvolutionBackwardData)
+  CG_CUDNN_FN(cudnnConvolutionBackwardFilter)
+#undef CG_CUDNN_FN
+  void* lib = nullptr;
+  std::string path, error;
+};
+
+bool resolve(Api& a) {
+#define CG_CUDNN_RESOLVE(name)                                      \
+  a.name = reinterpret_cast<decltype(a.name)>(dlsym(a.lib, #name)); \
+  if (!a.name) {                                                    \
+    a.error = a.path + ": no symbol " #name;                        \
+    return false;                                                   \
+  }
+  CG_CUDNN_RESOLVE(cudnnGetVersion)
+  CG_CUDNN_RESOLVE(cudnnGetErrorString)
+  CG_CUDNN_RESOLVE(cudnnCreate)
+  CG_CUDNN_RESOLVE(cudnnCreateTensorDescriptor)
+  CG_CUDNN_RESOLVE(cudnnDestroyTensorDescriptor)
+  CG_CUDNN_RESOLVE(cudnnSetTensorNdDescriptor)
+  CG_CUDNN_RESOLVE(cudnnCreateFilterDescriptor)
+  CG_CUDNN_RESOLVE(cudnnDestroyFilterDescriptor)
+  CG_CUDNN_RESOLVE(cudnnSetFilterNdDescriptor)
+  CG_CUDNN_RESOLVE(cudnnCreateConvolutionDescriptor)
+  CG_CUDNN_RESOLVE(cudnnDestroyConvolutionDescriptor)
+  CG_CUDNN_RESOLVE(cudnnSetConvolutionNdDescriptor)
+  CG_CUDNN_RESOLVE(cudnnSetConvolutionGroupCount)
+  CG_CUDNN_RESOLVE(cudnnSetConvolutionMathType)
+  CG_CUDNN_RESOLVE(cudnnGetConvolutionForwardWorkspaceSize)
+  CG_CUDNN_RESOLVE(cudnnGetConvolutionBackwardDataWorkspaceSize)
+  CG_CUDNN_RESOLVE(cudnnGetConvolutionBackwardFilterWorkspaceSize)
+  CG_CUDNN_RESOLVE(cudnnConvolutionForward)
+  CG_CUDNN_RESOLVE(cudnnConvolutionBackwardData)
+  CG_CUDNN_RESOLVE(cudnnConvolutionBackwardFilter)
+#undef CG_CUDNN_RESOLVE
+  return true;
+}
+
+std::vector<std::string> candidates() {
+  std::vector<std::string> c;
+  if (const char* e = std::getenv("CONVGUARD_CUDNN_PATH"); e && *e) {
+    const std::string s(e);
+    c.push_back(s.size() > 3 && s.find(".so") != std::string::npos ? s : s + "/libcudnn.so.9");
+  }
+  c.push_back("libcudnn.so.9");
+  for (const char* pattern :
+       {"/usr/local/lib/python3*/dist-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/usr/local/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/usr/lib/python3/dist-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/opt/conda/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9"}) {
+    glob_t g{};
+    if (glob(pattern, 0, nullptr, &g) == 0) {
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) c.emplace_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+  }
+  return c;
+}
+
+Api& api() {
+  static Api a;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string tried;
+    for (const std::string& p : candidates()) {
+      a.lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!a.lib) {
+        tried += (tried.empty() ? "" : "; ") + p;
+        continue;
+      }
+      char where[4096] = {};
+      if (dlinfo(a.lib, RTLD_DI_ORIGIN, where) == 0 && p.find('/') == std::string::npos) {
+        a.path = std::string(where) + "/" + p;
+      } else {
+        a.path = p;
+      }
+      if (resolve(a)) return;
+      dlclose(a.lib);
+      a.lib = nullptr;
+      tried += "; " + a.error;
+    }
+    a.error = "libcudnn.so.9 not found (tried " + tried + "; set CONVGUARD_CUDNN_PATH)";
+  });
+  return a;
+}
+
+void say(char* msg, std::size_t len, const std::string& text) {
+  if (msg && len) std::snprintf(msg, len, "%s", text.c_str());
+}
+
+cudnnDataType_t data_type(int dtype) {
+  return dtype == 1 ? CUDNN_DATA_HALF : dtype == 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+// Descriptors of one problem, destroyed on scope exit.
+struct Descriptors {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  ~Descriptors() {
+    Api& a = api();
+    if (x) a.cudnnDestroyTensorDescriptor(x);
+    if (y) a.cudnnDestroyTensorDescriptor(y);
+    if (w) a.cudnnDestroyFilterDescriptor(w);
+    if (conv) a.cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+// The problem in cuDNN's terms, or why it cannot be said: cuDNN pads symmetrically and takes the
+// filter as dense KCRS or KRSC only.
+std::string describe(const cg_problem* p, const cg_tensor* x, const cg_tensor* w,
+                     const cg_tensor* y, cudnnMathType_t math, Descriptors& d) {
+  Api& a = api();
+  const int sp = p->spatial_dims, rank = sp + 2, first = 3 - sp;
+  for (int i = first; i < 3; ++i) {
+    if (p->pad_begin[i] != p->pad_end[i]) return "cuDNN pads symmetrically (pad_begin != pad_end)";
+  }
+  std::array<int, 5> xd{}, xs{}, yd{}, ys{}, wd{};
+  for (int i = 0; i < rank; ++i) {
+    xd[i] = static_cast<int>(x->dims[i]), xs[i] = static_cast<int>(x->strides[i]);
+    yd[i] = static_cast<int>(y->dims[i]), ys[i] = static_cast<int>(y->strides[i]);
+    wd[i] = static_cast<int>(w->dims[i]);
+  }
+  // Filter: dense KCRS (strides decreasing) or dense KRSC (channel stride 1).
+  cudnnTensorFormat_t wfmt;
+  if (w->strides[rank - 1] == 1 &&
+      w->strides[1] == w->dims[rank - 1] * (rank == 5 ? w->dims[3] * w->dims[2] : w->dims[2])) {
+    wfmt = CUDNN_TENSOR_NCHW;
+  } else if (w->strides[1] == 1) {
+    wfmt = CUDNN_TENSOR_NHWC;
+  } else {
+    return "cuDNN takes filters as dense KCRS or KRSC only";
+  }
+  std::array<int, 3> pad{}, stride{}, dil{};
+  for (int i = 0; i < sp; ++i) {
+    pad[i] = static_cast<int>(p->pad_begin[first + i]);
+    stride[i] = static_cast<int>(p->stride[first + i]);
+    dil[i] = static_cast<int>(p->dilation[first + i]);
+  }
+  const cudnnDataType_t dt = data_type(p->dtype);
+  cudnnStatus_t s = CUDNN_STATUS_SUCCESS;
+  auto ok = [&](cudnnStatus_t st) {
+    s = st;
+    return st == CUDNN_STATUS_SUCCESS;
+  };
+  if (!ok(a.cudnnCreateTensorDescriptor(&d.x)) || !ok(a.cudnnCreateTensorDescriptor(&d.y)) ||
+      !ok(a.cudnnCreateFilterDescriptor(&d.w)) ||
+      !ok(a.cudnnCreateConvolutionDescriptor(&d.conv)) ||
+      !ok(a.cudnnSetTensorNdDescriptor(d.x, dt, rank, xd.data(), xs.data())) ||
+      !ok(a.cudnnSetTensorNdDescriptor(d.y, dt, rank, yd.data(), ys.data())) ||
+      !ok(a.cudnnSetFilterNdDescriptor(d.w, dt, wfmt, rank, wd.data())) ||
+      !ok(a.cudnnSetConvolutionNdDescriptor(d.conv, sp, pad.data(), stride.data(), dil.data(),
+                                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+      !ok(a.cudnnSetConvolutionGroupCount(d.conv, static_cast<int>(p->g))) ||
+      !ok(a.cudnnSetConvolutionMathType(d.conv, math))) {
+    return std::string("descriptor: ") + a.cudnnGetErrorString(s);
+  }
+  return {};
+}
+
+// The cuDNN handle of this process (one worker, one GPU), created on first use.
+cudnnHandle_t handle(std::string& error) {
+  static cudnnHandle_t h = nullptr;
+  static cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  static std::once_flag once;
+  std::call_once(once, [] { status = api().cudnnCreate(&h); });
+  if (status != CUDNN_STATUS_SUCCESS)
+    error = std::string("cudnnCreate: ") + api().cudnnGetErrorString(status);
+  return h;
+}
+
+// Tensors for check/workspace: check() and workspace_bytes() get no tensors, so the plugin
+// builds dense NCHW descriptors of the problem's dims; run() uses the real strides.
+struct Shapes {
+  cg_tensor x{}, w{}, y{};
+};
+Shapes shapes_of(const cg_problem* p) {
+  Shapes s;
+  const int sp = p->spatial_dims, rank = sp + 2, first = 3 - sp;
+  auto dense = [&](cg_tensor& t, std::int64_t a, std::int64_t b, const std::int64_t* sz) {
+    t.rank = rank;
+    t.dims[0] = a, t.dims[1] = b;
+    for (int i = 0; i < sp; ++i) t.dims[2 + i] = sz[first + i];
+    std::int64_t st = 1;
+    for (int i = rank - 1; i >= 0; --i) t.strides[i] = st, st *= t.dims[i];
+  };
+  std::int64_t out[3];
+  for (int i = 0; i < 3; ++i) {
+    out[i] =
+        (p->input[i] + p->pad_begin[i] + p->pad_end[i] - p->dilation[i] * (p->filter[i] - 1) - 1) /
+            p->stride[i] +
+        1;
+  }
+  dense(s.x, p->n, p->c, p->input);
+  dense(s.w, p->k, p->c / p->g, p->filter);
+  dense(s.y, p->n, p->k, out);
+  return s;
+}
+
+// Math mode: `:tensor_op` variants ask for tensor cores (f16/bf16). Plain f32 asks for FMA math:
+// cuDNN's default math lets f32 run in TF32 on Ampere and later (relative errors near 3e-4, which
+// fp32 verification rightly rejects); TF32 would be its own variant with its own tolerance.
+template <int Dir, int Algo, bool TensorOp>
+cudnnMathType_t math_of(const cg_problem* p) {
+  if (TensorOp) return CUDNN_TENSOR_OP_MATH;
+  return p->dtype == 0 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+}
+
+// Workspace size of (Dir, Algo) for a problem; an unsupported combination is the reason.
+template <int Dir, int Algo, bool TensorOp>
+std::string workspace(const cg_problem* p, const cg_tensor* x, const cg_tensor* w,
+                      const cg_tensor* y, std::size_t& bytes) {
+  Api& a = api();
+  if (!a.lib) return a.error;
+  if (p->direction != Dir) return "another direction";
+  if (TensorOp && p->dtype == 0) return "tensor_op variants are for f16/bf16";
+  std::string err;
+  cudnnHandle_t h = handle(err);
+  if (!h) return err;
+  Descriptors d;
+  if (std::string why = describe(p, x, w, y, math_of<Dir, Algo, TensorOp>(p), d); !why.empty())
+    return why;
+  cudnnStatus_t s;
+  if (Dir == 0)
+    s = a.cudnnGetConvolutionForwardWorkspaceSize(
+        h, d.x, d.w, d.conv, d.y, static_cast<cudnnConvolutionFwdAlgo_t>(Algo), &bytes);
+  else if (Dir == 1)
+    s = a.cudnnGetConvolutionBackwardDataWorkspaceSize(
+        h, d.w, d.y, d.conv, d.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(Algo), &bytes);
+  else
+    s = a.cudnnGetConvolutionBackwardFilterWorkspaceSize(
+        h, d.x, d.y, d.conv, d.w, static_cast<cudnnConvolutionBwdFilterAlgo_t>(Algo), &bytes);
+  if (s != CUDNN_STATUS_SUCCESS) return std::string("cuDNN: ") + a.cudnnGetErrorString(s);
+  return {};
+}
+
+template <int Dir, int Algo, bool TensorOp>
+int check(const cg_problem* p, char* msg, std::size_t len) {
+  const Shapes s = shapes_of(p);
+  std::size_t bytes = 0;
+  const std::string why = workspace<Dir, Algo, TensorOp>(p, &s.x, &s.w, &s.y, bytes);
+  if (why.empty()) return CG_OK;
+  say(msg, len, why);
+  return CG_NOT_APPLICABLE;
+}
+
+template <int Dir, int Algo, bool TensorOp>
+uint64_t workspace_bytes(const cg_problem* p) {
+  const Shapes s = shapes_of(p);
+  std::size_t bytes = 0;
+  return workspace<Dir, Algo, TensorOp>(p, &s.x, &s.w, &s.y, bytes).empty() ? bytes : 0;
+}
+
+template <int Dir, int Algo, bool TensorOp>
+int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
+        uint64_t ws_bytes, char* msg, std::size_t len) {
+  Api& a = api();
+  std::string err;
+  cudnnHandle_t h = handle(err);
+  if (!h) {
+    say(msg, len, err);
+    return CG_ERROR;
+  }
+  Descriptors d;
+  if (std::string why = describe(p, x, w, y, math_of<Dir, Algo, TensorOp>(p), d); !why.empty()) {
+    say(msg, len, why);
+    return CG_ERROR;
+  }
+  const float one = 1.f, zero = 0.f;  // beta 0: the output is written, never read
+  cudnnStatus_t s;
+  if (Dir == 0)
+    s = a.cudnnConvolutionForward(h, &one, d.x, x->data, d.w, w->data, d.conv,
+                                  static_cast<cudnnConvolutionFwdAlgo_t>(Algo), ws, ws_bytes, &zero,
+                                  d.y, y->data);
+  else if (Dir == 1)
+    s = a.cudnnConvolutionBackwardData(h, &one, d.w, w->data, d.y, y->data, d.conv,
+                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(Algo), ws,
+                                       ws_bytes, &zero, d.x, x->data);
+  else
+    s = a.cudnnConvolutionBackwardFilter(h, &one, d.x, x->data, d.y, y->data, d.conv,
+                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(Algo), ws,
+                                         ws_bytes, &zero, d.w, w->data);
+  if (s == CUDNN_STATUS_SUCCESS) return CG_OK;
+  say(msg, len, std::string("cuDNN: ") + a.cudnnGetErrorString(s));
+  return s == CUDNN_STATUS_ALLOC_FAILED ? CG_OUT_OF_MEMORY : CG_ERROR;
+}
+
+// Names of cuDNN's algorithm enums, without their prefixes.
+constexpr const char* kFwd[] = {
+    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+    "WINOGRAD",      "WINOGRAD_NONFUSED"};
+constexpr const char* kBwdData[] = {"ALGO_0",     "ALGO_1",   "FFT",
+                                    "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+constexpr const char* kBwdFilter[] = {
+    "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
+
+template <int Dir, int Algo, bool TensorOp>
+cg_solver make_solver() {
+  const char* algo = Dir == 0 ? kFwd[Algo] : Dir == 1 ? kBwdData[Algo] : kBwdFilter[Algo];
+  static const std::string id = std::string("cudnn:") +
+                                (Dir == 0   ? "fwd:"
+                                 : Dir == 1 ? "bwd_data:"
+                                            : "bwd_weights:") +
+                                algo + (TensorOp ? ":tensor_op" : "");
+  return {id.c_str(), check<Dir, Algo, TensorOp>, workspace_bytes<Dir, Algo, TensorOp>,
+          run<Dir, Algo, TensorOp>};
+}
+
+template <int Dir, std::size_t... A>
+void add_direction(std::vector<cg_solver>& v, std::index_sequence<A...>) {
+  (v.push_back(make_solver<Dir, static_cast<int>(A), false>()), ...);
+  (v.push_back(make_solver<Dir, static_cast<int>(A), true>()), ...);
+}
+
+const std::vector<cg_solver>& solvers() {
+  static const std::vector<cg_solver> v = [] {
+    std::vector<cg_solver> s;
+    add_direction<0>(s, std::make_index_sequence<CUDNN_CONVOLUTION_FWD_ALGO_COUNT>());
+    add_direction<1>(s, std::make_index_sequence<CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>());
+    add_direction<2>(s, std::make_index_sequence<CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT>());
+    return s;
+  }();
+  return v;
+}
+
+int available(char* msg, std::size_t len) {
+  if (api().lib) return CG_OK;
+  say(msg, len, api().error);
+  return CG_ERROR;
+}
+
+const char* description() {
+  static const std::string d = [] {
+    Api& a = api();
+    if (!a.lib) return std::string("cuDNN not loaded");
+    const std::size_t v = a.cudnnGetVersion();
+    return "cuDNN " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+           std::to_string(v % 100) + " (" + a.path + ")";
+  }();
+  return d.c_str();
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plugin(void) {
+  static const cg_plugin plugin = {CONVGUARD_PLUGIN_ABI_VERSION,
+                                   "cudnn",
+                                   available,
+                                   solvers().size(),
+                                   solvers().data(),
+                                   CG_DEVICE_GPU,
+                                   description};
+  return &plugin;
+}

@@ -1,0 +1,22 @@
+// gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward 2D convolution in
+// f16/bf16 with fp32 accumulation, dense NHWC x and y and KRSC filters, one group.
+//
+// GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
+// so each 8-channel run is one 16-byte load from both x and w (hence C % 8 == 0 and K % 8 == 0).
+// A 128x128 output tile per block of 8 warps (each 64x32), K in steps of 32 through two
+// shared-memory stages filled by cp.async (zero-fill for padding and edges), fragments by
+// ldmatrix from an XOR-swizzled layout (no bank conflicts), mma.sync m16n8k16.
+#pragma once
+
+#include "gpu/gpu_solver.hpp"
+
+namespace convguard::gpu {
+
+class TcImplicitGemmSolver final : public GpuSolver {
+ public:
+  std::string_view id() const override { return "gpu:tc_implicit_gemm"; }
+  Status check(const Problem& p) const override;
+  Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+};
+
+}  // namespace convguard::gpu
