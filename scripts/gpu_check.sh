@@ -28,10 +28,11 @@ timeout 120 "$CG" probe --device cuda:0 --db /tmp/chaos.db --plugin "$B/convguar
   --solvers 'gpu:chaos_hang,gpu:chaos_oob,gpu:naive,gpu:implicit_gemm' --problem "$P" --timeout 5 2>&1 | tee "$OUT/chaos_gpu.log"
 echo "elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" | tee -a "$OUT/chaos_gpu.log"
 
-step "GPU probe of the standard suite: own GPU solvers and every cuDNN algorithm, all directions and dtypes"
+step "GPU probe of the standard suite: own GPU solvers and cuDNN's solvers (${PROBE_SOLVERS:=gpu:*,cudnn:*}), all directions and dtypes"
 rm -f /tmp/gstd.db*
 timeout ${PROBE_TIMEOUT:-420} "$CG" probe --device cuda:0 --db /tmp/gstd.db --suite standard \
-  --plugin "$B/convguard_cudnn.so" --directions fwd,bwd_data,bwd_weights --dtypes f32,f16,bf16 \
+  --plugin "$B/convguard_cudnn.so" --solvers "$PROBE_SOLVERS" \
+  --directions fwd,bwd_data,bwd_weights --dtypes f32,f16,bf16 \
   >"$OUT/gpu_standard.log" 2>&1
 tail -4 "$OUT/gpu_standard.log"
 "$CG" db export --db /tmp/gstd.db | gzip > "$OUT/gpu_standard.jsonl.gz"
@@ -51,4 +52,4 @@ export CONVGUARD_PLUGINS=$PWD/$B/convguard_cudnn.so
   "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 --layout nchw
   "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 1 --dtype f32 --layout nchw --runs 100
 } >"$OUT/gpu_bench.log" 2>&1
-grep -A3 "^geomean" "$OUT/gpu_bench.log"
+grep -A4 "^geomean" "$OUT/gpu_bench.log"

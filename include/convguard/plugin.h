@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-/* 2 added `device` and `describe` at the end of cg_plugin; plugins built for 1 still load (as CPU
- * plugins without a description). */
+/* 2 added `device` and `describe` at the end of cg_plugin and the tensor strides at the end of
+ * cg_problem; plugins built for 1 still load (as CPU plugins without a description). */
 #define CONVGUARD_PLUGIN_ABI_VERSION 2u
 
 /* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
@@ -26,6 +26,9 @@ typedef struct cg_problem {
   int64_t input[3], filter[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
   int32_t direction;
   int32_t dtype;
+  /* ABI 2: the tensors' element strides in logical order (N, C, [D,] H, W for x and y; K, C/G,
+   * [D,] R, S for w), so check() and workspace_bytes() can see the layout run() will get. */
+  int64_t x_strides[5], w_strides[5], y_strides[5];
 } cg_problem;
 
 /* A tensor: logical dims (N, C, [D,] H, W or K, C/G, [D,] R, S) and element strides. */

@@ -20,36 +20,9 @@
 #include <vector>
 
 #include "convguard/plugin.h"
+#include "cudnn_api.hpp"
 
-namespace {
-
-// The entry points this plugin calls, resolved once.
-struct Api {
-#define CG_CUDNN_FN(name) decltype(&::name) name = nullptr;
-  CG_CUDNN_FN(cudnnGetVersion)
-  CG_CUDNN_FN(cudnnGetErrorString)
-  CG_CUDNN_FN(cudnnCreate)
-  CG_CUDNN_FN(cudnnCreateTensorDescriptor)
-  CG_CUDNN_FN(cudnnDestroyTensorDescriptor)
-  CG_CUDNN_FN(cudnnSetTensorNdDescriptor)
-  CG_CUDNN_FN(cudnnCreateFilterDescriptor)
-  CG_CUDNN_FN(cudnnDestroyFilterDescriptor)
-  CG_CUDNN_FN(cudnnSetFilterNdDescriptor)
-  CG_CUDNN_FN(cudnnCreateConvolutionDescriptor)
-  CG_CUDNN_FN(cudnnDestroyConvolutionDescriptor)
-  CG_CUDNN_FN(cudnnSetConvolutionNdDescriptor)
-  CG_CUDNN_FN(cudnnSetConvolutionGroupCount)
-  CG_CUDNN_FN(cudnnSetConvolutionMathType)
-  CG_CUDNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
-  CG_CUDNN_FN(cudnnGetConvolutionBackwardDataWorkspaceSize)
-  CG_CUDNN_FN(cudnnGetConvolutionBackwardFilterWorkspaceSize)
-  CG_CUDNN_FN(cudnnConvolutionForward)
-  CG_CUDNN_FN(cudnnConvolutionBackwardData)
-  CG_CUDNN_FN(cudnnConvolutionBackwardFilter)
-#undef CG_CUDNN_FN
-  void* lib = nullptr;
-  std::string path, error;
-};
+namespace convguard_cudnn {
 
 bool resolve(Api& a) {
 #define CG_CUDNN_RESOLVE(name)                                      \
@@ -78,6 +51,13 @@ bool resolve(Api& a) {
   CG_CUDNN_RESOLVE(cudnnConvolutionForward)
   CG_CUDNN_RESOLVE(cudnnConvolutionBackwardData)
   CG_CUDNN_RESOLVE(cudnnConvolutionBackwardFilter)
+  CG_CUDNN_RESOLVE(cudnnBackendCreateDescriptor)
+  CG_CUDNN_RESOLVE(cudnnBackendDestroyDescriptor)
+  CG_CUDNN_RESOLVE(cudnnBackendSetAttribute)
+  CG_CUDNN_RESOLVE(cudnnBackendGetAttribute)
+  CG_CUDNN_RESOLVE(cudnnBackendFinalize)
+  CG_CUDNN_RESOLVE(cudnnBackendExecute)
+  CG_CUDNN_RESOLVE(cudnnGetLastErrorString)
 #undef CG_CUDNN_RESOLVE
   return true;
 }
@@ -215,20 +195,16 @@ cudnnHandle_t handle(std::string& error) {
   return h;
 }
 
-// Tensors for check/workspace: check() and workspace_bytes() get no tensors, so the plugin
-// builds dense NCHW descriptors of the problem's dims; run() uses the real strides.
-struct Shapes {
-  cg_tensor x{}, w{}, y{};
-};
 Shapes shapes_of(const cg_problem* p) {
   Shapes s;
   const int sp = p->spatial_dims, rank = sp + 2, first = 3 - sp;
-  auto dense = [&](cg_tensor& t, std::int64_t a, std::int64_t b, const std::int64_t* sz) {
+  auto fill = [&](cg_tensor& t, std::int64_t a, std::int64_t b, const std::int64_t* sz,
+                  const std::int64_t* strides) {
     t.rank = rank;
+    t.dtype = p->dtype;
     t.dims[0] = a, t.dims[1] = b;
     for (int i = 0; i < sp; ++i) t.dims[2 + i] = sz[first + i];
-    std::int64_t st = 1;
-    for (int i = rank - 1; i >= 0; --i) t.strides[i] = st, st *= t.dims[i];
+    for (int i = 0; i < rank; ++i) t.strides[i] = strides[i];
   };
   std::int64_t out[3];
   for (int i = 0; i < 3; ++i) {
@@ -237,9 +213,9 @@ Shapes shapes_of(const cg_problem* p) {
             p->stride[i] +
         1;
   }
-  dense(s.x, p->n, p->c, p->input);
-  dense(s.w, p->k, p->c / p->g, p->filter);
-  dense(s.y, p->n, p->k, out);
+  fill(s.x, p->n, p->c, p->input, p->x_strides);
+  fill(s.w, p->k, p->c / p->g, p->filter, p->w_strides);
+  fill(s.y, p->n, p->k, out, p->y_strides);
   return s;
 }
 
@@ -364,6 +340,7 @@ const std::vector<cg_solver>& solvers() {
     add_direction<0>(s, std::make_index_sequence<CUDNN_CONVOLUTION_FWD_ALGO_COUNT>());
     add_direction<1>(s, std::make_index_sequence<CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>());
     add_direction<2>(s, std::make_index_sequence<CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT>());
+    add_graph_solvers(s);
     return s;
   }();
   return v;
@@ -386,7 +363,9 @@ const char* description() {
   return d.c_str();
 }
 
-}  // namespace
+}  // namespace convguard_cudnn
+
+using namespace convguard_cudnn;
 
 extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plugin(void) {
   static const cg_plugin plugin = {CONVGUARD_PLUGIN_ABI_VERSION,

@@ -30,6 +30,12 @@ cg_problem to_c(const Problem& p) {
   }
   c.direction = static_cast<int32_t>(p.direction);
   c.dtype = static_cast<int32_t>(p.dtype);
+  const TensorDesc x = x_desc(p), w = w_desc(p), y = y_desc(p);
+  for (int i = 0; i < 5; ++i) {
+    c.x_strides[i] = i < x.rank ? x.strides[i] : 0;
+    c.w_strides[i] = i < w.rank ? w.strides[i] : 0;
+    c.y_strides[i] = i < y.rank ? y.strides[i] : 0;
+  }
   return c;
 }
 

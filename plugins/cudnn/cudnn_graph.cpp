@@ -1,0 +1,317 @@
+// cuDNN's graph (backend) API as solvers: for each direction, every engine the operation graph of
+// one convolution offers becomes `cudnn:<direction>:engine<N>` (N < kMaxEngines), built with its
+// default knobs. An engine whose descriptor or execution plan does not finalize is unsupported with
+// cuDNN's own message. This is what PyTorch runs, hence the real peer of convguard's GPU solvers.
+//
+// On f32 problems an engine with the tensor-core numerical note would compute in TF32, which fp32
+// verification rejects (relative error ~3e-4): check() declines it and says so.
+//
+// Plans are cached per (problem, strides, engine), so run() only builds a variant pack and
+// executes: host work between the timing events stays a few microseconds.
+#include <array>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cudnn_api.hpp"
+
+namespace convguard_cudnn {
+namespace {
+
+constexpr int kMaxEngines = 16;
+
+// A backend descriptor, destroyed with its owner.
+struct Desc {
+  cudnnBackendDescriptor_t d = nullptr;
+  Desc() = default;
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  ~Desc() {
+    if (d) api().cudnnBackendDestroyDescriptor(d);
+  }
+};
+
+std::string message(cudnnStatus_t s) {
+  char buf[512] = {};
+  api().cudnnGetLastErrorString(buf, sizeof buf);
+  return std::string(api().cudnnGetErrorString(s)) + (buf[0] ? std::string(": ") + buf : "");
+}
+
+// One built (problem, engine): the plan, or why there is none.
+struct Built {
+  std::string error;
+  Desc x, w, y, conv, op, graph, engine, cfg, plan;
+  std::int64_t workspace = 0;
+};
+
+std::string cache_key(const cg_problem* p, const Shapes& s, int engine) {
+  std::string k(reinterpret_cast<const char*>(p), sizeof *p);
+  for (const cg_tensor* t : {&s.x, &s.w, &s.y}) {
+    k.append(reinterpret_cast<const char*>(t->dims), sizeof t->dims);
+    k.append(reinterpret_cast<const char*>(t->strides), sizeof t->strides);
+  }
+  k += std::to_string(engine);
+  return k;
+}
+
+// Sets attributes in order, stopping at the first failure (recorded in `st`).
+struct Setter {
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  Setter& set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+              cudnnBackendAttributeType_t type, std::int64_t count, const void* v) {
+    if (st == CUDNN_STATUS_SUCCESS) st = api().cudnnBackendSetAttribute(d, name, type, count, v);
+    return *this;
+  }
+  Setter& create(Desc& d, cudnnBackendDescriptorType_t type) {
+    if (st == CUDNN_STATUS_SUCCESS) st = api().cudnnBackendCreateDescriptor(type, &d.d);
+    return *this;
+  }
+  Setter& finalize(const Desc& d) {
+    if (st == CUDNN_STATUS_SUCCESS) st = api().cudnnBackendFinalize(d.d);
+    return *this;
+  }
+};
+
+std::string tensor(Desc& d, const cg_tensor& t, cudnnDataType_t dt, std::int64_t uid) {
+  Setter s;
+  const std::int64_t rank = t.rank, align = 16;
+  s.create(d, CUDNN_BACKEND_TENSOR_DESCRIPTOR)
+      .set(d.d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt)
+      .set(d.d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, rank, t.dims)
+      .set(d.d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, rank, t.strides)
+      .set(d.d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid)
+      .set(d.d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align)
+      .finalize(d);
+  return s.st == CUDNN_STATUS_SUCCESS ? "" : "tensor descriptor: " + message(s.st);
+}
+
+std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int index) {
+  auto b = std::make_unique<Built>();
+  Api& a = api();
+  std::string err;
+  cudnnHandle_t h = handle(err);
+  if (!h) {
+    b->error = err;
+    return b;
+  }
+  const cudnnDataType_t dt = data_type(p->dtype), comp = CUDNN_DATA_FLOAT;
+  if (std::string e = tensor(b->x, sh.x, dt, 1); !e.empty()) {
+    b->error = e;
+    return b;
+  }
+  if (std::string e = tensor(b->w, sh.w, dt, 2); !e.empty()) {
+    b->error = e;
+    return b;
+  }
+  if (std::string e = tensor(b->y, sh.y, dt, 3); !e.empty()) {
+    b->error = e;
+    return b;
+  }
+  const int sp = p->spatial_dims, first = 3 - sp;
+  std::array<std::int64_t, 3> dil{}, str{}, pre{}, post{};
+  for (int i = 0; i < sp; ++i) {
+    dil[i] = p->dilation[first + i], str[i] = p->stride[first + i];
+    pre[i] = p->pad_begin[first + i], post[i] = p->pad_end[first + i];
+  }
+  const std::int64_t nsp = sp;
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  Setter s;
+  s.create(b->conv, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR)
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp)
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode)
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &nsp)
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, nsp, dil.data())
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, nsp, str.data())
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, nsp, pre.data())
+      .set(b->conv.d, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, nsp, post.data())
+      .finalize(b->conv);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "convolution descriptor: " + message(s.st);
+    return b;
+  }
+  const float alpha = 1.f, beta = 0.f;
+  const auto BD = CUDNN_TYPE_BACKEND_DESCRIPTOR;
+  if (dir == 0) {
+    s.create(b->op, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, BD, 1, &b->x.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, BD, 1, &b->w.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, BD, 1, &b->y.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, BD, 1, &b->conv.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  } else if (dir == 1) {
+    s.create(b->op, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, BD, 1, &b->x.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, BD, 1, &b->w.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, BD, 1, &b->y.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, BD, 1, &b->conv.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  } else {
+    s.create(b->op, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, BD, 1, &b->x.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, BD, 1, &b->w.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, BD, 1, &b->y.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, BD, 1, &b->conv.d)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1,
+             &alpha)
+        .set(b->op.d, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  }
+  s.finalize(b->op);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "operation: " + message(s.st);
+    return b;
+  }
+  s.create(b->graph, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR)
+      .set(b->graph.d, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h)
+      .set(b->graph.d, CUDNN_ATTR_OPERATIONGRAPH_OPS, BD, 1, &b->op.d)
+      .finalize(b->graph);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "operation graph: " + message(s.st);
+    return b;
+  }
+  std::int64_t count = 0, got = 0;
+  if (a.cudnnBackendGetAttribute(b->graph.d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+                                 CUDNN_TYPE_INT64, 1, &got, &count) != CUDNN_STATUS_SUCCESS) {
+    b->error = "engine count unavailable";
+    return b;
+  }
+  if (index >= count) {
+    b->error = "cuDNN offers " + std::to_string(count) + " engines for this graph";
+    return b;
+  }
+  const std::int64_t gi = index;
+  s.create(b->engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR)
+      .set(b->engine.d, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, BD, 1, &b->graph.d)
+      .set(b->engine.d, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &gi)
+      .finalize(b->engine);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "engine: " + message(s.st);
+    return b;
+  }
+  if (p->dtype == 0) {
+    std::array<cudnnBackendNumericalNote_t, 16> notes{};
+    std::int64_t n = 0;
+    if (a.cudnnBackendGetAttribute(b->engine.d, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                   CUDNN_TYPE_NUMERICAL_NOTE, 16, &n,
+                                   notes.data()) == CUDNN_STATUS_SUCCESS) {
+      for (std::int64_t i = 0; i < n && i < 16; ++i) {
+        if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) {
+          b->error = "tensor-core engine on f32 computes in TF32 (not fp32-accurate)";
+          return b;
+        }
+      }
+    }
+  }
+  s.create(b->cfg, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)
+      .set(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &b->engine.d)
+      .finalize(b->cfg);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "engine config: " + message(s.st);
+    return b;
+  }
+  s.create(b->plan, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+      .set(b->plan.d, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h)
+      .set(b->plan.d, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, BD, 1, &b->cfg.d)
+      .finalize(b->plan);
+  if (s.st != CUDNN_STATUS_SUCCESS) {
+    b->error = "execution plan: " + message(s.st);
+    return b;
+  }
+  if (a.cudnnBackendGetAttribute(b->plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                 CUDNN_TYPE_INT64, 1, &got,
+                                 &b->workspace) != CUDNN_STATUS_SUCCESS) {
+    b->error = "workspace size unavailable";
+    return b;
+  }
+  return b;
+}
+
+// The cached build of (problem, engine); built on first use.
+const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Built>> cache;
+  const std::string key = cache_key(p, sh, index);
+  std::lock_guard lock(mu);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, build(p, sh, dir, index)).first;
+  return *it->second;
+}
+
+template <int Dir, int Index>
+int check(const cg_problem* p, char* msg, std::size_t len) {
+  if (!api().lib) {
+    say(msg, len, api().error);
+    return CG_NOT_APPLICABLE;
+  }
+  if (p->direction != Dir) {
+    say(msg, len, "another direction");
+    return CG_NOT_APPLICABLE;
+  }
+  const Built& b = get(p, shapes_of(p), Dir, Index);
+  if (b.error.empty()) return CG_OK;
+  say(msg, len, b.error);
+  return CG_NOT_APPLICABLE;
+}
+
+template <int Dir, int Index>
+uint64_t workspace_bytes(const cg_problem* p) {
+  if (!api().lib || p->direction != Dir) return 0;
+  const Built& b = get(p, shapes_of(p), Dir, Index);
+  return b.error.empty() ? static_cast<uint64_t>(b.workspace) : 0;
+}
+
+template <int Dir, int Index>
+int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
+        uint64_t, char* msg, std::size_t len) {
+  Shapes sh;
+  sh.x = *x, sh.w = *w, sh.y = *y;
+  const Built& b = get(p, sh, Dir, Index);
+  if (!b.error.empty()) {
+    say(msg, len, b.error);
+    return CG_ERROR;
+  }
+  Api& a = api();
+  std::string err;
+  cudnnHandle_t h = handle(err);
+  Desc vp;
+  std::array<std::int64_t, 3> uids = {1, 2, 3};
+  std::array<void*, 3> ptrs = {x->data, w->data, y->data};
+  Setter s;
+  s.create(vp, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR)
+      .set(vp.d, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids.data())
+      .set(vp.d, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs.data())
+      .set(vp.d, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws)
+      .finalize(vp);
+  if (s.st == CUDNN_STATUS_SUCCESS) s.st = a.cudnnBackendExecute(h, b.plan.d, vp.d);
+  if (s.st == CUDNN_STATUS_SUCCESS) return CG_OK;
+  say(msg, len, "cuDNN: " + message(s.st));
+  return CG_ERROR;
+}
+
+template <int Dir, int Index>
+cg_solver make() {
+  static const std::string id = std::string("cudnn:") +
+                                (Dir == 0   ? "fwd"
+                                 : Dir == 1 ? "bwd_data"
+                                            : "bwd_weights") +
+                                ":engine" + std::to_string(Index);
+  return {id.c_str(), check<Dir, Index>, workspace_bytes<Dir, Index>, run<Dir, Index>};
+}
+
+template <int Dir, std::size_t... I>
+void add(std::vector<cg_solver>& v, std::index_sequence<I...>) {
+  (v.push_back(make<Dir, static_cast<int>(I)>()), ...);
+}
+
+}  // namespace
+
+void add_graph_solvers(std::vector<cg_solver>& v) {
+  add<0>(v, std::make_index_sequence<kMaxEngines>());
+  add<1>(v, std::make_index_sequence<kMaxEngines>());
+  add<2>(v, std::make_index_sequence<kMaxEngines>());
+}
+
+}  // namespace convguard_cudnn
