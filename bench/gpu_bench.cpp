@@ -151,7 +151,8 @@ int main(int argc, char** argv) {
       if (t <= 0) continue;
       ms[id] = t;
       if (id.rfind("cudnn:", 0) != 0) continue;
-      const bool engine = id.find(":engine") != std::string::npos;
+      const bool engine =
+          id.find(":engine") != std::string::npos || id.find(":heur") != std::string::npos;
       double& best = engine ? best_engine : best_legacy;
       if (best == 0 || t < best) {
         best = t;

@@ -1,7 +1,12 @@
-// cuDNN's graph (backend) API as solvers: for each direction, every engine the operation graph of
-// one convolution offers becomes `cudnn:<direction>:engine<N>` (N < kMaxEngines), built with its
-// default knobs. An engine whose descriptor or execution plan does not finalize is unsupported with
-// cuDNN's own message. This is what PyTorch runs, hence the real peer of convguard's GPU solvers.
+// cuDNN's graph (backend) API as solvers, for each direction:
+//   `cudnn:<direction>:engine<N>`  the operation graph's engine N (N < kMaxEngines) with default
+//                                  knobs, enumerated from the graph's global engine count;
+//   `cudnn:<direction>:heur<N>`    the N-th configuration (engine and knob choices) of cuDNN's
+//                                  heuristic, mode A: what PyTorch runs, with the fast engines'
+//                                  tuned knobs (default knobs alone ran at 15-23 TFLOP/s in bf16
+//                                  on the H100 where the heuristic's choices are far faster).
+// One whose descriptor or execution plan does not finalize is unsupported with cuDNN's own message.
+// This is the real peer of convguard's GPU solvers.
 //
 // On f32 problems an engine with the tensor-core numerical note would compute in TF32, which fp32
 // verification rejects (relative error ~3e-4): check() declines it and says so.
@@ -14,6 +19,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cudnn_api.hpp"
 
@@ -87,7 +94,8 @@ std::string tensor(Desc& d, const cg_tensor& t, cudnnDataType_t dt, std::int64_t
   return s.st == CUDNN_STATUS_SUCCESS ? "" : "tensor descriptor: " + message(s.st);
 }
 
-std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int index) {
+std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int index,
+                             bool heuristic) {
   auto b = std::make_unique<Built>();
   Api& a = api();
   std::string err;
@@ -172,24 +180,72 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
     b->error = "operation graph: " + message(s.st);
     return b;
   }
-  std::int64_t count = 0, got = 0;
-  if (a.cudnnBackendGetAttribute(b->graph.d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
-                                 CUDNN_TYPE_INT64, 1, &got, &count) != CUDNN_STATUS_SUCCESS) {
-    b->error = "engine count unavailable";
-    return b;
-  }
-  if (index >= count) {
-    b->error = "cuDNN offers " + std::to_string(count) + " engines for this graph";
-    return b;
-  }
-  const std::int64_t gi = index;
-  s.create(b->engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR)
-      .set(b->engine.d, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, BD, 1, &b->graph.d)
-      .set(b->engine.d, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &gi)
-      .finalize(b->engine);
-  if (s.st != CUDNN_STATUS_SUCCESS) {
-    b->error = "engine: " + message(s.st);
-    return b;
+  std::int64_t got = 0;
+  if (heuristic) {
+    // The index-th configuration (engine + knob choices) of cuDNN's heuristic, mode A: what
+    // PyTorch runs without benchmark mode, and the fast engines' tuned knobs.
+    Desc heur;
+    const cudnnBackendHeurMode_t hm = CUDNN_HEUR_MODE_A;
+    s.create(heur, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)
+        .set(heur.d, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, BD, 1, &b->graph.d)
+        .set(heur.d, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &hm)
+        .finalize(heur);
+    if (s.st != CUDNN_STATUS_SUCCESS) {
+      b->error = "heuristics: " + message(s.st);
+      return b;
+    }
+    std::int64_t n = 0;
+    if (a.cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, BD, 0, &n, nullptr) !=
+        CUDNN_STATUS_SUCCESS) {
+      b->error = "heuristics: no result count";
+      return b;
+    }
+    if (index >= n) {
+      b->error = "cuDNN's heuristic offers " + std::to_string(n) + " configurations for this graph";
+      return b;
+    }
+    std::vector<Desc> cfgs(static_cast<std::size_t>(n));
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (auto& c : cfgs) {
+      s.create(c, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+      raw.push_back(c.d);
+    }
+    if (s.st == CUDNN_STATUS_SUCCESS)
+      s.st = a.cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, BD, n, &got,
+                                        raw.data());
+    if (s.st != CUDNN_STATUS_SUCCESS) {
+      b->error = "heuristics results: " + message(s.st);
+      return b;
+    }
+    std::swap(b->cfg.d, cfgs[static_cast<std::size_t>(index)].d);  // keep the chosen one
+    s.create(b->engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    if (s.st == CUDNN_STATUS_SUCCESS)
+      s.st = a.cudnnBackendGetAttribute(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &got,
+                                        &b->engine.d);
+    if (s.st != CUDNN_STATUS_SUCCESS) {
+      b->error = "heuristic configuration's engine: " + message(s.st);
+      return b;
+    }
+  } else {
+    std::int64_t count = 0;
+    if (a.cudnnBackendGetAttribute(b->graph.d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+                                   CUDNN_TYPE_INT64, 1, &got, &count) != CUDNN_STATUS_SUCCESS) {
+      b->error = "engine count unavailable";
+      return b;
+    }
+    if (index >= count) {
+      b->error = "cuDNN offers " + std::to_string(count) + " engines for this graph";
+      return b;
+    }
+    const std::int64_t gi = index;
+    s.create(b->engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR)
+        .set(b->engine.d, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, BD, 1, &b->graph.d)
+        .set(b->engine.d, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &gi)
+        .finalize(b->engine);
+    if (s.st != CUDNN_STATUS_SUCCESS) {
+      b->error = "engine: " + message(s.st);
+      return b;
+    }
   }
   if (p->dtype == 0) {
     std::array<cudnnBackendNumericalNote_t, 16> notes{};
@@ -205,12 +261,14 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
       }
     }
   }
-  s.create(b->cfg, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)
-      .set(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &b->engine.d)
-      .finalize(b->cfg);
-  if (s.st != CUDNN_STATUS_SUCCESS) {
-    b->error = "engine config: " + message(s.st);
-    return b;
+  if (!heuristic) {
+    s.create(b->cfg, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)
+        .set(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &b->engine.d)
+        .finalize(b->cfg);
+    if (s.st != CUDNN_STATUS_SUCCESS) {
+      b->error = "engine config: " + message(s.st);
+      return b;
+    }
   }
   s.create(b->plan, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
       .set(b->plan.d, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h)
@@ -230,17 +288,17 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
 }
 
 // The cached build of (problem, engine); built on first use.
-const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index) {
+const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index, bool heuristic) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Built>> cache;
-  const std::string key = cache_key(p, sh, index);
+  const std::string key = cache_key(p, sh, index + (heuristic ? 1000 : 0));
   std::lock_guard lock(mu);
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, build(p, sh, dir, index)).first;
+  if (it == cache.end()) it = cache.emplace(key, build(p, sh, dir, index, heuristic)).first;
   return *it->second;
 }
 
-template <int Dir, int Index>
+template <int Dir, int Index, bool Heur>
 int check(const cg_problem* p, char* msg, std::size_t len) {
   if (!api().lib) {
     say(msg, len, api().error);
@@ -250,25 +308,25 @@ int check(const cg_problem* p, char* msg, std::size_t len) {
     say(msg, len, "another direction");
     return CG_NOT_APPLICABLE;
   }
-  const Built& b = get(p, shapes_of(p), Dir, Index);
+  const Built& b = get(p, shapes_of(p), Dir, Index, Heur);
   if (b.error.empty()) return CG_OK;
   say(msg, len, b.error);
   return CG_NOT_APPLICABLE;
 }
 
-template <int Dir, int Index>
+template <int Dir, int Index, bool Heur>
 uint64_t workspace_bytes(const cg_problem* p) {
   if (!api().lib || p->direction != Dir) return 0;
-  const Built& b = get(p, shapes_of(p), Dir, Index);
+  const Built& b = get(p, shapes_of(p), Dir, Index, Heur);
   return b.error.empty() ? static_cast<uint64_t>(b.workspace) : 0;
 }
 
-template <int Dir, int Index>
+template <int Dir, int Index, bool Heur>
 int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
         uint64_t, char* msg, std::size_t len) {
   Shapes sh;
   sh.x = *x, sh.w = *w, sh.y = *y;
-  const Built& b = get(p, sh, Dir, Index);
+  const Built& b = get(p, sh, Dir, Index, Heur);
   if (!b.error.empty()) {
     say(msg, len, b.error);
     return CG_ERROR;
@@ -291,19 +349,21 @@ int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_te
   return CG_ERROR;
 }
 
-template <int Dir, int Index>
+template <int Dir, int Index, bool Heur>
 cg_solver make() {
   static const std::string id = std::string("cudnn:") +
                                 (Dir == 0   ? "fwd"
                                  : Dir == 1 ? "bwd_data"
                                             : "bwd_weights") +
-                                ":engine" + std::to_string(Index);
-  return {id.c_str(), check<Dir, Index>, workspace_bytes<Dir, Index>, run<Dir, Index>};
+                                (Heur ? ":heur" : ":engine") + std::to_string(Index);
+  return {id.c_str(), check<Dir, Index, Heur>, workspace_bytes<Dir, Index, Heur>,
+          run<Dir, Index, Heur>};
 }
 
 template <int Dir, std::size_t... I>
 void add(std::vector<cg_solver>& v, std::index_sequence<I...>) {
-  (v.push_back(make<Dir, static_cast<int>(I)>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), true>()), ...);
 }
 
 }  // namespace

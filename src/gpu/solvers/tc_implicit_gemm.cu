@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -8,15 +9,22 @@
 namespace convguard::gpu {
 namespace {
 
-constexpr int kBM = 128, kBN = 128, kBK = 32, kThreads = 256;
-constexpr int kChunks = kBK / 8;  // 16-byte chunks per tile row
+constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3;
+constexpr int kWarpsM = 2, kWarpsN = 2, kThreads = 32 * kWarpsM * kWarpsN;
+constexpr int kWM = kBM / kWarpsM, kWN = kBN / kWarpsN;  // 64 x 64 per warp
+constexpr int kMI = kWM / 16, kNI = kWN / 8;             // mma tiles per warp
+constexpr int kChunks = kBK / 8;                         // 16-byte chunks per tile row
+constexpr int kLoads = kBM * kChunks / kThreads;         // A (and B) chunks per thread per stage
+static_assert(kBM == kBN && kThreads % kChunks == 0, "one chunk column per thread");
 
 struct Args {
   const void* x;
   const void* w;
   void* y;
   int n, h, w_, c, k, r, s, oh, ow, sh, sw, ph, pw, dh, dw;
-  int m, kd;  // GEMM M and reduction length
+  int m, kd;            // GEMM M and reduction length
+  int tiles_per_split;  // reduction tiles each blockIdx.z computes
+  float* partial;       // split-K: fp32 partial sums [split][m][k]; null: write y directly
 };
 
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
@@ -43,10 +51,10 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, const void* p) {
 }
 
 // d += a * b on one 16x8x16 tile; `ab` names the operand type in the PTX instruction.
-#define CG_MMA_16816(ab)                                                                       \
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab                              \
-               ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"                  \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                \
+#define CG_MMA_16816(ab)                                                      \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab             \
+               ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])               \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 template <typename T>
 __device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std::uint32_t* b) {
@@ -66,17 +74,19 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
-  __shared__ uint4 smem[2][(kBM + kBN) * kChunks];
+  __shared__ uint4 smem[kStages][(kBM + kBN) * kChunks];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int warp_m = warp / 4, warp_n = warp % 4;  // 2 x 4 warps, 64 x 32 each
+  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
   const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * kBN;
   const T* x = static_cast<const T*>(a.x);
   const T* w = static_cast<const T*>(a.w);
 
-  // Each thread loads two A chunks and two B chunks per stage; their rows are fixed.
-  int a_img[2], a_ih0[2], a_iw0[2];
-  bool a_ok[2], b_ok[2];
-  for (int i = 0; i < 2; ++i) {
+  // Each thread loads kLoads A and kLoads B chunks per stage: fixed rows, one chunk column.
+  const int chunk = tid % kChunks;
+  int a_img[kLoads], a_ih0[kLoads], a_iw0[kLoads];
+  bool a_ok[kLoads], b_ok[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
     const int row = (tid + i * kThreads) / kChunks;
     const int m = m0 + row;
     a_ok[i] = m < a.m;
@@ -87,11 +97,16 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
     a_iw0[i] = ow * a.sw - a.pw;
     b_ok[i] = n0 + row < a.k;
   }
-  auto load = [&](int stage, int k0) {
-    for (int i = 0; i < 2; ++i) {
-      const int q = tid + i * kThreads, row = q / kChunks, chunk = q % kChunks;
-      const int kk = k0 + chunk * 8;
-      const int c = kk % a.c, rs = kk / a.c, s = rs % a.s, r = rs / a.s;
+  // Reduction position (r, s, c) of this thread's chunk, advanced by kBK per stage loaded
+  // (stages are loaded in order): no divisions in the main loop.
+  const int tiles_all = (a.kd + kBK - 1) / kBK;
+  const int kt0 = blockIdx.z * a.tiles_per_split;
+  const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's reduction tiles
+  int kk = kt0 * kBK + chunk * 8, c = kk % a.c, s = (kk / a.c) % a.s, r = kk / (a.c * a.s);
+  auto load = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      const int row = (tid + i * kThreads) / kChunks;
       const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
       const bool av = a_ok[i] && kk < a.kd && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
       const T* asrc =
@@ -101,60 +116,101 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
       const T* bsrc = bv ? w + static_cast<std::int64_t>(n0 + row) * a.kd + kk : w;
       cp_async16(&smem[stage][kBM * kChunks + swizzle(row, chunk)], bsrc, bv);
     }
+    kk += kBK;
+    c += kBK;
+    while (c >= a.c) {
+      c -= a.c;
+      if (++s == a.s) s = 0, ++r;
+    }
   };
 
-  float acc[4][4][4] = {};
-  const int tiles = (a.kd + kBK - 1) / kBK;
-  load(0, 0);
-  cp_async_commit();
+  float acc[kMI][kNI][4] = {};
+  // kStages-deep pipeline: tiles kt+1 .. kt+kStages-1 are in flight while tile kt is computed.
+  // One barrier per tile: the stage loaded at step kt is the one computed at step kt-1.
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < tiles) load(st);
+    cp_async_commit();
+  }
   for (int kt = 0; kt < tiles; ++kt) {
-    if (kt + 1 < tiles) {
-      load((kt + 1) & 1, (kt + 1) * kBK);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
+    cp_async_wait<kStages - 2>();
     __syncthreads();
-    const uint4* A = smem[kt & 1];
-    const uint4* B = smem[kt & 1] + kBM * kChunks;
+    if (kt + kStages - 1 < tiles) load((kt + kStages - 1) % kStages);
+    cp_async_commit();
+    const uint4* A = smem[kt % kStages];
+    const uint4* B = smem[kt % kStages] + kBM * kChunks;
 #pragma unroll
     for (int ks = 0; ks < kBK / 16; ++ks) {
-      std::uint32_t af[4][4], bf[2][4];
+      std::uint32_t af[kMI][4], bf[kNI / 2][4];
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        const int row = warp_m * 64 + mi * 16 + lane % 16;
+      for (int mi = 0; mi < kMI; ++mi) {
+        const int row = warp_m * kWM + mi * 16 + lane % 16;
         ldmatrix_x4(af[mi], &A[swizzle(row, ks * 2 + lane / 16)]);
       }
 #pragma unroll
-      for (int nj = 0; nj < 2; ++nj) {
-        const int row = warp_n * 32 + nj * 16 + lane % 8 + (lane / 16) * 8;
+      for (int nj = 0; nj < kNI / 2; ++nj) {
+        const int row = warp_n * kWN + nj * 16 + lane % 8 + (lane / 16) * 8;
         ldmatrix_x4(bf[nj], &B[swizzle(row, ks * 2 + (lane / 8) % 2)]);
       }
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi)
+      for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) mma<T>(acc[mi][ni], af[mi], &bf[ni / 2][(ni % 2) * 2]);
+        for (int ni = 0; ni < kNI; ++ni) mma<T>(acc[mi][ni], af[mi], &bf[ni / 2][(ni % 2) * 2]);
     }
-    __syncthreads();
   }
-  // Epilogue: two adjacent output channels per register pair, straight to NHWC y.
+  cp_async_wait<0>();
+  // Epilogue: two adjacent output channels per register pair, straight to NHWC y, or (split-K)
+  // to this split's fp32 partial sums.
   T* y = static_cast<T*>(a.y);
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
+  for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < 4; ++ni) {
-      const int col = n0 + warp_n * 32 + ni * 8 + (lane % 4) * 2;
+    for (int ni = 0; ni < kNI; ++ni) {
+      const int col = n0 + warp_n * kWN + ni * 8 + (lane % 4) * 2;
       if (col >= a.k) continue;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = m0 + warp_m * 64 + mi * 16 + lane / 4 + half * 8;
+        const int row = m0 + warp_m * kWM + mi * 16 + lane / 4 + half * 8;
         if (row >= a.m) continue;
-        T* dst = y + static_cast<std::int64_t>(row) * a.k + col;
-        dst[0] = from_float<T>(acc[mi][ni][half * 2]);
-        dst[1] = from_float<T>(acc[mi][ni][half * 2 + 1]);
+        const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
+        if (a.partial) {
+          float* dst = a.partial + static_cast<std::int64_t>(blockIdx.z) * a.m * a.k + off;
+          dst[0] = acc[mi][ni][half * 2];
+          dst[1] = acc[mi][ni][half * 2 + 1];
+        } else {
+          y[off] = from_float<T>(acc[mi][ni][half * 2]);
+          y[off + 1] = from_float<T>(acc[mi][ni][half * 2 + 1]);
+        }
       }
     }
+}
+
+// Split-K: y = sum over splits of the partial sums, in the output type.
+template <typename T>
+__global__ void reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+  for (std::int64_t i = global_thread(); i < elements; i += grid_threads()) {
+    float v = 0;
+    for (int z = 0; z < splits; ++z) v += partial[z * elements + i];
+    y[i] = from_float<T>(v);
+  }
+}
+
+// Splits of the reduction when the output tiles alone would leave most SMs idle (deep, small
+// layers such as ResNet's last stage: 13 x 4 tiles on 132 SMs): about one block per SM, each
+// split at least 8 reduction tiles.
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd) {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (CG_GPU(GetDevice)(&dev) != kSuccess ||
+        CG_GPU(DeviceGetAttribute)(&n, CG_GPU(DevAttrMultiProcessorCount), dev) != kSuccess)
+      n = 0;
+    return n;
+  }();
+  const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + kBN - 1) / kBN);
+  const std::int64_t tiles = (kd + kBK - 1) / kBK;
+  if (sms == 0 || 2 * blocks >= sms) return 1;  // measured: splitting 98 tiles on 132 SMs lost 17%
+  const std::int64_t want = (sms + blocks - 1) / blocks;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({want, tiles / 8, 16})));
 }
 
 bool dense_channels_last(const TensorDesc& d) {
@@ -186,8 +242,15 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   return Status::ok();
 }
 
+Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  const std::int64_t m = p.n * p.output(1) * p.output(2), kd = p.c * p.taps();
+  const int splits = split_count(m, p.k, kd);
+  return splits > 1 ? static_cast<std::size_t>(splits) * m * p.k * sizeof(float) : 0;
+}
+
 Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
-                                 std::span<std::byte>) const {
+                                 std::span<std::byte> ws) const {
   const Problem& p = plan.problem;
   Args a{};
   a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
@@ -201,12 +264,27 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   a.dh = static_cast<int>(p.dilation[1]), a.dw = static_cast<int>(p.dilation[2]);
   a.m = a.n * a.oh * a.ow;
   a.kd = a.r * a.s * a.c;
+  const int splits = split_count(a.m, a.k, a.kd);
+  const int tiles = (a.kd + kBK - 1) / kBK;
+  a.tiles_per_split = (tiles + splits - 1) / splits;
+  const int used = (tiles + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
+  a.partial = splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  if (splits > 1 && ws.size() < static_cast<std::size_t>(used) * a.m * a.k * sizeof(float))
+    return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
   const dim3 grid(static_cast<unsigned>((a.m + kBM - 1) / kBM),
-                  static_cast<unsigned>((a.k + kBN - 1) / kBN));
-  if (p.dtype == DType::bf16)
+                  static_cast<unsigned>((a.k + kBN - 1) / kBN), static_cast<unsigned>(used));
+  const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
+  const unsigned rblocks =
+      static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+  if (p.dtype == DType::bf16) {
     tc_forward<cg_bf16><<<grid, kThreads>>>(a);
-  else
+    if (a.partial)
+      reduce_splits<<<rblocks, 256>>>(a.partial, static_cast<cg_bf16*>(a.y), elements, used);
+  } else {
     tc_forward<cg_half><<<grid, kThreads>>>(a);
+    if (a.partial)
+      reduce_splits<<<rblocks, 256>>>(a.partial, static_cast<cg_half*>(a.y), elements, used);
+  }
   return check_launch("gpu:tc_implicit_gemm launch");
 }
 

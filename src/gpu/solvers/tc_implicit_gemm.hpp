@@ -3,9 +3,11 @@
 //
 // GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
 // so each 8-channel run is one 16-byte load from both x and w (hence C % 8 == 0 and K % 8 == 0).
-// A 128x128 output tile per block of 8 warps (each 64x32), K in steps of 32 through two
+// A 128x128 output tile per block of 4 warps (each 64x64), K in steps of 32 through three
 // shared-memory stages filled by cp.async (zero-fill for padding and edges), fragments by
-// ldmatrix from an XOR-swizzled layout (no bank conflicts), mma.sync m16n8k16.
+// ldmatrix from an XOR-swizzled layout (no bank conflicts), mma.sync m16n8k16; the reduction
+// position (r, s, c) advances incrementally, so the main loop has no integer divisions. Layers
+// whose output tiles would leave SMs idle split the reduction (fp32 partials, then a reduction).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
@@ -16,6 +18,8 @@ class TcImplicitGemmSolver final : public GpuSolver {
  public:
   std::string_view id() const override { return "gpu:tc_implicit_gemm"; }
   Status check(const Problem& p) const override;
+  // Split-K's fp32 partial sums when the output alone would not fill the GPU, else 0.
+  Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
 };
 
