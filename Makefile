@@ -14,10 +14,12 @@ build-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build --preset sanitize -j $(JOBS)
 
-# Every test: the release build's full suite, then the unit tests under ASan+UBSan.
+# Every test: the release build's full suite, the unit tests under ASan+UBSan, and the GPU
+# kernels compiled as HIP for the seeds' AMD GPUs (nothing here can run them).
 test: build build-sanitize
 	ctest --preset release -j $(JOBS)
 	ctest --preset sanitize -j $(JOBS)
+	bash scripts/hip_check.sh
 
 # The main job: the standard suite, every CPU solver, each trial in a sandboxed worker under a
 # deadline, verified against the fp64 reference, recorded in the results database

@@ -14,6 +14,7 @@ packages=(
   python3                 # CLI and probe tests read .npy headers and JSON lines back
   libsqlite3-dev          # the results database (convguard probe)
   chromium                # renders the HTML report in its test (headless, no network)
+  hipcc                   # compile-checks the GPU kernels as HIP for AMD gfx1010/gfx1030
 )
 
 missing=()

@@ -2,7 +2,9 @@
 #include "gpu/gpu.hpp"
 #include "gpu/solvers/implicit_gemm.hpp"
 #include "gpu/solvers/naive.hpp"
-#include "gpu/solvers/tc_implicit_gemm.hpp"
+#if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
+#include "gpu/solvers/tc_implicit_gemm.hpp"  // PTX (mma.sync, cp.async): CUDA only
+#endif
 
 namespace convguard::gpu {
 
@@ -50,8 +52,12 @@ Result<DeviceInfo> open_device(int index) {
 const std::vector<const Solver*>& gpu_solvers() {
   static const NaiveSolver naive;
   static const ImplicitGemmSolver implicit_gemm;
+#if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
   static const TcImplicitGemmSolver tc_implicit_gemm;
   static const std::vector<const Solver*> list = {&tc_implicit_gemm, &implicit_gemm, &naive};
+#else
+  static const std::vector<const Solver*> list = {&implicit_gemm, &naive};
+#endif
   return list;
 }
 

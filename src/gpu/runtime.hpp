@@ -6,7 +6,7 @@
 #pragma once
 
 #if defined(__HIPCC__) || defined(CONVGUARD_HIP)
-#include <hip/hip_bf16.h>
+#include <hip/hip_bfloat16.h>  // ROCm 5.x: hip_bfloat16 (RNE conversions)
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #define CG_GPU(name) hip##name

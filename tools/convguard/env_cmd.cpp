@@ -2,35 +2,62 @@
 // CONVGUARD_SKIP_SOLVERS lists every solver recorded hang, crash or wrong on this device (selection
 // never picks them anyway; the variable also keeps them out of -1 / first-applicable choices and
 // out of programs that have no database). Each entry carries a comment naming the trials that
-// justify it. With no bad evidence it says so and disables nothing.
-// (MIOpen's MIOPEN_DEBUG_* switches join here with the MIOpen plugin: issue 6.)
+// justify it. For MIOpen solvers (`miopen:<SolverName>`, the MIOpen plugin's ids) it prints the
+// narrowest MIOPEN_DEBUG_* switch that disables each (data/miopen/solvers.tsv): the solver's own,
+// else its family's with a comment naming what else that disables, plus the
+// MIOPEN_DEBUG_FIND_ONLY_SOLVER alternative when a MIOpen solver verified on the same problem.
+// With no bad evidence it says so and disables nothing.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "commands.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
+#include "miopen_switches.hpp"
 #include "probe/device.hpp"
 
 namespace convguard::cli {
+
+namespace {
+
+// One environment assignment in the chosen shell's syntax.
+std::string assign(const std::string& shell, const std::string& name, const std::string& value) {
+  if (shell == "fish") return fmt::format("set -gx {} '{}'", name, value);
+  if (shell == "powershell") return fmt::format("$env:{} = '{}'", name, value);
+  return fmt::format("export {}='{}'", name, value);
+}
+
+void print_trials(const std::vector<std::string>& trials) {
+  for (std::size_t i = 0; i < trials.size() && i < 5; ++i)
+    std::printf("#   %s\n", trials[i].c_str());
+  if (trials.size() > 5)
+    std::printf("#   ... and %zu more (convguard db show)\n", trials.size() - 5);
+}
+
+}  // namespace
 
 int env_main(int argc, char** argv) {
   Flags f({{0, "db", "",
             "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
            {0, "shell", "bash", "bash, fish or powershell"},
-           {0, "all-devices", "",
-            "use the evidence of every device in the database, not just this one", true},
+           {0, "device", "cpu",
+            "whose evidence: cpu (this CPU), all, or text found in a device's fingerprint "
+            "(e.g. gfx1010, H100)"},
+           {0, "all-devices", "", "the same as --device all", true},
            {'h', "help", "", "print this help", true}});
   if (auto st = f.parse(argc, argv, 2); !st) {
     std::fprintf(stderr, "convguard env: %s\n", st.message().c_str());
     return 2;
   }
   if (f.on("help")) {
-    std::printf("usage: convguard env [--shell bash|fish|powershell] [--db PATH]\n%s",
-                f.usage().c_str());
+    std::printf(
+        "usage: convguard env [--shell bash|fish|powershell] [--device cpu|all|TEXT] [--db "
+        "PATH]\n%s",
+        f.usage().c_str());
     return 0;
   }
   const std::string shell = f.str("shell");
@@ -48,35 +75,99 @@ int env_main(int argc, char** argv) {
     std::fprintf(stderr, "convguard env: %s\n", store.status().message().c_str());
     return 2;
   }
-  const std::string device = f.on("all-devices") ? "" : probe::cpu_device().fingerprint;
+  const std::string which = f.on("all-devices") ? "all" : f.str("device");
+  const std::string cpu = probe::cpu_device().fingerprint;
+  auto selected = [&](const std::string& fingerprint) {
+    if (which == "all") return true;
+    if (which == "cpu") return fingerprint == cpu;
+    return fingerprint.find(which) != std::string::npos;
+  };
   std::map<std::string, std::vector<std::string>> bad;  // solver -> "status: problem"
-  for (const auto& t : (*store)->all(device)) {
+  std::map<std::string, std::string> verified_miopen;   // problem -> a MIOpen solver ok on it
+  for (const auto& t : (*store)->all()) {
+    if (!selected(t.device)) continue;
     if (t.status == "hang" || t.status == "crash" || t.status == "wrong") {
       bad[t.solver].push_back(t.status + ": " + t.problem);
+    } else if (t.status == "ok" && t.solver.rfind("miopen:", 0) == 0) {
+      verified_miopen.emplace(t.problem, t.solver.substr(7));
     }
   }
-  const char* c = "#";  // the comment marker of all three shells
-  std::printf("%s convguard env: generated from %s (%s)\n", c, (*store)->path().c_str(),
-              f.on("all-devices") ? "all devices" : "this device");
+  std::printf("# convguard env: generated from %s (device: %s)\n", (*store)->path().c_str(),
+              which.c_str());
   if (bad.empty()) {
-    std::printf("%s no solver is recorded hang, crash or wrong here: nothing to disable\n", c);
+    std::printf("# no solver is recorded hang, crash or wrong here: nothing to disable\n");
     return 0;
   }
+  // MIOpen's solvers: switches. Everything else: CONVGUARD_SKIP_SOLVERS.
+  std::map<std::string, std::vector<std::string>> switch_reasons;  // switch -> comment lines
+  std::map<std::string, std::vector<std::string>> switch_trials;
   std::string list;
+  std::optional<MiopenSwitches> table;
   for (const auto& [solver, trials] : bad) {
-    std::printf("%s %s: %zu bad trial(s):\n", c, solver.c_str(), trials.size());
-    for (std::size_t i = 0; i < trials.size() && i < 5; ++i)
-      std::printf("%s   %s\n", c, trials[i].c_str());
-    if (trials.size() > 5)
-      std::printf("%s   ... and %zu more (convguard db show)\n", c, trials.size() - 5);
-    list += (list.empty() ? "" : ",") + solver;
+    if (solver.rfind("miopen:", 0) != 0) {
+      std::printf("# %s: %zu bad trial(s):\n", solver.c_str(), trials.size());
+      print_trials(trials);
+      list += (list.empty() ? "" : ",") + solver;
+      continue;
+    }
+    if (!table) {
+      auto t = load_miopen_switches();
+      if (!t) {
+        std::fprintf(stderr, "convguard env: %s\n", t.status().message().c_str());
+        return 2;
+      }
+      table = std::move(*t);
+    }
+    const std::string name = solver.substr(7);
+    auto it = table->solvers.find(name);
+    if (it == table->solvers.end()) {
+      std::printf(
+          "# %s: %zu bad trial(s), but no MIOPEN_DEBUG_* switch is known for it "
+          "(not in data/miopen/solvers.tsv)\n",
+          name.c_str(), trials.size());
+      print_trials(trials);
+      continue;
+    }
+    const auto& s = it->second;
+    std::string sw = s.switch_name, why;
+    if (sw.empty()) {
+      sw = table->family_switch[s.family];
+      std::string others;
+      for (const auto& m : table->members(s.family)) {
+        if (m != name) others += (others.empty() ? "" : ", ") + m;
+      }
+      why = fmt::format("{} has no switch of its own: {} disables {} ({}){}", name, sw,
+                        table->family_description[s.family], s.family,
+                        others.empty() ? "" : ", also " + others);
+    } else {
+      why = fmt::format("disables {}", name);
+    }
+    switch_reasons[sw].push_back(why);
+    for (const auto& t : trials) switch_trials[sw].push_back(name + " " + t);
   }
-  if (shell == "bash")
-    std::printf("export CONVGUARD_SKIP_SOLVERS='%s'\n", list.c_str());
-  else if (shell == "fish")
-    std::printf("set -gx CONVGUARD_SKIP_SOLVERS '%s'\n", list.c_str());
-  else
-    std::printf("$env:CONVGUARD_SKIP_SOLVERS = '%s'\n", list.c_str());
+  for (const auto& [sw, reasons] : switch_reasons) {
+    for (const auto& r : reasons) std::printf("# %s\n", r.c_str());
+    print_trials(switch_trials[sw]);
+    std::printf("%s\n", assign(shell, sw, "0").c_str());
+  }
+  if (!switch_reasons.empty()) {
+    // Where a MIOpen solver verified on a problem that another one failed, Find can be pinned to
+    // it.
+    for (const auto& [solver, trials] : bad) {
+      if (solver.rfind("miopen:", 0) != 0) continue;
+      for (const auto& t : trials) {
+        const std::string problem = t.substr(t.find(": ") + 2);
+        auto ok = verified_miopen.find(problem);
+        if (ok == verified_miopen.end()) continue;
+        std::printf(
+            "# alternative for %s: %s verified there; MIOPEN_DEBUG_FIND_ONLY_SOLVER=%s "
+            "pins Find to it (GEMM and FFT stay eligible)\n",
+            problem.c_str(), ok->second.c_str(), ok->second.c_str());
+        break;
+      }
+    }
+  }
+  if (!list.empty()) std::printf("%s\n", assign(shell, "CONVGUARD_SKIP_SOLVERS", list).c_str());
   return 0;
 }
 
