@@ -20,7 +20,7 @@ struct TrialTensors {
   TensorView output(const Problem& p) { return output_of(p, view()); }
   HostTensor x, w, y;
   std::optional<std::vector<double>> reference;  // computed on first full verification
-  std::vector<double> sampled_reference;           // the sampled points' values, likewise
+  std::vector<double> sampled_reference;         // the sampled points' values, likewise
 };
 
 // Fills the direction's input tensors (x, w for forward; dy, w for backward-data; x, dy for
@@ -42,7 +42,12 @@ struct TrialOptions {
   std::function<void(double first_ms)> on_first_run;
   // Problems with more multiply-adds than this verify by sampling instead of a full reference.
   double full_reference_limit = 2e9;
+  // Sampled points: `samples`, fewer where each point's reduction is long (a backward-weights
+  // point of a batch-1024 problem sums 1M products), so the points cost at most
+  // sample_mac_budget multiply-adds, but never fewer than min_samples.
   std::int64_t samples = 4096;
+  std::int64_t min_samples = 256;
+  double sample_mac_budget = 1.5e8;
   std::uint64_t seed = 1;
 };
 
@@ -55,6 +60,9 @@ struct TrialResult {
   std::optional<Verdict> verdict;
   bool ran() const { return status.is_ok(); }
 };
+
+// How many output points sampled verification of p checks under o.
+std::int64_t sampled_points(const Problem& p, const TrialOptions& o);
 
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o);
 

@@ -1,6 +1,7 @@
 #include "convguard/reference.hpp"
 
 #include "core/geometry.hpp"
+#include "core/reference_rows.hpp"
 #include "core/tensor_iter.hpp"
 
 namespace convguard {
@@ -18,15 +19,7 @@ std::vector<double> to_dense_f64(const TensorView& t) {
 
 namespace {
 
-// Accessors by logical 5D coordinates (2D tensors have depth 1).
-struct DenseAccess {
-  const double* data;
-  std::int64_t d1, d2, d3, d4;  // sizes of dims 1..4
-  double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h,
-                    std::int64_t w) const {
-    return data[(((a * d1 + b) * d2 + c) * d3 + h) * d4 + w];
-  }
-};
+// Accessor by logical 5D coordinates (2D tensors have depth 1).
 struct ViewAccess {
   const void* data;
   DType dt;
@@ -166,26 +159,15 @@ std::pair<const TensorView*, const TensorView*> inputs_of(const Problem& p, cons
   return {nullptr, nullptr};
 }
 
-DenseAccess dense_access(const std::vector<double>& v, const TensorDesc& d) {
-  const detail::Shape5 s = detail::shape5(d);
-  return {v.data(), s.dims[1], s.dims[2], s.dims[3], s.dims[4]};
-}
-
 }  // namespace
 
 Result<std::vector<double>> reference_output(const Problem& p, const ConvTensors& t) {
   if (auto s = validate(p); !s) return s;
   const Geometry G = detail::geometry(p);
   const auto [ta, tb] = inputs_of(p, t);
-  const std::vector<double> va = to_dense_f64(*ta), vb = to_dense_f64(*tb);
-  const DenseAccess a = dense_access(va, ta->desc), b = dense_access(vb, tb->desc);
   const auto od = output_dims5(p, G);
-  const std::int64_t total = od[0] * od[1] * od[2] * od[3] * od[4];
-  std::vector<double> out(static_cast<std::size_t>(total));
-#pragma omp parallel for schedule(dynamic, 64)
-  for (std::int64_t lin = 0; lin < total; ++lin) {
-    out[static_cast<std::size_t>(lin)] = element_at(p, G, a, b, unflatten(lin, od));
-  }
+  std::vector<double> out(static_cast<std::size_t>(od[0] * od[1] * od[2] * od[3] * od[4]));
+  detail::reference_rows(p.direction, G, to_dense_f64(*ta), to_dense_f64(*tb), out);
   return out;
 }
 

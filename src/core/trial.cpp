@@ -26,6 +26,12 @@ double now_ms() {
 }
 }  // namespace
 
+std::int64_t sampled_points(const Problem& p, const TrialOptions& o) {
+  const double per_point = static_cast<double>(std::max<std::int64_t>(1, p.reduction_length()));
+  const auto affordable = static_cast<std::int64_t>(o.sample_mac_budget / per_point);
+  return std::min(o.samples, std::max(o.min_samples, affordable));
+}
+
 Status verify_output(const Solver& s, const Problem& p, TrialTensors& t, const TrialOptions& o,
                      TrialResult& r) {
   const Accuracy acc = s.accuracy(p);
@@ -37,7 +43,7 @@ Status verify_output(const Solver& s, const Problem& p, TrialTensors& t, const T
     }
     r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill);
   } else {
-    r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, o.samples, o.seed,
+    r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, sampled_points(p, o), o.seed,
                                 &t.sampled_reference);
   }
   return Status::ok();
@@ -120,11 +126,14 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     }
   }
   if (o.time) {
-    if (auto st = time_runs([&]() -> Result<double> {
-          const double a = now_ms();
-          if (auto st = s.run(**plan, t.view(), wspan); !st) return st;
-          return now_ms() - a;
-        }, o, r); !st) {
+    if (auto st = time_runs(
+            [&]() -> Result<double> {
+              const double a = now_ms();
+              if (auto st = s.run(**plan, t.view(), wspan); !st) return st;
+              return now_ms() - a;
+            },
+            o, r);
+        !st) {
       r.status = st;
       return r;
     }

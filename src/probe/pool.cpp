@@ -134,6 +134,7 @@ Status Worker::ensure_started(double startup_deadline_ms) {
         if (j.value("ready", false)) {
           gflops_ = j.value("gflops", 10.0);
           ref_gflops_ = j.value("ref_gflops", 0.5);
+          sample_gflops_ = j.value("sample_gflops", 0.2);
           fingerprint_ = j.value("fingerprint", std::string());
           description_ = j.value("description", std::string());
           return Status::ok();

@@ -45,9 +45,10 @@ class Worker {
   Outcome run(const TrialRequest& r, double deadline_ms,
               const std::function<double(double)>& rest_ms);
   // From the worker's ready line: its throughput on a small direct convolution and of the fp64
-  // reference (the units of deadlines and budgets), and the device it runs on.
+  // reference, full and per point (the units of deadlines and budgets), and the device it runs on.
   double gflops() const { return gflops_; }
   double ref_gflops() const { return ref_gflops_; }
+  double sample_gflops() const { return sample_gflops_; }  // per-point reference, one thread
   const std::string& fingerprint() const { return fingerprint_; }
   const std::string& description() const { return description_; }
   int starts() const { return starts_; }
@@ -63,7 +64,7 @@ class Worker {
   pid_t pid_ = -1;
   int to_child_ = -1, from_child_ = -1, err_child_ = -1;
   std::string out_buf_, err_buf_;
-  double gflops_ = 10, ref_gflops_ = 0.5;
+  double gflops_ = 10, ref_gflops_ = 0.5, sample_gflops_ = 0.2;
   std::string fingerprint_, description_;
   int starts_ = 0;
 };

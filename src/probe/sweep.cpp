@@ -59,7 +59,7 @@ struct Shared {
   SweepSummary sum;
   Status failure;
   double t0 = 0;
-  double gflops = 0, ref_gflops = 0;
+  double gflops = 0, ref_gflops = 0, sample_gflops = 0;
   std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
 };
 
@@ -110,6 +110,7 @@ void job(Shared& s, Worker& worker) {
     // was busy must not make every deadline and budget 100x too tight).
     s.gflops = std::max(s.gflops, worker.gflops());
     s.ref_gflops = std::max(s.ref_gflops, worker.ref_gflops());
+    s.sample_gflops = std::max(s.sample_gflops, worker.sample_gflops());
     const double gflops = sid == "cpu:ref" ? s.ref_gflops : s.gflops;
     const double expected_s = p.flops() / (std::max(gflops, 0.01) * 1e9);
     const bool named = std::find(c.named.begin(), c.named.end(), sid) != c.named.end();
@@ -135,12 +136,13 @@ void job(Shared& s, Worker& worker) {
       emit(s, SweepEvent::Kind::skipped, index, p, rec);
       continue;
     }
-    const bool full_reference = p.flops() / 2 <= TrialOptions{}.full_reference_limit;
-    // Verification: the full fp64 reference, or TrialOptions' 4096 sampled points.
-    const double reference_s = (full_reference ? p.flops()
-                                               : 2.0 * TrialOptions{}.samples *
-                                                     static_cast<double>(p.reduction_length())) /
-                               (std::max(s.ref_gflops, 0.01) * 1e9);
+    // Verification: the full fp64 reference, or TrialOptions' sampled points.
+    const TrialOptions verification;
+    const double reference_s =
+        p.flops() / 2 <= verification.full_reference_limit
+            ? p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9)
+            : 2.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
+                  (std::max(s.sample_gflops, 0.01) * 1e9);
     // Other solvers' times on this problem bound what a slow-but-working one may take.
     const double slowest_ok_ms = s.slowest_ok_ms[key];
     const double deadline_ms =
@@ -210,7 +212,7 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
     }
   }
   s.dev = {workers[0]->fingerprint(), workers[0]->description(), workers[0]->gflops(),
-           workers[0]->ref_gflops()};
+           workers[0]->ref_gflops(), workers[0]->sample_gflops()};
   if (s.dev.fingerprint.empty()) {
     return Status{StatusCode::internal_error, "worker start-up: no device fingerprint"};
   }

@@ -43,7 +43,7 @@ struct SweepConfig {
 
 struct SweepDevice {
   std::string fingerprint, description;
-  double gflops = 0, ref_gflops = 0;
+  double gflops = 0, ref_gflops = 0, sample_gflops = 0;
 };
 
 struct SweepEvent {
