@@ -9,12 +9,7 @@ CHAOS=$2
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 DB=$TMP/t.db
-failures=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/check_lib.sh"
 status_of() {  # status_of SOLVER [PROBLEM-SUBSTRING]
   "$CG" db show --db "$DB" --json | python3 -c "
 import json,sys

@@ -8,12 +8,7 @@ CG=$1
 CHAOS=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/check_lib.sh"
 "$CG" probe --db "$TMP/t.db" --plugin "$CHAOS" --solvers 'chaos:good,chaos:segfault,chaos:wrong,chaos:hang_busy,cpu:direct,cpu:depthwise' \
   --problem 'mb1ic3ih8oc4kh3ph1' --problem 'mb1ic4ih6oc4kh3' --timeout 2 >/dev/null 2>&1
 "$CG" report --html "$TMP/r.html" --db "$TMP/t.db" >"$TMP/out.txt"

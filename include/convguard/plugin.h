@@ -15,8 +15,9 @@ extern "C" {
 #endif
 
 /* 2 added `device` and `describe` at the end of cg_plugin and the tensor strides at the end of
- * cg_problem; plugins built for 1 still load (as CPU plugins without a description). */
-#define CONVGUARD_PLUGIN_ABI_VERSION 2u
+ * cg_problem; 3 added `device_api` (a device the plugin drives itself). Plugins built for 1 and 2
+ * still load (1 as CPU plugins without a description). */
+#define CONVGUARD_PLUGIN_ABI_VERSION 3u
 
 /* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
  * direction: 0 forward, 1 backward-data, 2 backward-weights. dtype: 0 f32, 1 f16, 2 bf16. */
@@ -45,6 +46,8 @@ typedef struct cg_tensor {
 #define CG_NOT_APPLICABLE 1 /* check(): message says why */
 #define CG_ERROR 2          /* run(): message says what failed */
 #define CG_OUT_OF_MEMORY 3
+#define CG_DEVICE_LOST 4 /* run() or a device call: the device context is unusable (a GPU fault);
+                          * the probe replaces its worker after recording the trial */
 
 typedef struct cg_solver {
   const char* id; /* "<plugin>:<name>", stable */
@@ -53,6 +56,27 @@ typedef struct cg_solver {
   int (*run)(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y,
              void* workspace, uint64_t workspace_bytes, char* message, size_t message_len);
 } cg_solver;
+
+/* ABI 3: a device that the plugin drives itself, through a runtime it loads (an AMD GPU through
+ * the HIP runtime, for MIOpen). A probe worker started with --device <name>:<index> opens it, and
+ * the trial stages the host test data through these calls; solvers of the plugin then get
+ * pointers that alloc() returned. Every call returns CG_OK or an error code with a message. */
+typedef struct cg_device_api {
+  const char* name;   /* "hip": devices are named "hip:0", "hip:1", ... */
+  int (*count)(void); /* devices present (0 when none or the runtime is missing) */
+  /* Makes `index` current. description: for people ("hip:0: gfx1010 ..."); fingerprint: every
+   * fact that can change a result (arch, CU count, runtime and library versions). */
+  int (*open)(int index, char* description, size_t description_len, char* fingerprint,
+              size_t fingerprint_len);
+  int (*alloc)(void** p, uint64_t bytes, char* message, size_t message_len);
+  void (*release)(void* p);
+  /* to_device 1: host src to device dst; 0: device src to host dst. Synchronous. */
+  int (*copy)(void* dst, const void* src, uint64_t bytes, int to_device, char* message,
+              size_t message_len);
+  int (*fill_bytes)(void* p, int value, uint64_t bytes, char* message, size_t message_len);
+  /* Waits for all work on the device; CG_DEVICE_LOST for a fault that poisons the context. */
+  int (*synchronize)(char* message, size_t message_len);
+} cg_device_api;
 
 typedef struct cg_plugin {
   uint32_t abi_version; /* CONVGUARD_PLUGIN_ABI_VERSION the plugin was built with */
@@ -68,10 +92,13 @@ typedef struct cg_plugin {
   /* ABI 2, may be NULL: the vendor library and version actually loaded ("cuDNN 9.14.0 from
    * /usr/lib/..."); part of the device fingerprint, so an upgrade starts fresh evidence. */
   const char* (*describe)(void);
+  /* ABI 3, NULL unless device == CG_DEVICE_PLUGIN. */
+  const cg_device_api* device_api;
 } cg_plugin;
 
 #define CG_DEVICE_CPU 0
-#define CG_DEVICE_GPU 1
+#define CG_DEVICE_GPU 1    /* the CUDA/HIP device convguard's own GPU backend drives */
+#define CG_DEVICE_PLUGIN 2 /* the plugin's own device_api */
 
 typedef const cg_plugin* (*cg_plugin_entry)(void);
 #define CONVGUARD_PLUGIN_ENTRY "convguard_plugin"

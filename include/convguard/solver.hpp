@@ -27,14 +27,17 @@ struct Plan {
   Problem problem;
 };
 
-// Where a solver's tensors live: host memory, or the current GPU's memory (device pointers).
-enum class Device { cpu, gpu };
+// Where a solver's tensors live: host memory, the current GPU's memory (device pointers), or the
+// memory of a device a plugin drives itself (plugin.h cg_device_api; plugin_device() names it).
+enum class Device { cpu, gpu, plugin };
 
 class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string_view id() const = 0;
   virtual Device device() const { return Device::cpu; }
+  // Device::plugin: the plugin device's name ("hip" for devices "hip:N").
+  virtual std::string_view plugin_device() const { return {}; }
   // Whether the solver computes p. A Status of not_applicable carries the reason.
   [[nodiscard]] virtual Status check(const Problem& p) const = 0;
   [[nodiscard]] virtual Result<std::size_t> workspace_bytes(const Problem& p) const = 0;

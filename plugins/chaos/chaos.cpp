@@ -240,6 +240,7 @@ const cg_plugin kPlugin = {CONVGUARD_PLUGIN_ABI_VERSION,
                            sizeof kSolvers / sizeof kSolvers[0],
                            kSolvers,
                            CG_DEVICE_CPU,
+                           nullptr,
                            nullptr};
 
 }  // namespace

@@ -374,6 +374,7 @@ extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plu
                                    solvers().size(),
                                    solvers().data(),
                                    CG_DEVICE_GPU,
-                                   description};
+                                   description,
+                                   nullptr};
   return &plugin;
 }

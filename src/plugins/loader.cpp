@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "convguard/plugin.h"
+#include "core/staged_trial.hpp"
 
 namespace convguard::plugins {
 namespace {
@@ -55,11 +56,27 @@ std::string message_of(const char* buf) {
   return buf[0] ? std::string(buf) : std::string("(no message)");
 }
 
+// A plugin's return code as a Status (CG_DEVICE_LOST: the worker is replaced after the trial).
+Status status_of(int rc, const char* msg) {
+  switch (rc) {
+    case CG_OK:
+      return Status::ok();
+    case CG_OUT_OF_MEMORY:
+      return {StatusCode::out_of_memory, message_of(msg)};
+    case CG_DEVICE_LOST:
+      return {StatusCode::device_error, message_of(msg)};
+    default:
+      return {StatusCode::internal_error, message_of(msg)};
+  }
+}
+
 class PluginSolver final : public Solver {
  public:
-  PluginSolver(const cg_solver* s, Device d) : s_(s), id_(s->id), device_(d) {}
+  PluginSolver(const cg_solver* s, Device d, const cg_device_api* api)
+      : s_(s), id_(s->id), device_(d), api_(api) {}
   std::string_view id() const override { return id_; }
   Device device() const override { return device_; }
+  std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
     char msg[512] = {};
@@ -83,8 +100,7 @@ class PluginSolver final : public Solver {
     char msg[512] = {};
     const int rc = s_->run(&cp, &x, &w, &y, ws.data(), ws.size(), msg, sizeof msg);
     if (rc == CG_OK) return Status::ok();
-    if (rc == CG_OUT_OF_MEMORY) return {StatusCode::out_of_memory, message_of(msg)};
-    return {StatusCode::internal_error, message_of(msg)};
+    return status_of(rc, msg);
   }
   Accuracy accuracy(const Problem&) const override { return {false, 1.0}; }
 
@@ -92,6 +108,7 @@ class PluginSolver final : public Solver {
   const cg_solver* s_;
   std::string id_;
   Device device_;
+  const cg_device_api* api_;
 };
 
 struct Registry {
@@ -99,6 +116,8 @@ struct Registry {
   std::vector<std::string> paths;
   std::vector<LoadReport> reports;
   std::vector<std::unique_ptr<PluginSolver>> solvers;
+  std::vector<const cg_device_api*> devices;
+  const cg_device_api* opened = nullptr;  // the device open_plugin_device() made current
 };
 Registry& registry() {
   static Registry r;
@@ -120,8 +139,8 @@ LoadReport load_one(Registry& r, const std::string& path) {
     return rep;
   }
   const cg_plugin* pl = entry();
-  if (!pl || (pl->abi_version != 1 && pl->abi_version != CONVGUARD_PLUGIN_ABI_VERSION)) {
-    rep.message = fmt::format("built for plugin ABI {}, convguard reads 1 and {}",
+  if (!pl || pl->abi_version < 1 || pl->abi_version > CONVGUARD_PLUGIN_ABI_VERSION) {
+    rep.message = fmt::format("built for plugin ABI {}, convguard reads 1 to {}",
                               pl ? pl->abi_version : 0, CONVGUARD_PLUGIN_ABI_VERSION);
     return rep;
   }
@@ -131,10 +150,20 @@ LoadReport load_one(Registry& r, const std::string& path) {
     return rep;
   }
   const bool v2 = pl->abi_version >= 2;
-  const Device device = v2 && pl->device == CG_DEVICE_GPU ? Device::gpu : Device::cpu;
+  const cg_device_api* api =
+      pl->abi_version >= 3 && pl->device == CG_DEVICE_PLUGIN ? pl->device_api : nullptr;
+  if (pl->abi_version >= 3 && pl->device == CG_DEVICE_PLUGIN && !api) {
+    rep.message =
+        fmt::format("{}: says its solvers run on its own device but has no device_api", pl->name);
+    return rep;
+  }
+  const Device device = api                                 ? Device::plugin
+                        : v2 && pl->device == CG_DEVICE_GPU ? Device::gpu
+                                                            : Device::cpu;
   if (v2 && pl->describe) rep.description = pl->describe();
+  if (api) r.devices.push_back(api);
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
-    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device));
+    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api));
   }
   rep.loaded = true;
   rep.message = fmt::format("{}: {} solvers", pl->name, pl->solver_count);
@@ -181,6 +210,111 @@ std::vector<std::string> descriptions() {
     if (rep.loaded && !rep.description.empty()) v.push_back(rep.description);
   }
   return v;
+}
+
+namespace {
+
+const cg_device_api* device_api_named(Registry& r, const std::string& kind) {
+  for (const cg_device_api* api : r.devices) {
+    if (kind == api->name) return api;
+  }
+  return nullptr;
+}
+
+// The plugin device's memory calls, for the staged trial.
+class PluginMemory final : public detail::DeviceMemory {
+ public:
+  explicit PluginMemory(const cg_device_api* api) : api_(api) {}
+  Status allocate(void** p, std::size_t bytes, const char* what) override {
+    char msg[512] = {};
+    const int rc = api_->alloc(p, bytes, msg, sizeof msg);
+    return rc == CG_OK
+               ? Status::ok()
+               : Status{status_of(rc, msg).code(), std::string(what) + ": " + message_of(msg)};
+  }
+  void release(void* p) override { api_->release(p); }
+  Status copy_in(void* d, const void* h, std::size_t bytes) override {
+    char msg[512] = {};
+    return status_of(api_->copy(d, h, bytes, 1, msg, sizeof msg), msg);
+  }
+  Status copy_out(void* h, const void* d, std::size_t bytes) override {
+    char msg[512] = {};
+    return status_of(api_->copy(h, d, bytes, 0, msg, sizeof msg), msg);
+  }
+  Status poison(void* d, std::size_t bytes) override {
+    char msg[512] = {};
+    return status_of(api_->fill_bytes(d, 0xff, bytes, msg, sizeof msg), msg);
+  }
+  Status synchronize(const char* what) override {
+    char msg[512] = {};
+    const Status st = status_of(api_->synchronize(msg, sizeof msg), msg);
+    return st ? st : Status{st.code(), std::string(what) + ": " + st.message()};
+  }
+
+ private:
+  const cg_device_api* api_;
+};
+
+}  // namespace
+
+std::vector<std::string> plugin_device_names() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> v;
+  for (const cg_device_api* api : r.devices) {
+    const int n = api->count ? api->count() : 0;
+    for (int i = 0; i < n; ++i) v.push_back(fmt::format("{}:{}", api->name, i));
+  }
+  return v;
+}
+
+bool is_plugin_device(const std::string& device) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return device_api_named(r, device.substr(0, device.find(':'))) != nullptr;
+}
+
+Result<OpenedDevice> open_plugin_device(const std::string& device) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  const auto colon = device.find(':');
+  const cg_device_api* api = device_api_named(r, device.substr(0, colon));
+  if (!api) return invalid_argument("device: no loaded plugin drives '" + device + "'");
+  int index = -1;
+  try {
+    index = colon == std::string::npos ? -1 : std::stoi(device.substr(colon + 1));
+  } catch (const std::exception&) {
+  }
+  const int count = api->count ? api->count() : 0;
+  if (index < 0 || index >= count) {
+    return invalid_argument(
+        fmt::format("device: '{}': {} has {} device(s)", device, api->name, count));
+  }
+  char desc[1024] = {}, fp[1024] = {};
+  if (const int rc = api->open(index, desc, sizeof desc, fp, sizeof fp); rc != CG_OK) {
+    const Status st = status_of(rc, desc);
+    return Status{st.code(), "device " + device + ": " + st.message()};
+  }
+  r.opened = api;
+  return OpenedDevice{desc, fp};
+}
+
+TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,
+                             const TrialOptions& o) {
+  const cg_device_api* api = nullptr;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    api = r.opened;
+  }
+  if (!api || s.plugin_device() != api->name) {
+    TrialResult res;
+    res.status = Status{StatusCode::invalid_argument,
+                        std::string(s.id()) + ": its device is not open in this process"};
+    return res;
+  }
+  PluginMemory mem(api);
+  return detail::run_staged_trial(s, p, host, o, mem);
 }
 
 }  // namespace convguard::plugins

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "convguard/solver.hpp"
+#include "convguard/trial.hpp"
 
 namespace convguard::plugins {
 
 struct LoadReport {
   std::string path;
   bool loaded = false;
-  std::string message;  // why not, or the plugin's name and solver count
+  std::string message;      // why not, or the plugin's name and solver count
   std::string description;  // ABI 2: the vendor library loaded (part of device fingerprints)
 };
 
@@ -24,5 +25,19 @@ std::vector<LoadReport> load(const std::vector<std::string>& extra = {});
 std::vector<std::string> descriptions();
 // Solvers of the plugins loaded so far, in load order.
 std::vector<const Solver*> plugin_solvers();
+
+// Devices that loaded plugins drive themselves (ABI 3 cg_device_api): "hip:0", ... for each
+// device present.
+std::vector<std::string> plugin_device_names();
+// Whether `device` ("hip:0") names a plugin device kind ("hip") of a loaded plugin.
+bool is_plugin_device(const std::string& device);
+struct OpenedDevice {
+  std::string description, fingerprint;
+};
+// Opens `device` ("hip:0") in this process: later plugin trials run on it.
+[[nodiscard]] Result<OpenedDevice> open_plugin_device(const std::string& device);
+// One trial on the opened plugin device (core/staged_trial.hpp with the plugin's memory calls).
+TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,
+                             const TrialOptions& o);
 
 }  // namespace convguard::plugins

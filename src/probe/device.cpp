@@ -9,6 +9,8 @@
 #include "convguard/registry.hpp"
 #include "cpu/blas.hpp"
 #include "cpu/isa.hpp"
+#include "gpu/gpu.hpp"
+#include "plugins/loader.hpp"
 
 namespace convguard::probe {
 
@@ -34,6 +36,19 @@ DeviceInfo cpu_device() {
                   "|blas=" + cpu::blas::describe() +
                   "|convguard=" CONVGUARD_VERSION "|solvers=" + std::to_string(solver_hash);
   return d;
+}
+
+TrialResult run_trial_on_device(const Solver& s, const Problem& p, TrialTensors& t,
+                                const TrialOptions& o) {
+  switch (s.device()) {
+    case Device::gpu:
+      return gpu::run_trial(s, p, t, o);
+    case Device::plugin:
+      return plugins::run_plugin_trial(s, p, t, o);
+    case Device::cpu:
+      break;
+  }
+  return run_trial(s, p, t, o);
 }
 
 }  // namespace convguard::probe

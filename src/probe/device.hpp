@@ -5,6 +5,9 @@
 
 #include <string>
 
+#include "convguard/solver.hpp"
+#include "convguard/trial.hpp"
+
 namespace convguard::probe {
 
 struct DeviceInfo {
@@ -13,5 +16,10 @@ struct DeviceInfo {
 };
 
 DeviceInfo cpu_device();
+
+// One trial where s's tensors live: host memory, convguard's GPU backend, or the plugin device
+// this process opened (worker and driver alike).
+TrialResult run_trial_on_device(const Solver& s, const Problem& p, TrialTensors& t,
+                                const TrialOptions& o);
 
 }  // namespace convguard::probe

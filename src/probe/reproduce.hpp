@@ -13,9 +13,11 @@ inline std::string shell_quoted(const std::string& s) {
   return r + "'";
 }
 
-// "convguard driver --problem '<problem>' -S <solver> -t 1"
-inline std::string reproduce_command(const std::string& problem, const std::string& solver) {
-  return "convguard driver --problem " + shell_quoted(problem) + " -S " + solver + " -t 1";
+// The driver command that reruns one trial (`device` other than "cpu" is named).
+inline std::string reproduce_command(const std::string& problem, const std::string& solver,
+                                     const std::string& device = "cpu") {
+  return "convguard driver --problem " + shell_quoted(problem) + " -S " + shell_quoted(solver) +
+         (device == "cpu" ? "" : " --device " + shell_quoted(device)) + " -t 1";
 }
 
 }  // namespace convguard::probe

@@ -105,7 +105,7 @@ void job(Shared& s, Worker& worker) {
     rec.device = s.dev.fingerprint;
     rec.problem = key;
     rec.solver = sid;
-    rec.command = c.command_prefix + reproduce_command(key, sid);
+    rec.command = c.command_prefix + reproduce_command(key, sid, c.device);
     // Throughputs: the best any worker of this sweep measured (one measured while the machine
     // was busy must not make every deadline and budget 100x too tight).
     s.gflops = std::max(s.gflops, worker.gflops());
@@ -158,7 +158,8 @@ void job(Shared& s, Worker& worker) {
     req.problem = key;
     req.solver = sid;
     req.seed = c.seed;
-    req.max_time_ms = c.timing_ms;
+    // A budget of 0: any first run already spent it, so the first run is the measurement.
+    req.max_time_ms = std::max(c.timing_ms, 1e-6);
     const auto rest_ms = [&](double first_ms) {
       return c.timeout_s > 0 ? c.timeout_s * 1000
                              : rest_deadline_ms(reference_s, c.timing_ms, first_ms);

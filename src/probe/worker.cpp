@@ -82,6 +82,15 @@ std::uint64_t inputs_hash(const Problem& p, const TrialTensors& t) {
   return h;
 }
 
+// Options of a throughput measurement: timed runs only, no verification.
+TrialOptions timing_only(int iterations) {
+  TrialOptions o;
+  o.verify = false;
+  o.time = true;
+  o.iterations = iterations;
+  return o;
+}
+
 // Throughput of this worker on a small direct convolution: the unit of the parent's deadlines.
 double measure_gflops() {
   const Solver* s = find_solver("cpu:direct");
@@ -89,10 +98,7 @@ double measure_gflops() {
   if (!s || !p) return 10.0;
   TrialTensors t(*p);
   fill_inputs(*p, t, 1, FillMode::uniform);
-  TrialOptions o;
-  o.verify = false;
-  o.time = true;
-  o.iterations = 5;
+  const TrialOptions o = timing_only(5);
   const TrialResult r = run_trial(*s, *p, t, o);
   return r.ran() && r.min_ms > 0 ? p->flops() / (r.min_ms * 1e6) : 10.0;
 }
@@ -127,6 +133,19 @@ double measure_sample_gflops() {
 
 // Which device this worker drives (its --device).
 Device g_device = Device::cpu;
+std::string g_plugin_device;  // Device::plugin: the plugin device kind ("hip")
+
+std::string device_kind(Device d, std::string_view plugin_device) {
+  switch (d) {
+    case Device::gpu:
+      return "a GPU";
+    case Device::plugin:
+      return "a " + std::string(plugin_device) + " device";
+    case Device::cpu:
+      break;
+  }
+  return "the CPU";
+}
 
 // "cuda:N": opens GPU N; the fingerprint names the GPU, its architecture and size, the driver and
 // runtime versions, convguard's version and its GPU solver set.
@@ -169,12 +188,28 @@ double measure_gpu_gflops() {
   if (!s || !p) return 1000.0;
   TrialTensors t(*p);
   fill_inputs(*p, t, 1, FillMode::uniform);
-  TrialOptions o;
-  o.verify = false;
-  o.time = true;
-  o.iterations = 5;
+  const TrialOptions o = timing_only(5);
   const TrialResult r = gpu::run_trial(*s, *p, t, o);
   return r.ran() && r.min_ms > 0 ? p->flops() / (r.min_ms * 1e6) : 1000.0;
+}
+
+// Throughput of a plugin device: its naive solver (by convention the device's reference, like
+// gpu:naive; the one least likely to hang at start-up) on a small forward layer. Without one,
+// 1 GFLOP/s: deadlines err long, never short.
+double measure_plugin_gflops(const std::string& kind) {
+  auto p = parse_problem("mb2ic32ih28oc32oh28kh3ph1");
+  if (!p) return 1.0;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 1, FillMode::uniform);
+  const TrialOptions o = timing_only(3);
+  for (const Solver* s : all_solvers()) {
+    if (s->device() != Device::plugin || s->plugin_device() != kind) continue;
+    if (s->id().find("Naive") == std::string_view::npos || !s->check(*p)) continue;
+    const TrialResult r = plugins::run_plugin_trial(*s, *p, t, o);
+    if (r.ran() && r.min_ms > 0) return p->flops() / (r.min_ms * 1e6);
+    if (r.status.code() == StatusCode::device_error) break;
+  }
+  return 1.0;
 }
 
 // The test data of the last problem, kept between trials: every solver of one problem is
@@ -224,14 +259,13 @@ TrialReply run_request(const TrialRequest& req) {
     std::cout << nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}}.dump() << "\n"
               << std::flush;
   };
-  if (s->device() != g_device) {
+  if (s->device() != g_device || s->plugin_device() != g_plugin_device) {
     rep.status = "unsupported";
-    rep.reason = std::string("runs on ") + (s->device() == Device::gpu ? "a GPU" : "the CPU") +
-                 "; this worker drives " + (g_device == Device::gpu ? "a GPU" : "the CPU");
+    rep.reason = "runs on " + device_kind(s->device(), s->plugin_device()) +
+                 "; this worker drives " + device_kind(g_device, g_plugin_device);
     return rep;
   }
-  const TrialResult r =
-      g_device == Device::gpu ? gpu::run_trial(*s, *p, t, o) : run_trial(*s, *p, t, o);
+  const TrialResult r = run_trial_on_device(*s, *p, t, o);
   rep.workspace_bytes = r.workspace_bytes;
   rep.peak_rss_bytes = peak_rss_bytes();
   // A solver that wrote to its inputs is wrong whatever its output, and the cached data is no
@@ -290,6 +324,17 @@ int worker_main(int argc, char** argv) {
   if (device == "cpu") {
     dev = cpu_device();
     gflops = measure_gflops();
+  } else if (plugins::is_plugin_device(device)) {
+    auto d = plugins::open_plugin_device(device);
+    if (!d) {
+      std::cerr << "convguard worker: " << d.status().message() << "\n";
+      return 2;
+    }
+    dev.description = d->description;
+    dev.fingerprint = d->fingerprint + "|convguard=" + CONVGUARD_VERSION;
+    g_device = Device::plugin;
+    g_plugin_device = device.substr(0, device.find(':'));
+    gflops = measure_plugin_gflops(g_plugin_device);
   } else {
     auto d = gpu_device(device);
     if (!d) {

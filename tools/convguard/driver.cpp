@@ -13,6 +13,7 @@
 #include "driver_args.hpp"
 #include "gpu/gpu.hpp"
 #include "npy.hpp"
+#include "plugins/loader.hpp"
 #include "probe/device.hpp"
 #include "probe/reproduce.hpp"
 
@@ -33,8 +34,8 @@ const char* direction_title(Direction d) {
   return "?";
 }
 
-std::string rerun_command(const Problem& p, std::string_view solver) {
-  return reproduce_command(to_canonical(p), std::string(solver));
+std::string rerun_command(const Problem& p, std::string_view solver, const std::string& device) {
+  return reproduce_command(to_canonical(p), std::string(solver), device);
 }
 
 // Input tensors of a direction and their .npy names.
@@ -134,6 +135,14 @@ int driver_main(int argc, char** argv) {
     }
     if (!o.json)
       std::printf("device %s: %s (%s)\n", o.device.c_str(), dev->name.c_str(), dev->arch.c_str());
+  } else if (o.device_kind == Device::plugin) {
+    auto dev = plugins::open_plugin_device(o.device);
+    if (!dev) {
+      std::fprintf(stderr, "convguard driver: --device %s: %s\n", o.device.c_str(),
+                   dev.status().message().c_str());
+      return 1;
+    }
+    if (!o.json) std::printf("device %s\n", dev->description.c_str());
   }
   if (!o.save_dir.empty()) {
     std::error_code ec;
@@ -178,8 +187,7 @@ int driver_main(int argc, char** argv) {
     }
     bool saved_output = false;
     for (const Solver* s : solvers) {
-      const TrialResult r = o.device_kind == Device::gpu ? gpu::run_trial(*s, p, t, o.trial)
-                                                         : run_trial(*s, p, t, o.trial);
+      const TrialResult r = probe::run_trial_on_device(*s, p, t, o.trial);
       Row row{to_canonical(p),  std::string(s->id()), "", "", r.first_ms, r.mean_ms, 0, 0, 0,
               r.workspace_bytes};
       const double ms = r.iterations ? r.mean_ms : r.first_ms;
@@ -253,7 +261,7 @@ int driver_main(int argc, char** argv) {
                       {"rel_error", row.err},
                       {"tolerance", row.tol},
                       {"workspace_bytes", r.workspace_bytes},
-                      {"command", rerun_command(p, s->id())}});
+                      {"command", rerun_command(p, s->id(), o.device)}});
       table.push_back(row);
     }
   }

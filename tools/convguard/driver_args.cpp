@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+
 #include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
 #include "gpu/gpu.hpp"
+#include "plugins/loader.hpp"
 
 namespace convguard::cli {
 
@@ -103,7 +107,14 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
   if (threads > 0) omp_set_num_threads(static_cast<int>(threads));
   o.device = f.str("device");
-  if (o.device != "cpu") {
+  (void)all_solvers();  // loads CONVGUARD_PLUGINS, whose devices --device may name
+  if (o.device != "cpu" && plugins::is_plugin_device(o.device)) {
+    const auto present = plugins::plugin_device_names();
+    if (std::find(present.begin(), present.end(), o.device) == present.end())
+      return invalid_argument(fmt::format("flag --device: '{}' is not present ({} here)", o.device,
+                                          present.empty() ? "none" : present[0] + ", ..."));
+    o.device_kind = Device::plugin;
+  } else if (o.device != "cpu") {
     const std::string prefix = std::string(gpu::backend()) + ":";
     int index = -1;
     if (o.device.rfind(prefix, 0) == 0) {

@@ -17,8 +17,8 @@
 #include "commands.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
-#include "miopen_switches.hpp"
 #include "probe/device.hpp"
+#include "vendor/miopen_table.hpp"
 
 namespace convguard::cli {
 
@@ -102,7 +102,7 @@ int env_main(int argc, char** argv) {
   std::map<std::string, std::vector<std::string>> switch_reasons;  // switch -> comment lines
   std::map<std::string, std::vector<std::string>> switch_trials;
   std::string list;
-  std::optional<MiopenSwitches> table;
+  std::optional<miopen_table::Table> table;
   for (const auto& [solver, trials] : bad) {
     if (solver.rfind("miopen:", 0) != 0) {
       std::printf("# %s: %zu bad trial(s):\n", solver.c_str(), trials.size());
@@ -111,7 +111,7 @@ int env_main(int argc, char** argv) {
       continue;
     }
     if (!table) {
-      auto t = load_miopen_switches();
+      auto t = miopen_table::load();
       if (!t) {
         std::fprintf(stderr, "convguard env: %s\n", t.status().message().c_str());
         return 2;
@@ -119,8 +119,8 @@ int env_main(int argc, char** argv) {
       table = std::move(*t);
     }
     const std::string name = solver.substr(7);
-    auto it = table->solvers.find(name);
-    if (it == table->solvers.end()) {
+    const miopen_table::Solver* found = table->find(name);
+    if (!found) {
       std::printf(
           "# %s: %zu bad trial(s), but no MIOPEN_DEBUG_* switch is known for it "
           "(not in data/miopen/solvers.tsv)\n",
@@ -128,13 +128,13 @@ int env_main(int argc, char** argv) {
       print_trials(trials);
       continue;
     }
-    const auto& s = it->second;
+    const auto& s = *found;
     std::string sw = s.switch_name, why;
     if (sw.empty()) {
       sw = table->family_switch[s.family];
       std::string others;
-      for (const auto& m : table->members(s.family)) {
-        if (m != name) others += (others.empty() ? "" : ", ") + m;
+      for (const auto& m : table->solvers) {
+        if (m.family == s.family && m.name != name) others += (others.empty() ? "" : ", ") + m.name;
       }
       why = fmt::format("{} has no switch of its own: {} disables {} ({}){}", name, sw,
                         table->family_description[s.family], s.family,

@@ -16,7 +16,8 @@ void usage() {
       "  probe     try every solver on every problem in a sandboxed worker; record the results\n"
       "  db        show, check, export, import, merge or clear the results database\n"
       "  env       print the shell profile the evidence supports (solvers to skip)\n"
-      "  report    write a self-contained HTML report of the results database\n\n"
+      "  report    write a self-contained HTML report of the results database\n"
+      "  doctor    check this system (or a snapshot) against known-bad versions and the evidence\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }
 }  // namespace
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
   if (cmd == "env") return convguard::cli::env_main(argc, argv);
   if (cmd == "report") return convguard::cli::report_main(argc, argv);
+  if (cmd == "doctor") return convguard::cli::doctor_main(argc, argv);
   if (cmd == "worker") return convguard::probe::worker_main(argc, argv);  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();

@@ -2,6 +2,7 @@
 // under a deadline; hangs, crashes, wrong results and out-of-memory are classified and recorded
 // in the results database before and after the trial, so nothing is lost when anything dies.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fnmatch.h>
 #include <unistd.h>
 
@@ -32,13 +33,17 @@ std::vector<FlagSpec> probe_flags() {
        false, true},
       {0, "problem", "", "canonical problem string; repeatable", false, true},
       {0, "device", "",
-       "devices to probe: cpu, cuda:N (default: every device this build can drive)"},
+       "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
+       "this build and its plugins can drive)"},
       {0, "solvers", "*", "comma-separated globs of solver ids to try"},
       {0, "skip-solvers", "", "comma-separated globs of solver ids not to try"},
       {0, "directions", "",
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
       {0, "dtypes", "", "f32,f16,bf16: run each problem in these (default: its own)"},
       {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
+      {0, "timing", "300",
+       "milliseconds of steady-state timing per trial (stops earlier when stable; 0: the first "
+       "run is the measurement, for sweeps that only need statuses)"},
       {0, "budget", "10",
        "seconds a slow-but-correct trial may be expected to take before it is skipped"},
       {0, "db", "", "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
@@ -196,16 +201,30 @@ int probe_main(int argc, char** argv) {
     std::fprintf(stderr, "convguard probe: %s\n", m.c_str());
     return 2;
   };
-  // Devices: the ones named, else every device this build can drive.
+  // Plugins: loaded here to list their solvers, and handed to the worker.
+  std::vector<std::string> plugin_paths = f.all("plugin");
+  for (const auto& rep : plugins::load(plugin_paths)) {
+    if (!rep.loaded) return fail(fmt::format("--plugin {}: {}", rep.path, rep.message));
+  }
+  // Devices: the ones named, else every device this build and its plugins can drive.
   std::vector<std::string> devices = split(f.str("device"));
   const std::string gpu_prefix = std::string(gpu::backend()) + ":";
   const int gpus = gpu::device_count();
+  const std::vector<std::string> plugin_devices = plugins::plugin_device_names();
   if (devices.empty()) {
     devices.push_back("cpu");
     for (int i = 0; i < gpus; ++i) devices.push_back(gpu_prefix + std::to_string(i));
+    devices.insert(devices.end(), plugin_devices.begin(), plugin_devices.end());
   }
   for (const auto& d : devices) {
     if (d == "cpu") continue;
+    if (plugins::is_plugin_device(d)) {
+      if (std::find(plugin_devices.begin(), plugin_devices.end(), d) == plugin_devices.end())
+        return fail(fmt::format(
+            "--device: '{}' is not present (plugin devices here: {})", d,
+            plugin_devices.empty() ? "none" : fmt::format("{}", fmt::join(plugin_devices, ","))));
+      continue;
+    }
     int index = -1;
     if (d.rfind(gpu_prefix, 0) == 0) {
       try {
@@ -223,21 +242,18 @@ int probe_main(int argc, char** argv) {
   if (*jobs < 1 || *jobs > 64) return fail("--jobs: must be 1 to 64 workers");
   auto seed = f.integer("seed");
   if (!seed) return fail(seed.status().message());
-  double timeout_s = 0, budget_s = 0;
+  double timeout_s = 0, budget_s = 0, timing_ms = 300;
   try {
     timeout_s = std::stod(f.str("timeout"));
     budget_s = std::stod(f.str("budget"));
+    timing_ms = std::stod(f.str("timing"));
   } catch (const std::exception&) {
-    return fail("--timeout/--budget: not a number of seconds");
+    return fail("--timeout/--budget/--timing: not a number");
   }
+  if (timing_ms < 0) return fail("--timing must be >= 0 milliseconds");
   if (timeout_s < 0 || budget_s <= 0)
     return fail("--timeout must be >= 0 and --budget > 0 seconds");
 
-  // Plugins: loaded here to list their solvers, and handed to the worker.
-  std::vector<std::string> plugin_paths = f.all("plugin");
-  for (const auto& rep : plugins::load(plugin_paths)) {
-    if (!rep.loaded) return fail(fmt::format("--plugin {}: {}", rep.path, rep.message));
-  }
   std::string plugin_env;
   if (const char* e = std::getenv("CONVGUARD_PLUGINS")) plugin_env = e;
   for (const auto& p : plugin_paths) {
@@ -293,11 +309,15 @@ int probe_main(int argc, char** argv) {
   const auto want = split(f.str("solvers")), skip = split(f.str("skip-solvers"));
   // Per device, the solvers that run on it.
   auto solvers_for = [&](const std::string& device) {
-    const Device kind = device == "cpu" ? Device::cpu : Device::gpu;
+    const bool plugin = plugins::is_plugin_device(device);
+    const Device kind = device == "cpu" ? Device::cpu : plugin ? Device::plugin : Device::gpu;
+    const std::string plugin_kind = plugin ? device.substr(0, device.find(':')) : "";
     std::vector<std::string> ids;
     for (const Solver* s : all_solvers()) {
       const std::string id(s->id());
-      if (s->device() == kind && matches_any(id, want) && !matches_any(id, skip)) ids.push_back(id);
+      if (s->device() == kind && s->plugin_device() == plugin_kind && matches_any(id, want) &&
+          !matches_any(id, skip))
+        ids.push_back(id);
     }
     return ids;
   };
@@ -347,6 +367,7 @@ int probe_main(int argc, char** argv) {
     }
     cfg.timeout_s = timeout_s;
     cfg.budget_s = budget_s;
+    cfg.timing_ms = timing_ms;
     cfg.force = f.on("force");
     cfg.retry_bad = f.on("retry-bad");
     cfg.jobs = device == "cpu" ? static_cast<int>(*jobs) : 1;  // one worker per GPU

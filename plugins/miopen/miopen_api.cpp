@@ -1,0 +1,114 @@
+#include "miopen_api.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace convguard_miopen {
+namespace {
+
+void* open_first(const char* env, const std::vector<std::string>& names, std::string& path,
+                 std::string& tried) {
+  std::vector<std::string> candidates;
+  if (const char* p = std::getenv(env); p && *p) candidates.emplace_back(p);
+  std::vector<std::string> dirs;
+  if (const char* r = std::getenv("ROCM_PATH"); r && *r) dirs.push_back(std::string(r) + "/lib/");
+  dirs.push_back("/opt/rocm/lib/");
+  dirs.push_back("");  // the loader path
+  for (const auto& d : dirs) {
+    for (const auto& n : names) candidates.push_back(d + n);
+  }
+  for (const auto& c : candidates) {
+    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      path = c;
+      return h;
+    }
+    tried += (tried.empty() ? "" : ", ") + c;
+  }
+  return nullptr;
+}
+
+template <class F>
+bool bind(void* lib, const char* name, F& fn, std::string& missing) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  return fn != nullptr;
+}
+
+}  // namespace
+
+const Api* load_api(std::string& why) {
+  static Api api;
+  static std::string error;
+  static bool tried = false;
+  if (tried) {
+    why = error;
+    return error.empty() ? &api : nullptr;
+  }
+  tried = true;
+  std::string looked;
+  void* hip =
+      open_first("CONVGUARD_HIP_PATH", {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"},
+                 api.hip_path, looked);
+  if (!hip) {
+    error = "the HIP runtime (libamdhip64) is not installed (tried " + looked + ")";
+    why = error;
+    return nullptr;
+  }
+  looked.clear();
+  void* mi = open_first("CONVGUARD_MIOPEN_PATH", {"libMIOpen.so.1", "libMIOpen.so"},
+                        api.miopen_path, looked);
+  if (!mi) {
+    error = "MIOpen (libMIOpen) is not installed (tried " + looked + ")";
+    why = error;
+    return nullptr;
+  }
+  std::string missing;
+  bind(hip, "hipGetDeviceCount", api.hipGetDeviceCount, missing);
+  bind(hip, "hipSetDevice", api.hipSetDevice, missing);
+  bind(hip, "hipMalloc", api.hipMalloc, missing);
+  bind(hip, "hipFree", api.hipFree, missing);
+  bind(hip, "hipMemcpy", api.hipMemcpy, missing);
+  bind(hip, "hipMemset", api.hipMemset, missing);
+  bind(hip, "hipDeviceSynchronize", api.hipDeviceSynchronize, missing);
+  bind(hip, "hipGetLastError", api.hipGetLastError, missing);
+  bind(hip, "hipGetErrorString", api.hipGetErrorString, missing);
+  bind(hip, "hipRuntimeGetVersion", api.hipRuntimeGetVersion, missing);
+  bind(hip, "hipDriverGetVersion", api.hipDriverGetVersion, missing);
+  bind(hip, "hipDeviceGetAttribute", api.hipDeviceGetAttribute, missing);
+  std::string optional;  // one of the two property calls is enough
+  bind(hip, "hipGetDevicePropertiesR0600", api.hipGetDevicePropertiesR0600, optional);
+  if (!bind(hip, "hipGetDevicePropertiesR0000", api.hipGetDeviceProperties, optional)) {
+    bind(hip, "hipGetDeviceProperties", api.hipGetDeviceProperties, optional);
+  }
+  if (!api.hipGetDevicePropertiesR0600 && !api.hipGetDeviceProperties) {
+    missing += (missing.empty() ? "" : ", ") + std::string("hipGetDeviceProperties");
+  }
+  bind(mi, "miopenGetVersion", api.miopenGetVersion, missing);
+  bind(mi, "miopenGetErrorString", api.miopenGetErrorString, missing);
+  bind(mi, "miopenCreate", api.miopenCreate, missing);
+  bind(mi, "miopenCreateTensorDescriptor", api.miopenCreateTensorDescriptor, missing);
+  bind(mi, "miopenSetTensorDescriptor", api.miopenSetTensorDescriptor, missing);
+  bind(mi, "miopenDestroyTensorDescriptor", api.miopenDestroyTensorDescriptor, missing);
+  bind(mi, "miopenCreateConvolutionDescriptor", api.miopenCreateConvolutionDescriptor, missing);
+  bind(mi, "miopenInitConvolutionNdDescriptor", api.miopenInitConvolutionNdDescriptor, missing);
+  bind(mi, "miopenSetConvolutionGroupCount", api.miopenSetConvolutionGroupCount, missing);
+  bind(mi, "miopenDestroyConvolutionDescriptor", api.miopenDestroyConvolutionDescriptor, missing);
+  const char* dirs[3] = {"Forward", "BackwardData", "BackwardWeights"};
+  for (int d = 0; d < 3; ++d) {
+    const std::string base = std::string("miopenConvolution") + dirs[d];
+    bind(mi, (base + "GetSolutionWorkspaceSize").c_str(), api.workspace[d], missing);
+    bind(mi, (base + "CompileSolution").c_str(), api.compile[d], missing);
+    bind(mi, (base + "Immediate").c_str(), api.immediate[d], missing);
+  }
+  if (!missing.empty()) {
+    error = api.miopen_path + " / " + api.hip_path +
+            " lack functions the plugin calls (MIOpen older than 2.x immediate mode?): " + missing;
+    why = error;
+    return nullptr;
+  }
+  return &api;
+}
+
+}  // namespace convguard_miopen

@@ -1,0 +1,443 @@
+// convguard's MIOpen plugin: every MIOpen convolution solver of data/miopen/solvers.tsv as one
+// convguard solver ("miopen:<SolverName>"), run through MIOpen's immediate-mode C API on an AMD
+// GPU that the plugin drives itself (plugin ABI 3 device "hip:N", through the HIP runtime).
+//
+// Why immediate mode: Find runs every candidate inside the caller's process; here each solver is
+// one sandboxed trial. check() is conservative: MIOpen's GetSolution lists only what its find-db
+// already holds, so applicability comes from *GetSolutionWorkspaceSize (which fails for a solver
+// that does not apply), and *Immediate does not re-check zero-workspace solvers, so run() is only
+// ever reached after check() passed on the same device. Without an open device (a parent
+// process listing solvers) check() can only apply the static rules and says so.
+//
+// Each worker session gets its own MIOPEN_USER_DB_PATH and MIOPEN_CUSTOM_CACHE_DIR (a temporary
+// folder removed at exit), so probing never reads or pollutes the user's MIOpen databases.
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convguard/plugin.h"
+#include "miopen_api.hpp"
+#include "vendor/miopen_table.hpp"
+
+namespace convguard_miopen {
+namespace {
+
+using convguard::miopen_table::Table;
+
+constexpr std::size_t kMaxSolvers = 128;
+
+struct Session {
+  const Api* api = nullptr;
+  std::string why;  // why the plugin is unavailable
+  Table table;
+  Handle handle = nullptr;  // set by device open()
+  std::string temp_dir;
+  std::string describe;  // "MIOpen 2.20.0 (path), HIP runtime ... (path)"
+};
+
+Session& session() {
+  static Session s;
+  static bool loaded = false;
+  if (!loaded) {
+    loaded = true;
+    s.api = load_api(s.why);
+    auto t = convguard::miopen_table::load();
+    if (!t) {
+      s.why = t.status().message();
+      s.api = nullptr;
+    } else {
+      s.table = std::move(*t);
+      if (s.table.solvers.size() > kMaxSolvers) s.table.solvers.resize(kMaxSolvers);
+    }
+    if (s.api) {
+      std::size_t ma = 0, mi = 0, pa = 0;
+      s.api->miopenGetVersion(&ma, &mi, &pa);
+      s.describe = fmt::format("MIOpen {}.{}.{} ({})", ma, mi, pa, s.api->miopen_path);
+    }
+  }
+  return s;
+}
+
+void say(char* buf, std::size_t len, const std::string& m) {
+  if (len) std::snprintf(buf, len, "%s", m.c_str());
+}
+
+std::string hip_error(int e) {
+  const Api* a = session().api;
+  return fmt::format("hipError {} ({})", e,
+                     a && a->hipGetErrorString ? a->hipGetErrorString(e) : "?");
+}
+
+// A HIP result as a plugin return code: faults that poison the context are CG_DEVICE_LOST.
+int hip_rc(int e, const char* what, char* msg, std::size_t len) {
+  if (e == kHipSuccess) return CG_OK;
+  say(msg, len, std::string(what) + ": " + hip_error(e));
+  if (e == kHipErrorOutOfMemory) return CG_OUT_OF_MEMORY;
+  if (e == kHipErrorIllegalAddress || e == kHipErrorLaunchFailure) return CG_DEVICE_LOST;
+  return CG_ERROR;
+}
+
+std::string miopen_error(int s) {
+  const Api* a = session().api;
+  return fmt::format("miopenStatus {} ({})", s, a ? a->miopenGetErrorString(s) : "?");
+}
+
+// ---- the device (plugin ABI 3) --------------------------------------------------------
+
+int device_count() {
+  Session& s = session();
+  int n = 0;
+  return s.api && s.api->hipGetDeviceCount(&n) == kHipSuccess ? n : 0;
+}
+
+// Folders of workers that were killed (a hang is ended with SIGKILL, so atexit never ran): their
+// names carry the worker's pid, and a pid that no longer exists owns nothing.
+void remove_stale_dirs(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    const std::string prefix = "convguard-miopen-";
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(e.path(), ec);
+    }
+  }
+}
+
+std::string make_temp_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string root = tmp && *tmp ? tmp : "/tmp";
+  remove_stale_dirs(root);
+  std::string pattern = fmt::format("{}/convguard-miopen-{}-XXXXXX", root, getpid());
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
+}
+
+void remove_temp_dir() {
+  std::error_code ec;
+  const std::string dir = session().temp_dir;
+  if (dir.empty()) return;
+  std::filesystem::remove_all(dir, ec);
+  remove_stale_dirs(std::filesystem::path(dir).parent_path().string());
+}
+
+int device_open(int index, char* desc, std::size_t dlen, char* fp, std::size_t flen) {
+  Session& s = session();
+  if (!s.api) {
+    say(desc, dlen, s.why);
+    return CG_ERROR;
+  }
+  if (int e = s.api->hipSetDevice(index); e != kHipSuccess) {
+    return hip_rc(e, "hipSetDevice", desc, dlen);
+  }
+  alignas(8) static char props[4096];
+  std::memset(props, 0, sizeof props);
+  std::size_t arch_at = kGcnArchNameOffsetR0600;
+  int e = s.api->hipGetDevicePropertiesR0600
+              ? s.api->hipGetDevicePropertiesR0600(props, index)
+              : (arch_at = kGcnArchNameOffsetR0000, s.api->hipGetDeviceProperties(props, index));
+  if (e != kHipSuccess) return hip_rc(e, "hipGetDeviceProperties", desc, dlen);
+  const std::string name(props, strnlen(props, 256));
+  const std::string arch(props + arch_at, strnlen(props + arch_at, 256));
+  int cus = 0, runtime = 0, driver = 0;
+  (void)s.api->hipDeviceGetAttribute(&cus, kHipDeviceAttributeMultiprocessorCount, index);
+  (void)s.api->hipRuntimeGetVersion(&runtime);
+  (void)s.api->hipDriverGetVersion(&driver);
+  const char* override_gfx = std::getenv("HSA_OVERRIDE_GFX_VERSION");
+  const std::string override_note =
+      override_gfx ? fmt::format(", HSA_OVERRIDE_GFX_VERSION={}", override_gfx) : "";
+  // Private MIOpen databases for this session (before the handle exists: MIOpen reads them then).
+  if (s.temp_dir.empty()) {
+    s.temp_dir = make_temp_dir();
+    if (s.temp_dir.empty()) {
+      say(desc, dlen, "cannot create a temporary folder for MIOpen's databases");
+      return CG_ERROR;
+    }
+    std::atexit(remove_temp_dir);
+    setenv("MIOPEN_USER_DB_PATH", (s.temp_dir + "/db").c_str(), 1);
+    setenv("MIOPEN_CUSTOM_CACHE_DIR", (s.temp_dir + "/cache").c_str(), 1);
+  }
+  if (!s.handle) {
+    if (int st = s.api->miopenCreate(&s.handle); st != kMiopenSuccess) {
+      s.handle = nullptr;
+      say(desc, dlen, "miopenCreate: " + miopen_error(st));
+      return CG_ERROR;
+    }
+  }
+  say(desc, dlen,
+      fmt::format("hip:{}: {} ({}, {} CUs{}), HIP runtime {}, driver {}, {}", index, name, arch,
+                  cus, override_note, runtime, driver, s.describe));
+  say(fp, flen,
+      fmt::format("hip|{}|{}|cus={}|runtime={}|driver={}|{}{}", name, arch, cus, runtime, driver,
+                  s.describe, override_note));
+  return CG_OK;
+}
+
+int device_alloc(void** p, std::uint64_t bytes, char* msg, std::size_t len) {
+  return hip_rc(session().api->hipMalloc(p, bytes), "hipMalloc", msg, len);
+}
+void device_release(void* p) {
+  (void)session().api->hipFree(p);
+}
+int device_copy(void* dst, const void* src, std::uint64_t bytes, int to_device, char* msg,
+                std::size_t len) {
+  const int kind = to_device ? kHipMemcpyHostToDevice : kHipMemcpyDeviceToHost;
+  return hip_rc(session().api->hipMemcpy(dst, src, bytes, kind), "hipMemcpy", msg, len);
+}
+int device_fill(void* p, int value, std::uint64_t bytes, char* msg, std::size_t len) {
+  return hip_rc(session().api->hipMemset(p, value, bytes), "hipMemset", msg, len);
+}
+int device_sync(char* msg, std::size_t len) {
+  return hip_rc(session().api->hipDeviceSynchronize(), "hipDeviceSynchronize", msg, len);
+}
+
+const cg_device_api kDevice = {"hip",          device_count, device_open, device_alloc,
+                               device_release, device_copy,  device_fill, device_sync};
+
+// ---- solvers --------------------------------------------------------------------------
+
+int dtype_of(int cg_dtype) {
+  return cg_dtype == 1 ? kMiopenHalf : cg_dtype == 2 ? kMiopenBFloat16 : kMiopenFloat;
+}
+
+// Dense NCHW or NHWC (NCDHW/NDHWC) strides: the layouts MIOpen takes.
+bool packed(const std::int64_t* dims, const std::int64_t* strides, int rank) {
+  auto dense = [&](const std::vector<int>& order) {  // innermost first
+    std::int64_t expect = 1;
+    for (int i : order) {
+      if (dims[i] > 1 && strides[i] != expect) return false;
+      expect *= dims[i];
+    }
+    return true;
+  };
+  std::vector<int> nchw, nhwc{1};
+  for (int i = rank - 1; i >= 0; --i) nchw.push_back(i);
+  for (int i = rank - 1; i >= 2; --i) nhwc.push_back(i);
+  nhwc.push_back(0);
+  return dense(nchw) || dense(nhwc);
+}
+
+struct Descriptors {
+  TensorDesc x = nullptr, w = nullptr, y = nullptr;
+  ConvDesc conv = nullptr;
+  ~Descriptors() {
+    const Api* a = session().api;
+    for (TensorDesc t : {x, w, y}) {
+      if (t) a->miopenDestroyTensorDescriptor(t);
+    }
+    if (conv) a->miopenDestroyConvolutionDescriptor(conv);
+  }
+};
+
+// The problem's descriptors; false with a message when MIOpen cannot express it.
+bool describe(const cg_problem* p, Descriptors& d, std::string& why) {
+  const Api* a = session().api;
+  const int rank = p->spatial_dims + 2, first = 3 - p->spatial_dims;
+  std::int64_t xd[5] = {p->n, p->c}, wd[5] = {p->k, p->c / p->g}, yd[5] = {p->n, p->k};
+  int pad[3], stride[3], dil[3];
+  for (int i = 0; i < p->spatial_dims; ++i) {
+    const int s = first + i;
+    xd[2 + i] = p->input[s];
+    wd[2 + i] = p->filter[s];
+    const std::int64_t span = (p->filter[s] - 1) * p->dilation[s] + 1;
+    yd[2 + i] = (p->input[s] + p->pad_begin[s] + p->pad_end[s] - span) / p->stride[s] + 1;
+    if (p->pad_begin[s] != p->pad_end[s]) {
+      why = "MIOpen pads symmetrically (pad_begin == pad_end); this problem does not";
+      return false;
+    }
+    pad[i] = static_cast<int>(p->pad_begin[s]);
+    stride[i] = static_cast<int>(p->stride[s]);
+    dil[i] = static_cast<int>(p->dilation[s]);
+  }
+  struct T {
+    TensorDesc* d;
+    const std::int64_t* dims;
+    const std::int64_t* strides;
+    const char* name;
+  };
+  for (const T& t : {T{&d.x, xd, p->x_strides, "x"}, T{&d.w, wd, p->w_strides, "w"},
+                     T{&d.y, yd, p->y_strides, "y"}}) {
+    if (!packed(t.dims, t.strides, rank)) {
+      why = fmt::format("MIOpen takes dense NCHW or NHWC tensors; {} has other strides", t.name);
+      return false;
+    }
+    int dims[5], strides[5];
+    for (int i = 0; i < rank; ++i) {
+      dims[i] = static_cast<int>(t.dims[i]);
+      strides[i] = static_cast<int>(t.strides[i]);
+    }
+    if (a->miopenCreateTensorDescriptor(t.d) != kMiopenSuccess ||
+        a->miopenSetTensorDescriptor(*t.d, dtype_of(p->dtype), rank, dims, strides) !=
+            kMiopenSuccess) {
+      why = fmt::format("MIOpen refused the {} tensor descriptor", t.name);
+      return false;
+    }
+  }
+  if (a->miopenCreateConvolutionDescriptor(&d.conv) != kMiopenSuccess ||
+      a->miopenInitConvolutionNdDescriptor(d.conv, p->spatial_dims, pad, stride, dil,
+                                           kMiopenConvolution) != kMiopenSuccess ||
+      a->miopenSetConvolutionGroupCount(d.conv, static_cast<int>(p->g)) != kMiopenSuccess) {
+    why = "MIOpen refused the convolution descriptor";
+    return false;
+  }
+  return true;
+}
+
+// The descriptors in the order each direction's calls take them: (a, b) -> out.
+void direction_order(const Descriptors& d, int dir, TensorDesc& a, TensorDesc& b, TensorDesc& o) {
+  if (dir == 0) {
+    a = d.w, b = d.x, o = d.y;  // forward: (w, x) -> y
+  } else if (dir == 1) {
+    a = d.y, b = d.w, o = d.x;  // backward-data: (dy, w) -> dx
+  } else {
+    a = d.y, b = d.x, o = d.w;  // backward-weights: (dy, x) -> dw
+  }
+}
+
+const char* kDirectionNames[3] = {"forward", "backward-data", "backward-weights"};
+
+// Static rules plus, on an open device, MIOpen's own answer. `ws` receives the workspace size.
+int check_solver(std::size_t index, const cg_problem* p, char* msg, std::size_t len,
+                 std::size_t* ws) {
+  Session& s = session();
+  if (!s.api) {
+    say(msg, len, s.why);
+    return CG_NOT_APPLICABLE;
+  }
+  const auto& sol = s.table.solvers[index];
+  if (!sol.directions[p->direction]) {
+    say(msg, len, fmt::format("{} has no {} kernel", sol.name, kDirectionNames[p->direction]));
+    return CG_NOT_APPLICABLE;
+  }
+  Descriptors d;
+  std::string why;
+  if (!describe(p, d, why)) {
+    say(msg, len, why);
+    return CG_NOT_APPLICABLE;
+  }
+  if (!s.handle) {
+    say(msg, len,
+        "no MIOpen device open in this process: applicability is decided on the device "
+        "(the probe's worker asks MIOpen)");
+    return CG_NOT_APPLICABLE;
+  }
+  TensorDesc a, b, o;
+  direction_order(d, p->direction, a, b, o);
+  std::size_t bytes = 0;
+  const int st = s.api->workspace[p->direction](s.handle, a, b, d.conv, o, sol.id, &bytes);
+  if (st != kMiopenSuccess) {
+    say(msg, len,
+        fmt::format("MIOpen: solution {} ({}) does not apply: {}", sol.id, sol.name,
+                    miopen_error(st)));
+    return CG_NOT_APPLICABLE;
+  }
+  if (ws) *ws = bytes;
+  return CG_OK;
+}
+
+template <std::size_t I>
+int check_fn(const cg_problem* p, char* msg, std::size_t len) {
+  return check_solver(I, p, msg, len, nullptr);
+}
+
+template <std::size_t I>
+std::uint64_t workspace_fn(const cg_problem* p) {
+  char msg[256];
+  std::size_t ws = 0;
+  return check_solver(I, p, msg, sizeof msg, &ws) == CG_OK ? ws : 0;
+}
+
+int run_solver(std::size_t index, const cg_problem* p, const cg_tensor* x, const cg_tensor* w,
+               const cg_tensor* y, void* ws, std::uint64_t ws_bytes, char* msg, std::size_t len) {
+  Session& s = session();
+  const auto& sol = s.table.solvers[index];
+  Descriptors d;
+  std::string why;
+  if (!s.handle || !describe(p, d, why)) {
+    say(msg, len, s.handle ? why : "no MIOpen device open in this process");
+    return CG_ERROR;
+  }
+  TensorDesc a, b, o;
+  direction_order(d, p->direction, a, b, o);
+  const int dir = p->direction;
+  if (int st = s.api->compile[dir](s.handle, a, b, d.conv, o, sol.id); st != kMiopenSuccess) {
+    say(msg, len, fmt::format("MIOpen could not compile {}: {}", sol.name, miopen_error(st)));
+    return CG_ERROR;
+  }
+  const void* ap = dir == 0 ? w->data : y->data;
+  const void* bp = dir == 1 ? w->data : x->data;
+  void* op = dir == 0 ? y->data : dir == 1 ? x->data : w->data;
+  const int st = s.api->immediate[dir](s.handle, a, ap, b, bp, d.conv, o, op, ws, ws_bytes, sol.id);
+  if (st != kMiopenSuccess) {
+    say(msg, len, fmt::format("MIOpen {} failed: {}", sol.name, miopen_error(st)));
+    // A launch that failed because the context is gone says so at the next runtime call.
+    const int e = s.api->hipGetLastError();
+    return e == kHipErrorIllegalAddress || e == kHipErrorLaunchFailure ? CG_DEVICE_LOST : CG_ERROR;
+  }
+  return CG_OK;
+}
+
+template <std::size_t I>
+int run_fn(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y,
+           void* ws, std::uint64_t ws_bytes, char* msg, std::size_t len) {
+  return run_solver(I, p, x, w, y, ws, ws_bytes, msg, len);
+}
+
+template <std::size_t... I>
+std::vector<cg_solver> make_solvers(std::index_sequence<I...>) {
+  return {cg_solver{nullptr, check_fn<I>, workspace_fn<I>, run_fn<I>}...};
+}
+
+const std::vector<cg_solver>& solvers() {
+  static std::vector<std::string> ids;
+  static std::vector<cg_solver> v = [] {
+    Session& s = session();
+    auto all = make_solvers(std::make_index_sequence<kMaxSolvers>());
+    all.resize(s.table.solvers.size());
+    for (const auto& sol : s.table.solvers) ids.push_back("miopen:" + sol.name);
+    for (std::size_t i = 0; i < all.size(); ++i) all[i].id = ids[i].c_str();
+    return all;
+  }();
+  return v;
+}
+
+int available(char* msg, std::size_t len) {
+  Session& s = session();
+  if (!s.api) {
+    say(msg, len, s.why);
+    return CG_ERROR;
+  }
+  return CG_OK;
+}
+
+const char* description() {
+  return session().describe.c_str();
+}
+
+}  // namespace
+}  // namespace convguard_miopen
+
+using namespace convguard_miopen;
+
+extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plugin(void) {
+  static const cg_plugin plugin = {CONVGUARD_PLUGIN_ABI_VERSION,
+                                   "miopen",
+                                   available,
+                                   solvers().size(),
+                                   solvers().data(),
+                                   CG_DEVICE_PLUGIN,
+                                   description,
+                                   &kDevice};
+  return &plugin;
+}
