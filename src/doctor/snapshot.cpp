@@ -161,6 +161,8 @@ Snapshot collect() {
   utsname u{};
   if (uname(&u) == 0) s["os"] = std::string(u.sysname) + " " + u.release;
   amd_gpus(s);
+  if (const std::string v = trim(read_text("/sys/module/amdgpu/version")); !v.empty())
+    s["versions"]["amdgpu_driver"] = v;
   nvidia_gpus(s);
   rocm_versions(s);
   cudnn_version(s);

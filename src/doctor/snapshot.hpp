@@ -7,7 +7,7 @@
 //   {"snapshot_version": 1, "taken_at": "...", "os": "...",
 //    "gpus": [{"vendor": "AMD", "name": "...", "arch": "gfx1010", "compute_units": 36,
 //              "source": "kfd topology"}],
-//    "versions": {"rocm": "5.7.1", "miopen": "2.20.0", "hip_runtime": "...",
+//    "versions": {"rocm": "5.7.1", "miopen": "2.20.0", "amdgpu_driver": "...",
 //                 "cuda_driver": "...", "cuda_runtime": "...", "cudnn": "9.14.0"},
 //    "env": {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "MIOPEN_DEBUG_CONV_GEMM": "0", ...},
 //    "python": {"version": "3.10.12", "torch": "2.2.2+rocm5.7", "torch_hip": "5.7.31921",

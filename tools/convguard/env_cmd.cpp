@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "commands.hpp"
@@ -132,10 +133,12 @@ int env_main(int argc, char** argv) {
     std::string sw = s.switch_name, why;
     if (sw.empty()) {
       sw = table->family_switch[s.family];
-      std::string others;
+      std::set<std::string> members;  // sorted: the comment reads the same on every machine
       for (const auto& m : table->solvers) {
-        if (m.family == s.family && m.name != name) others += (others.empty() ? "" : ", ") + m.name;
+        if (m.family == s.family && m.name != name) members.insert(m.name);
       }
+      std::string others;
+      for (const auto& m : members) others += (others.empty() ? "" : ", ") + m;
       why = fmt::format("{} has no switch of its own: {} disables {} ({}){}", name, sw,
                         table->family_description[s.family], s.family,
                         others.empty() ? "" : ", also " + others);
