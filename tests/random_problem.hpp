@@ -4,10 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
 #include "convguard/problem.hpp"
+#include "convguard/trial.hpp"
 
 namespace convguard::testing {
 
@@ -72,5 +74,25 @@ inline Problem random_problem(std::uint64_t seed) {
     if (validate(p).is_ok()) return p;
   }
 }
+
+// The property tests' seeds: [1, 1 + count), or the one in CONVGUARD_PROPERTY_SEED (a replay).
+inline std::pair<std::uint64_t, std::uint64_t> property_seeds(std::uint64_t count) {
+  if (const char* s = std::getenv("CONVGUARD_PROPERTY_SEED"))
+    return {std::strtoull(s, nullptr, 10), 1};
+  return {1, count};
+}
+
+// One random case: the problem, its inputs filled (integers for odd seeds, where exact solvers
+// must match exactly) and the trial options.
+struct RandomCase {
+  explicit RandomCase(std::uint64_t seed) : p(random_problem(seed)), t(p) {
+    o.fill = seed % 2 ? FillMode::integer : FillMode::uniform;
+    o.seed = seed;
+    fill_inputs(p, t, seed, o.fill);
+  }
+  Problem p;
+  TrialTensors t;
+  TrialOptions o;
+};
 
 }  // namespace convguard::testing

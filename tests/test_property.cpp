@@ -17,20 +17,14 @@ using namespace convguard;
 using convguard::testing::random_problem;
 
 TEST(Property, EveryApplicableSolverMatchesTheReference) {
-  std::uint64_t first = 1, count = 600;
-  if (const char* s = std::getenv("CONVGUARD_PROPERTY_SEED")) {
-    first = std::strtoull(s, nullptr, 10);
-    count = 1;
-  }
+  const auto [first, count] = convguard::testing::property_seeds(600);
   std::map<std::string, int> verified;
   std::map<std::string, std::string> declined;  // last reason
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
-    const Problem p = random_problem(seed);
-    TrialTensors t(p);
-    TrialOptions o;
-    o.fill = seed % 2 ? FillMode::integer : FillMode::uniform;
-    o.seed = seed;
-    fill_inputs(p, t, seed, o.fill);
+    convguard::testing::RandomCase rc(seed);
+    const Problem& p = rc.p;
+    TrialTensors& t = rc.t;
+    const TrialOptions& o = rc.o;
     for (const Solver* s : solvers_on(Device::cpu)) {
       const TrialResult r = run_trial(*s, p, t, o);
       if (r.status.code() == StatusCode::not_applicable) {

@@ -17,6 +17,9 @@ namespace convguard {
 struct Accuracy {
   bool exact_on_integers = true;  // only sums products: integer data gives exact results
   double error_growth = 1.0;      // multiplier on the fp32 summation error bound
+  // Roundings to the storage type the result has been through, in effect (1: the final store;
+  // transforms that add parts rounded one by one have more).
+  double result_roundings = 1.0;
 };
 
 struct Verdict {

@@ -1,12 +1,16 @@
 #include "convguard/registry.hpp"
 
+#include <fmt/format.h>
 #include <fnmatch.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
+#include "transforms/parse.hpp"
 
 namespace convguard {
 
@@ -46,11 +50,53 @@ bool skipped_by_environment(std::string_view id) {
   return false;
 }
 
-const Solver* find_solver(std::string_view id) {
+namespace {
+
+transforms::MemoryFactory memory_for(const Solver& inner) {
+  switch (inner.device()) {
+    case Device::cpu:
+      return nullptr;
+    case Device::gpu:
+      return [] { return gpu::device_memory(); };
+    case Device::plugin: {
+      const std::string kind(inner.plugin_device());
+      return [kind] { return plugins::plugin_device_memory(kind); };
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<const Solver*> resolve_solver(std::string_view id) {
   for (const Solver* s : all_solvers()) {
     if (s->id() == id) return s;
   }
-  return nullptr;
+  if (id.substr(0, transforms::kPrefix.size()) != transforms::kPrefix)
+    return invalid_argument(fmt::format("unknown solver '{}' (convguard solvers lists them)", id));
+  // Transforms are built on demand and never freed (find_solver hands out plain pointers), one
+  // per canonical id; an id spelled another way (tile(32) for tile(32x32)) is an alias.
+  static std::recursive_mutex mu;  // recursive: an inner id may be a transform too
+  static std::map<std::string, std::unique_ptr<transforms::TransformSolver>, std::less<>> built;
+  static std::map<std::string, const Solver*, std::less<>> aliases;
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  if (auto it = aliases.find(id); it != aliases.end()) return it->second;
+  transforms::Resolver r;
+  r.find = [](std::string_view inner) { return resolve_solver(inner); };
+  r.memory = memory_for;
+  auto t = transforms::make_transform(id, r);
+  if (!t) return t.status();
+  const std::string canonical((*t)->id());
+  auto it = built.find(canonical);
+  if (it == built.end()) it = built.emplace(canonical, std::move(*t)).first;
+  aliases.emplace(std::string(id), it->second.get());
+  aliases.emplace(canonical, it->second.get());
+  return it->second.get();
+}
+
+const Solver* find_solver(std::string_view id) {
+  auto s = resolve_solver(id);
+  return s ? *s : nullptr;
 }
 
 }  // namespace convguard

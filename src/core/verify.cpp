@@ -59,7 +59,8 @@ double tolerance_for(const Problem& p, const Accuracy& acc) {
   // fp32 summation error growing like sqrt(L) for random-signed data, scaled by the family's
   // growth (transforms such as Winograd and FFT amplify rounding error).
   const double L = static_cast<double>(std::max<std::int64_t>(1, p.reduction_length()));
-  return 2.0 * unit_roundoff(p.dtype) + 8.0 * acc.error_growth * 0x1p-24 * std::sqrt(L) + 1e-12;
+  return 2.0 * acc.result_roundings * unit_roundoff(p.dtype) +
+         8.0 * acc.error_growth * 0x1p-24 * std::sqrt(L) + 1e-12;
 }
 
 Verdict compare(const Problem& p, const TensorView& out, const std::vector<double>& ref,

@@ -8,11 +8,16 @@
 // full-reference limit, a full comparison with gpu:naive (the device reference).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "convguard/solver.hpp"
 #include "convguard/trial.hpp"
+
+namespace convguard::detail {
+class DeviceMemory;
+}
 
 namespace convguard::gpu {
 
@@ -34,6 +39,10 @@ int device_count();
 
 // This build's own GPU solvers, in list order.
 const std::vector<const Solver*>& gpu_solvers();
+
+// The current GPU's memory calls (nullptr in a build without a GPU backend): transforms around a
+// GPU solver copy their inner problems' tensors with them.
+std::unique_ptr<detail::DeviceMemory> device_memory();
 
 // One trial on the current GPU (see the header comment). Device errors that leave the context
 // unusable (illegal address, launch failure) come back as StatusCode::device_error.

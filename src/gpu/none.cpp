@@ -3,6 +3,8 @@
 // not).
 #include "gpu/gpu.hpp"
 
+#include "core/staged_trial.hpp"
+
 namespace convguard::gpu {
 
 const char* backend() {
@@ -17,6 +19,9 @@ Result<DeviceInfo> open_device(int) {
 const std::vector<const Solver*>& gpu_solvers() {
   static const std::vector<const Solver*> none;
   return none;
+}
+std::unique_ptr<detail::DeviceMemory> device_memory() {
+  return nullptr;
 }
 TrialResult run_trial(const Solver&, const Problem&, TrialTensors&, const TrialOptions&) {
   TrialResult r;

@@ -52,6 +52,10 @@ class RuntimeMemory final : public detail::DeviceMemory {
 
 }  // namespace
 
+std::unique_ptr<detail::DeviceMemory> device_memory() {
+  return std::make_unique<RuntimeMemory>();
+}
+
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host,
                       const TrialOptions& o) {
   RuntimeMemory mem;

@@ -257,6 +257,14 @@ class PluginMemory final : public detail::DeviceMemory {
 
 }  // namespace
 
+std::unique_ptr<detail::DeviceMemory> plugin_device_memory(std::string_view kind) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  const cg_device_api* api = device_api_named(r, std::string(kind));
+  if (!api) return nullptr;
+  return std::make_unique<PluginMemory>(api);
+}
+
 std::vector<std::string> plugin_device_names() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);

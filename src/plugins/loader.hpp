@@ -4,11 +4,17 @@
 // for `convguard solvers` and the probe's report.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convguard/solver.hpp"
 #include "convguard/trial.hpp"
+
+namespace convguard::detail {
+class DeviceMemory;
+}
 
 namespace convguard::plugins {
 
@@ -36,6 +42,9 @@ struct OpenedDevice {
 };
 // Opens `device` ("hip:0") in this process: later plugin trials run on it.
 [[nodiscard]] Result<OpenedDevice> open_plugin_device(const std::string& device);
+// The memory calls of the plugin device kind `kind` ("hip"), for transforms around its solvers;
+// nullptr when no loaded plugin drives it.
+std::unique_ptr<detail::DeviceMemory> plugin_device_memory(std::string_view kind);
 // One trial on the opened plugin device (core/staged_trial.hpp with the plugin's memory calls).
 TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,
                              const TrialOptions& o);

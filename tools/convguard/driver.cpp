@@ -83,10 +83,10 @@ std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
     return {sel->solver};
   }
   if (!choice.empty()) {
-    const Solver* s = find_solver(choice);
+    auto found = resolve_solver(choice);
+    const Solver* s = found ? *found : nullptr;
     if (!s)
-      error = invalid_argument(fmt::format(
-          "flag -S (--solution): unknown solver '{}' (convguard solvers lists them)", choice));
+      error = invalid_argument("flag -S (--solution): " + found.status().message());
     else if (s->device() != o.device_kind)
       error = invalid_argument(
           fmt::format("flag -S (--solution): {} does not run on --device {}", choice, o.device));
