@@ -37,13 +37,30 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
       fallback = s;
     }
   }
+  // Workarounds recorded for this problem (transforms are built from their ids, not listed).
+  for (const TrialRecord& r : store.for_problem(device, key)) {
+    if (r.solver.rfind("xform:", 0) != 0 || skipped_by_environment(r.solver)) continue;
+    const Solver* s = find_solver(r.solver);
+    if (!s || s->device() != Device::cpu) continue;
+    ++best.evidence;
+    if (r.status == "hang" || r.status == "crash" || r.status == "wrong") {
+      bad.push_back(fmt::format("{} ({})", r.solver, r.status));
+    } else if (r.status == "ok") {
+      ++verified;
+      if (!best.solver || r.median_ms < best_ms) {
+        best.solver = s;
+        best_ms = r.median_ms;
+      }
+    }
+  }
   std::string bad_text;
   for (const auto& b : bad) bad_text += (bad_text.empty() ? "" : ", ") + b;
   const std::string avoided = bad.empty() ? "" : "; avoided, recorded bad here: " + bad_text;
   if (best.solver) {
-    best.why =
-        fmt::format("fastest verified on this device: {} at {:.3f} ms (median), of {} verified{}",
-                    best.solver->id(), best_ms, verified, avoided);
+    const bool workaround = best.solver->id().substr(0, 6) == "xform:";
+    best.why = fmt::format(
+        "fastest verified on this device: {}{} at {:.3f} ms (median), of {} verified{}",
+        workaround ? "the workaround " : "", best.solver->id(), best_ms, verified, avoided);
     return best;
   }
   if (!fallback) fallback = find_solver("cpu:ref");

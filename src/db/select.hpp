@@ -1,6 +1,8 @@
 // Selection: which solver to run for a problem on this device, from the evidence in the results
-// database. The fastest solver recorded ok for this device fingerprint; never one recorded hang,
-// crash or wrong; without evidence, the backends' list order minus solvers known bad here.
+// database. The fastest solver recorded ok for this device fingerprint, a workaround (transform,
+// docs/transforms.md) included: it is chosen when it is the only verified option or the fastest;
+// never one recorded hang, crash or wrong; without evidence, the backends' list order minus
+// solvers known bad here.
 #pragma once
 
 #include <string>

@@ -289,6 +289,25 @@ std::vector<TrialRecord> Store::all(const std::string& device) {
   return v;
 }
 
+std::vector<TrialRecord> Store::where(const std::string& device, const char* column,
+                                      const std::string& value) {
+  std::vector<TrialRecord> v;
+  Stmt s(db_, (std::string(kSelectTrial) + "WHERE d.fingerprint = ? AND " + column +
+               " = ? ORDER BY p.canonical, t.solver_id")
+                  .c_str());
+  s.text(1, device).text(2, value);
+  while (s.step() == SQLITE_ROW) v.push_back(read_record(s));
+  return v;
+}
+
+std::vector<TrialRecord> Store::for_problem(const std::string& device, const std::string& problem) {
+  return where(device, "p.canonical", problem);
+}
+
+std::vector<TrialRecord> Store::for_solver(const std::string& device, const std::string& solver) {
+  return where(device, "t.solver_id", solver);
+}
+
 Result<bool> Store::import_record(const TrialRecord& r) {
   if (r.status == "running") return false;
   if (auto st =

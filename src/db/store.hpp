@@ -56,6 +56,9 @@ class Store {
   // Rows left `running` by a parent or machine that died: recorded as crash. Returns how many.
   [[nodiscard]] Result<int> recover_running();
   std::vector<TrialRecord> all(const std::string& device = "");
+  // Every record of one problem (any solver) / of one solver (any problem) on a device.
+  std::vector<TrialRecord> for_problem(const std::string& device, const std::string& problem);
+  std::vector<TrialRecord> for_solver(const std::string& device, const std::string& solver);
   [[nodiscard]] Result<std::string> integrity_check();
   // Import: writes r unless this database holds newer evidence for the same trial (then returns
   // false and keeps its own). Running rows are not imported.
@@ -67,6 +70,8 @@ class Store {
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   [[nodiscard]] Status exec(const std::string& sql);
   [[nodiscard]] Status upsert(const TrialRecord& r);
+  std::vector<TrialRecord> where(const std::string& device, const char* column,
+                                 const std::string& value);
   sqlite3* db_;
   std::string path_;
   int lock_fd_ = -1;

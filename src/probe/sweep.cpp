@@ -56,6 +56,8 @@ struct Shared {
   SweepDevice dev;
   std::mutex mu;
   std::size_t next = 0, total = 0;
+  std::vector<std::pair<std::size_t, std::string>> trials;  // (problem index, solver id)
+  std::vector<bool> solved;                                 // per problem, for stop_at_first_ok
   SweepSummary sum;
   Status failure;
   double t0 = 0;
@@ -83,16 +85,21 @@ void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
 // worker without the lock, records it under the lock.
 void job(Shared& s, Worker& worker) {
   const SweepConfig& c = s.c;
-  const std::size_t n_solvers = c.solvers.size();
   for (;;) {
     std::unique_lock lock(s.mu);
     if (s.next >= s.total || !s.failure.is_ok()) return;
     const std::size_t index = ++s.next;
-    const Problem& p = c.problems[(index - 1) / n_solvers];
-    const std::string& sid = c.solvers[(index - 1) % n_solvers];
+    const std::size_t pi = s.trials[index - 1].first;
+    const Problem& p = c.problems[pi];
+    const std::string& sid = s.trials[index - 1].second;
     const std::string key = identity_string(p);
+    if (c.stop_at_first_ok && s.solved[pi]) {
+      ++s.sum.counts["not needed"];
+      continue;
+    }
     if (auto prev = s.store.find(s.dev.fingerprint, key, sid)) {
       if ((prev->status == "ok" || prev->status == "unsupported") && !c.force) {
+        if (prev->status == "ok") s.solved[pi] = true;
         emit(s, SweepEvent::Kind::reused, index, p, *prev);
         continue;
       }
@@ -170,7 +177,10 @@ void job(Shared& s, Worker& worker) {
     lock.lock();
     s.sum.sandbox_s += out.elapsed_ms / 1000;
     if (out.status == "hang") s.sum.hang_cost_s += out.elapsed_ms / 1000;
-    if (out.status == "ok") s.slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
+    if (out.status == "ok") {
+      s.slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
+      s.solved[pi] = true;
+    }
     if (auto st = s.store.finish(rec); !st) {
       s.failure = st;
       return;
@@ -193,8 +203,15 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
   if (c.jobs < 1) return invalid_argument("jobs: must be at least 1");
   if (c.jobs > 1 && c.device != "cpu")
     return invalid_argument("jobs: more than one worker per device is for the CPU only");
+  if (!c.solvers_per_problem.empty() && c.solvers_per_problem.size() != c.problems.size())
+    return invalid_argument("solvers_per_problem: one list per problem");
   Shared s(c, store, cb);
-  s.total = c.problems.size() * c.solvers.size();
+  for (std::size_t i = 0; i < c.problems.size(); ++i)
+    for (const std::string& id :
+         c.solvers_per_problem.empty() ? c.solvers : c.solvers_per_problem[i])
+      s.trials.emplace_back(i, id);
+  s.solved.assign(c.problems.size(), false);
+  s.total = s.trials.size();
   s.t0 = now_s();
   std::vector<std::string> env = c.worker_env;
   if (c.jobs > 1 || c.threads > 0) {

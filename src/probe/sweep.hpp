@@ -27,7 +27,12 @@ namespace convguard::probe {
 struct SweepConfig {
   std::vector<Problem> problems;
   std::vector<std::string> solvers;  // ids, tried in this order for each problem
-  std::vector<std::string> named;    // ids the user named exactly: exempt from the budget
+  // When set (one list per problem), problem i tries these instead of `solvers`.
+  std::vector<std::vector<std::string>> solvers_per_problem;
+  // Once a solver verifies for a problem (run or reused), its later trials are dropped unrun and
+  // unrecorded: for workarounds, where the first one that works is enough.
+  bool stop_at_first_ok = false;
+  std::vector<std::string> named;  // ids the user named exactly: exempt from the budget
   std::string device = "cpu";
   std::string worker_exe = "/proc/self/exe";  // a convguard binary (it has the worker command)
   std::vector<std::string> worker_env;        // NAME=VALUE entries, e.g. CONVGUARD_PLUGINS
@@ -56,7 +61,7 @@ struct SweepEvent {
 };
 
 struct SweepSummary {
-  std::map<std::string, int> counts;  // per status, plus "reused" and "known bad"
+  std::map<std::string, int> counts;  // per status, plus "reused", "known bad" and "not needed"
   double wall_s = 0, sandbox_s = 0, hang_cost_s = 0;
   int worker_starts = 0;
 };

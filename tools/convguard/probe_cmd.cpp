@@ -23,6 +23,7 @@
 #include "probe/device.hpp"
 #include "probe/reproduce.hpp"
 #include "probe/sweep.hpp"
+#include "probe/workarounds.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -35,7 +36,11 @@ std::vector<FlagSpec> probe_flags() {
       {0, "device", "",
        "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
        "this build and its plugins can drive)"},
-      {0, "solvers", "*", "comma-separated globs of solver ids to try"},
+      {0, "solvers", "*",
+       "comma-separated globs of solver ids to try; transform ids (xform:...) are named whole"},
+      {0, "workarounds", "auto",
+       "auto: when no plain solver verifies a problem, try transforms around the ones that "
+       "failed until one verifies; all: transforms around every solver on every problem; off"},
       {0, "skip-solvers", "", "comma-separated globs of solver ids not to try"},
       {0, "directions", "",
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
@@ -151,7 +156,7 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
 void print_results_table(db::Store& store, const std::string& fingerprint,
                          const std::vector<Problem>& problems,
                          const std::vector<std::string>& solvers) {
-  std::printf("\n%-40s %-26s %10s  %s\n", "problem", "fastest verified solver", "median ms",
+  std::printf("\n%-40s %-34s %10s  %s\n", "problem", "fastest verified solver", "median ms",
               "statuses");
   for (const Problem& p : problems) {
     const std::string key = identity_string(p);
@@ -174,10 +179,21 @@ void print_results_table(db::Store& store, const std::string& fingerprint,
                                  : p.name + (p.direction == Direction::forward
                                                  ? ""
                                                  : " " + std::string(to_string(p.direction)));
-    std::printf("%-40.40s %-26s %10s  %s\n", name.c_str(),
+    std::printf("%-40.40s %-34s %10s  %s\n", name.c_str(),
                 best.empty() ? "NONE VERIFIED" : best.c_str(),
                 best.empty() ? "-" : fmt::format("{:.3f}", best_ms).c_str(), marks.c_str());
   }
+}
+
+void print_summary(FILE* info, const char* what, const probe::SweepSummary& sum) {
+  std::string summary;
+  for (const auto& [k, v] : sum.counts) summary += fmt::format("{} {}, ", v, k);
+  if (!summary.empty()) summary.resize(summary.size() - 2);
+  std::fprintf(
+      info,
+      "%s finished in %.1f s (%.1f s in workers; hangs cost %.1f s; %d worker start(s)): %s\n",
+      what, sum.wall_s, sum.sandbox_s, sum.hang_cost_s, sum.worker_starts,
+      summary.empty() ? "nothing to do" : summary.c_str());
 }
 
 }  // namespace
@@ -319,8 +335,19 @@ int probe_main(int argc, char** argv) {
           !matches_any(id, skip))
         ids.push_back(id);
     }
+    for (const std::string& w : want) {
+      const Solver* s = w.rfind("xform:", 0) == 0 ? find_solver(w) : nullptr;
+      if (s && s->device() == kind && s->plugin_device() == plugin_kind) ids.emplace_back(s->id());
+    }
     return ids;
   };
+  for (const std::string& w : want) {
+    if (w.rfind("xform:", 0) != 0) continue;
+    if (auto s = resolve_solver(w); !s) return fail("--solvers: " + s.status().message());
+  }
+  const auto workarounds = probe::parse_workaround_mode(f.str("workarounds"));
+  if (!workarounds)
+    return fail(fmt::format("--workarounds: '{}' is not auto, all or off", f.str("workarounds")));
   std::size_t solver_count = 0;
   for (const auto& d : devices) solver_count += solvers_for(d).size();
   if (solver_count == 0)
@@ -376,6 +403,7 @@ int probe_main(int argc, char** argv) {
     std::map<std::string, int> seen;
     probe::SweepCallbacks cb;
     cb.started = [&](const probe::SweepDevice& d, std::size_t) {
+      if (!fingerprint.empty()) return;  // the workaround sweep: same device, said already
       fingerprint = d.fingerprint;
       std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
                    d.description.c_str(), db_path.c_str(), problems.size(), cfg.solvers.size(),
@@ -391,14 +419,41 @@ int probe_main(int argc, char** argv) {
     }
     if (tty) std::printf("\n");
     if (!json && !csv) print_results_table(**store, fingerprint, problems, cfg.solvers);
-    std::string summary;
-    for (const auto& [k, v] : sum->counts) summary += fmt::format("{} {}, ", v, k);
-    if (!summary.empty()) summary.resize(summary.size() - 2);
+    print_summary(info, "probe", *sum);
+    // Workarounds: transforms around the solvers that failed, recorded like any trial.
+    probe::SweepConfig wcfg = cfg;
+    wcfg.named.clear();
+    wcfg.stop_at_first_ok = *workarounds == probe::WorkaroundMode::automatic;
+    std::size_t tries = 0, needing = 0;
+    std::vector<std::string> used = cfg.solvers;
+    for (const Problem& p : problems) {
+      wcfg.solvers_per_problem.push_back(
+          probe::workaround_candidates(p, cfg.solvers, **store, fingerprint, *workarounds));
+      tries += wcfg.solvers_per_problem.back().size();
+      needing += wcfg.solvers_per_problem.back().empty() ? 0 : 1;
+      for (const std::string& id : wcfg.solvers_per_problem.back())
+        if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
+    }
+    if (tries == 0) continue;
     std::fprintf(
-        info,
-        "probe finished in %.1f s (%.1f s in workers; hangs cost %.1f s; %d worker start(s)): %s\n",
-        sum->wall_s, sum->sandbox_s, sum->hang_cost_s, sum->worker_starts,
-        summary.empty() ? "nothing to do" : summary.c_str());
+        info, "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
+        f.str("workarounds").c_str(), tries, needing);
+    wcfg.problems = problems;
+    seen.clear();
+    auto wsum = probe::run_sweep(wcfg, **store, cb);
+    if (!wsum) {
+      std::fprintf(stderr, "convguard probe: %s\n", wsum.status().message().c_str());
+      status = 1;
+      continue;
+    }
+    if (tty) std::printf("\n");
+    if (!json && !csv) {
+      std::vector<Problem> helped;
+      for (std::size_t i = 0; i < problems.size(); ++i)
+        if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
+      print_results_table(**store, fingerprint, helped, used);
+    }
+    print_summary(info, "workarounds", *wsum);
   }
   return status;
 }
