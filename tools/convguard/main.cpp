@@ -17,7 +17,9 @@ void usage() {
       "  db        show, check, export, import, merge or clear the results database\n"
       "  env       print the shell profile the evidence supports (solvers to skip)\n"
       "  report    write a self-contained HTML report of the results database\n"
-      "  doctor    check this system (or a snapshot) against known-bad versions and the evidence\n\n"
+      "  bisect    find the size (or channels, batch) where a solver's status changes\n"
+      "  doctor    check this system (or a snapshot) against known-bad versions and the "
+      "evidence\n\n"
       "'convguard <command> --help' for a command's flags.\n");
 }
 }  // namespace
@@ -34,8 +36,10 @@ int main(int argc, char** argv) {
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
   if (cmd == "env") return convguard::cli::env_main(argc, argv);
   if (cmd == "report") return convguard::cli::report_main(argc, argv);
+  if (cmd == "bisect") return convguard::cli::bisect_main(argc, argv);
   if (cmd == "doctor") return convguard::cli::doctor_main(argc, argv);
-  if (cmd == "worker") return convguard::probe::worker_main(argc, argv);  // hidden: started by probe
+  if (cmd == "worker")
+    return convguard::probe::worker_main(argc, argv);  // hidden: started by probe
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
     return 0;

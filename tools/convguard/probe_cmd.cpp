@@ -24,6 +24,7 @@
 #include "probe/reproduce.hpp"
 #include "probe/sweep.hpp"
 #include "probe/workarounds.hpp"
+#include "probe_session.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -217,11 +218,20 @@ int probe_main(int argc, char** argv) {
     std::fprintf(stderr, "convguard probe: %s\n", m.c_str());
     return 2;
   };
-  // Plugins: loaded here to list their solvers, and handed to the worker.
-  std::vector<std::string> plugin_paths = f.all("plugin");
-  for (const auto& rep : plugins::load(plugin_paths)) {
-    if (!rep.loaded) return fail(fmt::format("--plugin {}: {}", rep.path, rep.message));
+  // Lines for people go to stderr under --json/--csv, so the machine output stays clean.
+  const bool json = f.on("json"), csv = f.on("csv");
+  if (json && csv) return fail("--json and --csv: choose one");
+  FILE* info = json || csv ? stderr : stdout;
+  // Plugins (loaded here to list their solvers and devices, handed to the workers) and the
+  // database, locked and recovered.
+  int session_exit = 0;
+  auto session =
+      open_probe_session(f.all("plugin"), f.given("db") ? f.str("db") : "", info, session_exit);
+  if (!session) {
+    std::fprintf(stderr, "convguard probe: %s\n", session.status().message().c_str());
+    return session_exit;
   }
+  db::Store& store = *session->store;
   // Devices: the ones named, else every device this build and its plugins can drive.
   std::vector<std::string> devices = split(f.str("device"));
   const std::string gpu_prefix = std::string(gpu::backend()) + ":";
@@ -269,12 +279,6 @@ int probe_main(int argc, char** argv) {
   if (timing_ms < 0) return fail("--timing must be >= 0 milliseconds");
   if (timeout_s < 0 || budget_s <= 0)
     return fail("--timeout must be >= 0 and --budget > 0 seconds");
-
-  std::string plugin_env;
-  if (const char* e = std::getenv("CONVGUARD_PLUGINS")) plugin_env = e;
-  for (const auto& p : plugin_paths) {
-    plugin_env += (plugin_env.empty() ? "" : ":") + std::filesystem::absolute(p).string();
-  }
 
   // Problems.
   std::vector<Problem> base;
@@ -354,26 +358,6 @@ int probe_main(int argc, char** argv) {
     return fail("--solvers/--skip-solvers: no solver left to try on " + f.str("device") +
                 " (convguard solvers lists them)");
 
-  // Database: lock, recover trials left running by a dead prober.
-  const std::string db_path = f.given("db") ? f.str("db") : db::default_path();
-  auto store = db::Store::open(db_path);
-  if (!store) return fail(store.status().message());
-  if (auto st = (*store)->lock_for_writing(); !st) {
-    std::fprintf(stderr, "convguard probe: %s\n", st.message().c_str());
-    return 3;
-  }
-  // Lines for people go to stderr under --json/--csv, so the machine output stays clean.
-  const bool json = f.on("json"), csv = f.on("csv");
-  if (json && csv) return fail("--json and --csv: choose one");
-  FILE* info = json || csv ? stderr : stdout;
-  auto recovered = (*store)->recover_running();
-  if (!recovered) return fail(recovered.status().message());
-  if (*recovered > 0) {
-    std::fprintf(info,
-                 "recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
-                 *recovered);
-  }
-
   const bool tty = !json && !csv && isatty(STDOUT_FILENO);
   if (csv) {
     std::printf(
@@ -383,15 +367,10 @@ int probe_main(int argc, char** argv) {
   int status = 0;
   for (const std::string& device : devices) {
     if (solvers_for(device).empty()) continue;
-    probe::SweepConfig cfg;
+    probe::SweepConfig cfg = session->sweep_config(device);
     cfg.problems = problems;
     cfg.solvers = solvers_for(device);
     cfg.named = want;
-    cfg.device = device;
-    if (!plugin_env.empty()) {
-      cfg.worker_env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
-      cfg.command_prefix = "CONVGUARD_PLUGINS=" + plugin_env + " ";
-    }
     cfg.timeout_s = timeout_s;
     cfg.budget_s = budget_s;
     cfg.timing_ms = timing_ms;
@@ -406,19 +385,20 @@ int probe_main(int argc, char** argv) {
       if (!fingerprint.empty()) return;  // the workaround sweep: same device, said already
       fingerprint = d.fingerprint;
       std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
-                   d.description.c_str(), db_path.c_str(), problems.size(), cfg.solvers.size(),
+                   d.description.c_str(), session->db_path.c_str(), problems.size(),
+                   cfg.solvers.size(),
                    cfg.jobs > 1 ? fmt::format(" on {} workers", cfg.jobs).c_str() : "");
       std::fflush(info);
     };
     cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, seen); };
-    auto sum = probe::run_sweep(cfg, **store, cb);
+    auto sum = probe::run_sweep(cfg, store, cb);
     if (!sum) {
       std::fprintf(stderr, "convguard probe: %s\n", sum.status().message().c_str());
       status = 1;
       continue;
     }
     if (tty) std::printf("\n");
-    if (!json && !csv) print_results_table(**store, fingerprint, problems, cfg.solvers);
+    if (!json && !csv) print_results_table(store, fingerprint, problems, cfg.solvers);
     print_summary(info, "probe", *sum);
     // Workarounds: transforms around the solvers that failed, recorded like any trial.
     probe::SweepConfig wcfg = cfg;
@@ -428,7 +408,7 @@ int probe_main(int argc, char** argv) {
     std::vector<std::string> used = cfg.solvers;
     for (const Problem& p : problems) {
       wcfg.solvers_per_problem.push_back(
-          probe::workaround_candidates(p, cfg.solvers, **store, fingerprint, *workarounds));
+          probe::workaround_candidates(p, cfg.solvers, store, fingerprint, *workarounds));
       tries += wcfg.solvers_per_problem.back().size();
       needing += wcfg.solvers_per_problem.back().empty() ? 0 : 1;
       for (const std::string& id : wcfg.solvers_per_problem.back())
@@ -440,7 +420,7 @@ int probe_main(int argc, char** argv) {
         f.str("workarounds").c_str(), tries, needing);
     wcfg.problems = problems;
     seen.clear();
-    auto wsum = probe::run_sweep(wcfg, **store, cb);
+    auto wsum = probe::run_sweep(wcfg, store, cb);
     if (!wsum) {
       std::fprintf(stderr, "convguard probe: %s\n", wsum.status().message().c_str());
       status = 1;
@@ -451,7 +431,7 @@ int probe_main(int argc, char** argv) {
       std::vector<Problem> helped;
       for (std::size_t i = 0; i < problems.size(); ++i)
         if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
-      print_results_table(**store, fingerprint, helped, used);
+      print_results_table(store, fingerprint, helped, used);
     }
     print_summary(info, "workarounds", *wsum);
   }

@@ -1,0 +1,52 @@
+#include "probe_session.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "plugins/loader.hpp"
+
+namespace convguard::cli {
+
+probe::SweepConfig ProbeSession::sweep_config(const std::string& device) const {
+  probe::SweepConfig cfg;
+  cfg.device = device;
+  if (!plugin_env.empty()) {
+    cfg.worker_env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
+    cfg.command_prefix = "CONVGUARD_PLUGINS=" + plugin_env + " ";
+  }
+  return cfg;
+}
+
+Result<ProbeSession> open_probe_session(const std::vector<std::string>& plugins,
+                                        const std::string& db_flag, FILE* info, int& exit_code) {
+  exit_code = 2;
+  ProbeSession s;
+  for (const auto& rep : plugins::load(plugins)) {
+    if (!rep.loaded) return invalid_argument(fmt::format("--plugin {}: {}", rep.path, rep.message));
+  }
+  if (const char* e = std::getenv("CONVGUARD_PLUGINS")) s.plugin_env = e;
+  for (const auto& p : plugins) {
+    s.plugin_env += (s.plugin_env.empty() ? "" : ":") + std::filesystem::absolute(p).string();
+  }
+  s.db_path = db_flag.empty() ? db::default_path() : db_flag;
+  auto store = db::Store::open(s.db_path);
+  if (!store) return store.status();
+  if (auto st = (*store)->lock_for_writing(); !st) {
+    exit_code = 3;
+    return st;
+  }
+  auto recovered = (*store)->recover_running();
+  if (!recovered) return recovered.status();
+  if (*recovered > 0) {
+    std::fprintf(info,
+                 "recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
+                 *recovered);
+  }
+  s.store = std::move(*store);
+  exit_code = 0;
+  return s;
+}
+
+}  // namespace convguard::cli
