@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "models.hpp"
 #include "probe/worker.hpp"
 
 namespace {
@@ -17,6 +18,7 @@ void usage() {
       "  db        show, check, export, import, merge or clear the results database\n"
       "  env       print the shell profile the evidence supports (solvers to skip)\n"
       "  report    write a self-contained HTML report of the results database\n"
+      "  models    list the model layer lists probe --model takes\n"
       "  bisect    find the size (or channels, batch) where a solver's status changes\n"
       "  doctor    check this system (or a snapshot) against known-bad versions and the "
       "evidence\n\n"
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   if (cmd == "db") return convguard::cli::db_main(argc, argv);
   if (cmd == "env") return convguard::cli::env_main(argc, argv);
   if (cmd == "report") return convguard::cli::report_main(argc, argv);
+  if (cmd == "models") return convguard::cli::models_main(argc, argv);
   if (cmd == "bisect") return convguard::cli::bisect_main(argc, argv);
   if (cmd == "doctor") return convguard::cli::doctor_main(argc, argv);
   if (cmd == "worker")

@@ -19,6 +19,7 @@
 #include "db/store.hpp"
 #include "flags.hpp"
 #include "gpu/gpu.hpp"
+#include "models.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
 #include "probe/reproduce.hpp"
@@ -34,6 +35,11 @@ std::vector<FlagSpec> probe_flags() {
       {0, "suite", "", "suite file, or a name under data/suites (standard, resnet50); repeatable",
        false, true},
       {0, "problem", "", "canonical problem string; repeatable", false, true},
+      {0, "model", "",
+       "a model's conv layers (convguard models lists them), with a verdict for the model; "
+       "repeatable",
+       false, true},
+      {0, "batch", "1", "batch size of --model layers"},
       {0, "device", "",
        "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
        "this build and its plugins can drive)"},
@@ -287,6 +293,17 @@ int probe_main(int argc, char** argv) {
     if (!p) return fail("--problem: " + p.status().message());
     base.push_back(*p);
   }
+  // Models: their layers, and which base problems belong to which model (for the verdicts).
+  std::vector<std::pair<std::string, std::size_t>> model_ranges;  // name, first base index
+  auto batch = f.integer("batch");
+  if (!batch) return fail(batch.status().message());
+  for (const auto& name : f.all("model")) {
+    auto m = load_model(name, *batch);
+    if (!m) return fail(m.status().message());
+    model_ranges.emplace_back(m->name, base.size());
+    base.insert(base.end(), m->layers.begin(), m->layers.end());
+  }
+  const std::size_t model_end = base.size();
   std::vector<std::string> suites = f.all("suite");
   if (suites.empty() && base.empty()) suites.push_back("standard");
   for (const auto& s : suites) {
@@ -295,6 +312,7 @@ int probe_main(int argc, char** argv) {
     base.insert(base.end(), suite->begin(), suite->end());
   }
   std::vector<Problem> problems;
+  std::vector<std::size_t> base_of;  // per problem, its base problem's index
   const auto dirs = split(f.str("directions"));
   const auto dtypes = split(f.str("dtypes"));
   for (const Problem& p : base) {
@@ -323,6 +341,7 @@ int probe_main(int argc, char** argv) {
         q.direction = d;
         q.dtype = t;
         problems.push_back(q);
+        base_of.push_back(static_cast<std::size_t>(&p - base.data()));
       }
   }
   // Solvers.
@@ -414,7 +433,24 @@ int probe_main(int argc, char** argv) {
       for (const std::string& id : wcfg.solvers_per_problem.back())
         if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
     }
-    if (tries == 0) continue;
+    // Per model, its verdict from everything now recorded (model exit status: the worst).
+    const auto verdicts = [&] {
+      for (std::size_t m = 0; m < model_ranges.size(); ++m) {
+        const std::size_t first = model_ranges[m].second;
+        const std::size_t last =
+            m + 1 < model_ranges.size() ? model_ranges[m + 1].second : model_end;
+        std::vector<Problem> layers;
+        for (std::size_t i = 0; i < problems.size(); ++i)
+          if (base_of[i] >= first && base_of[i] < last) layers.push_back(problems[i]);
+        const int v =
+            print_model_verdict(info, model_ranges[m].first, layers, used, store, fingerprint);
+        if (v == 2) status = std::max(status, 4);
+      }
+    };
+    if (tries == 0) {
+      verdicts();
+      continue;
+    }
     std::fprintf(
         info, "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
         f.str("workarounds").c_str(), tries, needing);
@@ -434,6 +470,7 @@ int probe_main(int argc, char** argv) {
       print_results_table(store, fingerprint, helped, used);
     }
     print_summary(info, "workarounds", *wsum);
+    verdicts();
   }
   return status;
 }

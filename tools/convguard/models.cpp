@@ -1,0 +1,172 @@
+#include "models.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "convguard/canonical.hpp"
+
+namespace convguard::cli {
+namespace {
+
+std::string models_dir() {
+  const char* dir = std::getenv("CONVGUARD_DATA_DIR");
+  return std::string(dir ? dir : CONVGUARD_DATA_DIR) + "/suites/models";
+}
+
+std::string first_comment(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (std::getline(f, line) && line.rfind("# ", 0) == 0) return line.substr(2);
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> v;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(models_dir(), ec))
+    if (e.path().extension() == ".txt") v.push_back(e.path().stem().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+Result<ModelLayers> load_model(const std::string& name, std::int64_t batch) {
+  if (batch < 1) return invalid_argument("--batch: must be at least 1");
+  const std::string path =
+      std::filesystem::exists(name) ? name : models_dir() + "/" + name + ".txt";
+  if (!std::filesystem::exists(path)) {
+    std::string names;
+    for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+    return invalid_argument(
+        fmt::format("--model: no model '{}' (there are: {}; convguard models)", name, names));
+  }
+  auto layers = read_problem_file(path);
+  if (!layers) return Status{layers.status().code(), "--model: " + layers.status().message()};
+  ModelLayers m{std::filesystem::path(path).stem().string(), first_comment(path), {}};
+  for (Problem p : *layers) {
+    p.n = batch;
+    m.layers.push_back(std::move(p));
+  }
+  return m;
+}
+
+std::int64_t layer_count(const Problem& p) {
+  const auto open = p.name.rfind("(x");
+  if (open == std::string::npos || p.name.back() != ')') return 1;
+  return std::max<std::int64_t>(1, std::atoll(p.name.c_str() + open + 2));
+}
+
+int print_model_verdict(FILE* out, const std::string& model, const std::vector<Problem>& layers,
+                        const std::vector<std::string>& solvers, db::Store& store,
+                        const std::string& fingerprint) {
+  std::fprintf(out, "\nmodel %s: %zu layer problems\n", model.c_str(), layers.size());
+  std::fprintf(out, "  %-44s %-9s %-40s %10s\n", "layer", "verdict", "solver (fastest verified)",
+               "ms x count");
+  double total_ms = 0;
+  std::vector<std::string> worked_around, failed;
+  for (const Problem& p : layers) {
+    const std::string key = identity_string(p);
+    std::string plain, xform, why;
+    double plain_ms = 0, xform_ms = 0;
+    std::map<std::string, std::vector<std::string>> by_status;
+    for (const std::string& sid : solvers) {
+      auto r = store.find(fingerprint, key, sid);
+      if (!r) continue;
+      const bool is_xform = sid.rfind("xform:", 0) == 0;
+      if (r->status == "ok") {
+        std::string& best = is_xform ? xform : plain;
+        double& best_ms = is_xform ? xform_ms : plain_ms;
+        if (best.empty() || r->median_ms < best_ms) {
+          best = sid;
+          best_ms = r->median_ms;
+        }
+      } else if (!is_xform) {
+        by_status[r->status].push_back(sid);
+      }
+    }
+    const std::int64_t count = layer_count(p);
+    const std::string label = fmt::format(
+        "{}{}", p.name.empty() ? key : p.name,
+        p.direction == Direction::forward ? "" : " " + std::string(to_string(p.direction)));
+    std::string verdict, solver;
+    double ms = 0;
+    if (!plain.empty()) {
+      verdict = "works";
+      solver = plain;
+      ms = plain_ms;
+    } else if (!xform.empty()) {
+      verdict = "WORKAROUND";
+      solver = xform;
+      ms = xform_ms;
+      worked_around.push_back(fmt::format("{}: {}", label, xform));
+    } else {
+      verdict = "FAILS";
+      for (const auto& [status, ids] : by_status) {
+        if (status == "unsupported") continue;
+        why += fmt::format("{}{} {}{}", why.empty() ? "" : "; ", status, ids.front(),
+                           ids.size() > 1 ? fmt::format(" +{}", ids.size() - 1) : "");
+      }
+      if (why.empty()) why = "no solver applies or none was tried";
+      solver = why;
+      failed.push_back(fmt::format("{}: {}", label, why));
+    }
+    total_ms += ms * static_cast<double>(count);
+    std::fprintf(out, "  %-44.44s %-9s %-40.40s %10s\n", label.c_str(), verdict.c_str(),
+                 solver.c_str(), ms > 0 ? fmt::format("{:.3f} x{}", ms, count).c_str() : "-");
+  }
+  if (!failed.empty()) {
+    std::fprintf(out,
+                 "model %s FAILS on this device: %zu layer problem(s) without a verified solver or "
+                 "workaround\n",
+                 model.c_str(), failed.size());
+    for (const auto& f : failed) std::fprintf(out, "  %s\n", f.c_str());
+    return 2;
+  }
+  if (!worked_around.empty()) {
+    std::fprintf(out,
+                 "model %s WORKS WITH WORKAROUNDS: %zu layer problem(s) need a transform; %.3f ms "
+                 "per pass in all (sum of the layers' fastest verified medians x their counts)\n",
+                 model.c_str(), worked_around.size(), total_ms);
+    for (const auto& w : worked_around) std::fprintf(out, "  %s\n", w.c_str());
+    return 1;
+  }
+  std::fprintf(out,
+               "model %s WORKS: every layer verified; %.3f ms per pass in all (sum of the layers' "
+               "fastest verified medians x their counts)\n",
+               model.c_str(), total_ms);
+  return 0;
+}
+
+int models_main(int argc, char** argv) {
+  if (argc > 2) {
+    if (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
+      std::printf(
+          "usage: convguard models\n\nLists the model layer lists under "
+          "data/suites/models; probe one with convguard probe --model NAME [--batch N].\n");
+      return 0;
+    }
+    std::fprintf(stderr, "convguard models: unexpected argument '%s'\n", argv[2]);
+    return 2;
+  }
+  std::printf("%-18s %8s %8s  %s\n", "model", "distinct", "layers", "what");
+  for (const std::string& name : model_names()) {
+    auto m = load_model(name, 1);
+    if (!m) {
+      std::fprintf(stderr, "convguard models: %s\n", m.status().message().c_str());
+      return 1;
+    }
+    std::int64_t total = 0;
+    for (const Problem& p : m->layers) total += layer_count(p);
+    std::printf("%-18s %8zu %8lld  %s\n", name.c_str(), m->layers.size(),
+                static_cast<long long>(total), m->about.c_str());
+  }
+  return 0;
+}
+
+}  // namespace convguard::cli
