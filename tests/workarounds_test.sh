@@ -41,12 +41,15 @@ check "workaround: tiles below the bisected boundary" \
 
 # A model whose layers hang above 42x42 with every plain solver: works with workarounds.
 timeout 120 "$CG" probe --db "$TMP/m.db" --plugin "$CHAOS" --solvers chaos:hang_above_42 \
-  --model seed003_cnn --batch 2 --timeout 2 --timing 0 >"$TMP/model.txt" 2>&1
+  --model seed003_cnn --model cifar_cnn --batch 2 --timeout 2 --timing 0 >"$TMP/model.txt" 2>&1
 rc=$?
 check "model: exit 0 (works with workarounds is not a failure)" test "$rc" -eq 0
 check "model: seed003_cnn works with workarounds" \
   grep -q "model seed003_cnn WORKS WITH WORKAROUNDS: 1 layer" "$TMP/model.txt"
 check "model: conv1 (64x64) runs tiled" grep -q "conv1 (x1): xform:tile([0-9x]*):chaos:hang_above_42" "$TMP/model.txt"
+check "models table: cifar_cnn (32x32) works" grep -q "^cifar_cnn *works$" "$TMP/model.txt"
+check "models table: seed003_cnn works with workarounds" \
+  grep -q "^seed003_cnn *works with workarounds$" "$TMP/model.txt"
 # The chosen plan verifies again through the library's selection (driver -S auto).
 CONVGUARD_PLUGINS=$CHAOS "$CG" driver conv --db "$TMP/m.db" -S auto -n 2 -c 3 -H 64 -W 64 -k 32 -y 3 -x 3 \
   -p 1 -q 1 -F 1 -V 1 >"$TMP/auto.txt" 2>&1

@@ -434,6 +434,7 @@ int probe_main(int argc, char** argv) {
         if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
     }
     // Per model, its verdict from everything now recorded (model exit status: the worst).
+    std::vector<std::pair<std::string, int>> summary;
     const auto verdicts = [&] {
       for (std::size_t m = 0; m < model_ranges.size(); ++m) {
         const std::size_t first = model_ranges[m].second;
@@ -445,6 +446,16 @@ int probe_main(int argc, char** argv) {
         const int v =
             print_model_verdict(info, model_ranges[m].first, layers, used, store, fingerprint);
         if (v == 2) status = std::max(status, 4);
+        summary.emplace_back(model_ranges[m].first, v);
+      }
+      // Seed 004's "Models That Work", measured.
+      if (summary.size() > 1) {
+        std::fprintf(info, "\n%-18s %s\n", "model", "on this device");
+        for (const auto& [name, v] : summary)
+          std::fprintf(info, "%-18s %s\n", name.c_str(),
+                       v == 0   ? "works"
+                       : v == 1 ? "works with workarounds"
+                                : "FAILS");
       }
     };
     if (tries == 0) {
