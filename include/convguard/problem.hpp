@@ -52,6 +52,8 @@ struct Problem {
   std::int64_t output(int dim) const;  // output size along spatial dim 0..2 (D, H, W)
   Dims3 output_dims() const;
   std::int64_t taps() const { return filter[0] * filter[1] * filter[2]; }
+  // How many input positions one window spans along spatial dim 0..2: (filter - 1) * dilation + 1.
+  std::int64_t filter_extent(int dim) const { return (filter[dim] - 1) * dilation[dim] + 1; }
   std::int64_t c_per_group() const { return c / g; }
   std::int64_t k_per_group() const { return k / g; }
   bool is_depthwise() const { return g == c && g == k; }

@@ -72,7 +72,7 @@ Result<const Solver*> resolve_solver(std::string_view id) {
   for (const Solver* s : all_solvers()) {
     if (s->id() == id) return s;
   }
-  if (id.substr(0, transforms::kPrefix.size()) != transforms::kPrefix)
+  if (!transforms::is_transform_id(id))
     return invalid_argument(fmt::format("unknown solver '{}' (convguard solvers lists them)", id));
   // Transforms are built on demand and never freed (find_solver hands out plain pointers), one
   // per canonical id; an id spelled another way (tile(32) for tile(32x32)) is an alias.

@@ -276,9 +276,8 @@ std::string identity_string(const Problem& p) {
 Problem normalized(const Problem& p) {
   Problem q = p;
   for (int d = 0; d < 3; ++d) {
-    const std::int64_t eff = (p.filter[d] - 1) * p.dilation[d] + 1;
     q.pad_end[d] = std::max<std::int64_t>(
-        0, (p.output(d) - 1) * p.stride[d] + eff - p.input[d] - p.pad_begin[d]);
+        0, (p.output(d) - 1) * p.stride[d] + p.filter_extent(d) - p.input[d] - p.pad_begin[d]);
   }
   return q;
 }

@@ -35,8 +35,7 @@ std::optional<Layout> parse_layout(std::string_view s) {
 }
 
 std::int64_t Problem::output(int d) const {
-  const std::int64_t eff = (filter[d] - 1) * dilation[d] + 1;
-  const std::int64_t span = input[d] + pad_begin[d] + pad_end[d] - eff;
+  const std::int64_t span = input[d] + pad_begin[d] + pad_end[d] - filter_extent(d);
   if (span < 0 || stride[d] <= 0) return 0;
   return span / stride[d] + 1;
 }

@@ -8,8 +8,8 @@ Padding forward_padding(const Problem& p) {
     pad.begin[d] = p.pad_begin[d];
     // Only as much end padding as the last window reads (a floor in the output size may
     // leave some of the declared padding unread).
-    const std::int64_t eff = (p.filter[d] - 1) * p.dilation[d] + 1;
-    const std::int64_t need = (p.output(d) - 1) * p.stride[d] + eff - p.input[d] - p.pad_begin[d];
+    const std::int64_t need =
+        (p.output(d) - 1) * p.stride[d] + p.filter_extent(d) - p.input[d] - p.pad_begin[d];
     pad.end[d] = std::max<std::int64_t>(0, need);
   }
   return pad;

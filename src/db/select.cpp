@@ -4,6 +4,7 @@
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
+#include "transforms/parse.hpp"
 
 namespace convguard::db {
 
@@ -14,53 +15,45 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
   double best_ms = 0;
   int verified = 0;
   std::vector<std::string> bad;
+  // Evidence for one solver: bad ones are avoided, the fastest verified one wins.
+  const auto weigh = [&](const Solver* s, const TrialRecord& rec) {
+    ++best.evidence;
+    if (is_bad_status(rec.status)) {
+      bad.push_back(fmt::format("{} ({})", s->id(), rec.status));
+    } else if (rec.status == "ok") {
+      ++verified;
+      if (!best.solver || rec.median_ms < best_ms) {
+        best.solver = s;
+        best_ms = rec.median_ms;
+      }
+    }
+  };
   const Solver* fallback = nullptr;
   for (const Solver* s : solvers_on(Device::cpu)) {
     if (skipped_by_environment(s->id())) continue;
     const auto rec = store.find(device, key, std::string(s->id()));
-    if (rec) ++best.evidence;
-    if (rec && (rec->status == "hang" || rec->status == "crash" || rec->status == "wrong")) {
-      bad.push_back(fmt::format("{} ({})", s->id(), rec->status));
-      continue;
-    }
-    if (rec && rec->status == "ok") {
-      ++verified;
-      if (!best.solver || rec->median_ms < best_ms) {
-        best.solver = s;
-        best_ms = rec->median_ms;
-      }
-      continue;
-    }
+    if (rec) weigh(s, *rec);
     // No usable evidence: a candidate for the list-order fallback (cpu:ref only as the last).
-    if (!fallback && s->id() != "cpu:ref" && s->check(p).is_ok() &&
-        (!rec || rec->status != "unsupported")) {
+    const bool usable =
+        rec && (rec->status == "ok" || rec->status == "unsupported" || is_bad_status(rec->status));
+    if (!fallback && !usable && s->id() != "cpu:ref" && s->check(p).is_ok()) {
       fallback = s;
     }
   }
   // Workarounds recorded for this problem (transforms are built from their ids, not listed).
   for (const TrialRecord& r : store.for_problem(device, key)) {
-    if (r.solver.rfind("xform:", 0) != 0 || skipped_by_environment(r.solver)) continue;
+    if (!transforms::is_transform_id(r.solver) || skipped_by_environment(r.solver)) continue;
     const Solver* s = find_solver(r.solver);
-    if (!s || s->device() != Device::cpu) continue;
-    ++best.evidence;
-    if (r.status == "hang" || r.status == "crash" || r.status == "wrong") {
-      bad.push_back(fmt::format("{} ({})", r.solver, r.status));
-    } else if (r.status == "ok") {
-      ++verified;
-      if (!best.solver || r.median_ms < best_ms) {
-        best.solver = s;
-        best_ms = r.median_ms;
-      }
-    }
+    if (s && s->device() == Device::cpu) weigh(s, r);
   }
   std::string bad_text;
   for (const auto& b : bad) bad_text += (bad_text.empty() ? "" : ", ") + b;
   const std::string avoided = bad.empty() ? "" : "; avoided, recorded bad here: " + bad_text;
   if (best.solver) {
-    const bool workaround = best.solver->id().substr(0, 6) == "xform:";
-    best.why = fmt::format(
-        "fastest verified on this device: {}{} at {:.3f} ms (median), of {} verified{}",
-        workaround ? "the workaround " : "", best.solver->id(), best_ms, verified, avoided);
+    best.why =
+        fmt::format("fastest verified on this device: {}{} at {:.3f} ms (median), of {} verified{}",
+                    transforms::is_transform_id(best.solver->id()) ? "the workaround " : "",
+                    best.solver->id(), best_ms, verified, avoided);
     return best;
   }
   if (!fallback) fallback = find_solver("cpu:ref");

@@ -33,6 +33,12 @@ struct TrialRecord {
   std::string started_at, finished_at, command;
 };
 
+// The statuses that mark a solver bad for a problem: never chosen, skipped by later probes,
+// listed by `env`, wrapped by the probe's workarounds.
+inline bool is_bad_status(const std::string& status) {
+  return status == "hang" || status == "crash" || status == "wrong";
+}
+
 // Default location: $CONVGUARD_DB, else $XDG_CACHE_HOME/convguard/convguard.db, else
 // ~/.cache/convguard/convguard.db.
 std::string default_path();

@@ -1,4 +1,5 @@
 #include "doctor/rules.hpp"
+#include "vendor/data_path.hpp"
 
 #include <fmt/format.h>
 
@@ -162,8 +163,7 @@ bool miopen_bool_valid(const std::string& value) {
 }
 
 std::string default_rules_path() {
-  const char* dir = std::getenv("CONVGUARD_DATA_DIR");
-  return std::string(dir && *dir ? dir : CONVGUARD_DATA_DIR) + "/doctor/rules.json";
+  return data_path("doctor/rules.json");
 }
 
 Result<nlohmann::json> load_rules(const std::string& path) {

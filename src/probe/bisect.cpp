@@ -45,8 +45,7 @@ std::int64_t smallest_value(const Problem& p, const Vary& v) {
   if (v.count) return 1;
   std::int64_t lo = 1;
   for (int d : v.spatial) {
-    const std::int64_t extent = (p.filter[d] - 1) * p.dilation[d] + 1;
-    lo = std::max(lo, extent - p.pad_begin[d] - p.pad_end[d]);
+    lo = std::max(lo, p.filter_extent(d) - p.pad_begin[d] - p.pad_end[d]);
   }
   return lo;
 }

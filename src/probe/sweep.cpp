@@ -23,10 +23,6 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-bool is_bad(const std::string& status) {
-  return status == "hang" || status == "crash" || status == "wrong";
-}
-
 void take_reply(const Outcome& out, db::TrialRecord& rec) {
   rec.deadline_ms = out.deadline_ms;
   rec.status = out.status;
@@ -55,7 +51,7 @@ struct Shared {
   const SweepCallbacks& cb;
   SweepDevice dev;
   std::mutex mu;
-  std::size_t next = 0, total = 0;
+  std::size_t next = 0;
   std::vector<std::pair<std::size_t, std::string>> trials;  // (problem index, solver id)
   std::vector<bool> solved;                                 // per problem, for stop_at_first_ok
   SweepSummary sum;
@@ -74,7 +70,7 @@ void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
   SweepEvent e;
   e.kind = kind;
   e.index = index;
-  e.total = s.total;
+  e.total = s.trials.size();
   e.problem = &p;
   e.record = std::move(rec);
   e.elapsed_s = now_s() - s.t0;
@@ -87,7 +83,7 @@ void job(Shared& s, Worker& worker) {
   const SweepConfig& c = s.c;
   for (;;) {
     std::unique_lock lock(s.mu);
-    if (s.next >= s.total || !s.failure.is_ok()) return;
+    if (s.next >= s.trials.size() || !s.failure.is_ok()) return;
     const std::size_t index = ++s.next;
     const std::size_t pi = s.trials[index - 1].first;
     const Problem& p = c.problems[pi];
@@ -103,7 +99,7 @@ void job(Shared& s, Worker& worker) {
         emit(s, SweepEvent::Kind::reused, index, p, *prev);
         continue;
       }
-      if (is_bad(prev->status) && !c.retry_bad) {
+      if (db::is_bad_status(prev->status) && !c.retry_bad) {
         emit(s, SweepEvent::Kind::known_bad, index, p, *prev);
         continue;
       }
@@ -211,7 +207,6 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
          c.solvers_per_problem.empty() ? c.solvers : c.solvers_per_problem[i])
       s.trials.emplace_back(i, id);
   s.solved.assign(c.problems.size(), false);
-  s.total = s.trials.size();
   s.t0 = now_s();
   std::vector<std::string> env = c.worker_env;
   if (c.jobs > 1 || c.threads > 0) {
@@ -235,7 +230,7 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
     return Status{StatusCode::internal_error, "worker start-up: no device fingerprint"};
   }
   if (auto st = store.add_device(s.dev.fingerprint, s.dev.description); !st) return st;
-  if (cb.started) cb.started(s.dev, s.total);
+  if (cb.started) cb.started(s.dev, s.trials.size());
   if (c.jobs == 1) {
     job(s, *workers[0]);
   } else {

@@ -6,16 +6,12 @@
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
-#include "transforms/transform.hpp"
+#include "transforms/parse.hpp"
 
 namespace convguard::probe {
 namespace {
 
 constexpr std::size_t kMaxAutomatic = 16, kMaxAll = 64;
-
-bool is_bad(const std::string& status) {
-  return status == "hang" || status == "crash" || status == "wrong";
-}
 
 bool power_of_two(std::int64_t v) {
   return v >= 2 && (v & (v - 1)) == 0;
@@ -44,8 +40,7 @@ std::vector<std::string> tiles(const Problem& p, const std::optional<Dims3>& bou
     bool useful = false;
     for (int d = 3 - p.spatial_dims; d < 3; ++d) {
       const std::int64_t padded = p.input[d] + p.pad_begin[d] + p.pad_end[d];
-      const std::int64_t extent = (p.filter[d] - 1) * p.dilation[d] + 1;
-      t[d] = std::max<std::int64_t>(padded / div, 2 * extent + p.stride[d]);
+      t[d] = std::max<std::int64_t>(padded / div, 2 * p.filter_extent(d) + p.stride[d]);
       useful = useful || t[d] < padded;
     }
     if (useful) v.push_back(fmt::format("tile({})", tile_text(p, t)));
@@ -118,7 +113,7 @@ std::vector<std::string> workaround_candidates(const Problem& p,
     const auto rec = store.find(fingerprint, key, id);
     const std::string status = rec ? rec->status : "";
     if (status == "ok" && mode == WorkaroundMode::automatic) return {};
-    if (is_bad(status))
+    if (db::is_bad_status(status))
       bad.emplace_back(id, status);
     else if (status == "unsupported")
       declined.emplace_back(id, status);
@@ -134,7 +129,7 @@ std::vector<std::string> workaround_candidates(const Problem& p,
     const auto boundary =
         status == "hang" ? largest_ok_size(p, inner, store, fingerprint) : std::nullopt;
     for (const std::string& t : transforms_for(p, status, boundary)) {
-      const std::string id = "xform:" + t + ":" + inner;
+      const std::string id = std::string(transforms::kPrefix) + t + ":" + inner;
       auto s = resolve_solver(id);
       if (!s) continue;
       // Only transforms that change p; whether the inner solver takes the inner problems is

@@ -11,37 +11,29 @@
 
 namespace convguard::transforms {
 
-using Factory = Result<std::unique_ptr<TransformSolver>> (*)(std::string_view params,
-                                                             const Solver& inner,
-                                                             MemoryFactory memory);
+// Each family's factory has this signature: `FactoryFn make_tile;` declares one.
+using FactoryFn = Result<std::unique_ptr<TransformSolver>>(std::string_view params,
+                                                           const Solver& inner,
+                                                           MemoryFactory memory);
+using Factory = FactoryFn*;
 
 // tile(HxW) or tile(DxHxW): spatial tiles whose inner problems' inputs are at most that large
 // (halo and zero padding included). Forward and backward-weights split the output; backward-data
 // splits dx, each tile with every dy element that reaches it; backward-weights adds the tiles' dw.
-Result<std::unique_ptr<TransformSolver>> make_tile(std::string_view params, const Solver& inner,
-                                                   MemoryFactory memory);
+FactoryFn make_tile;
 // pad_channels(c+N,k+N,c%N,k%N, any of them): zero input channels / zero filters added per group
 // (N more, or up to a multiple of N); the extra output channels are dropped.
-Result<std::unique_ptr<TransformSolver>> make_pad_channels(std::string_view params,
-                                                           const Solver& inner,
-                                                           MemoryFactory memory);
+FactoryFn make_pad_channels;
 // pad_spatial(%N): zero rows/columns (and planes) appended so every input size is a multiple of
 // N; the output is cropped to the exact result. The problem's own padding is kept.
-Result<std::unique_ptr<TransformSolver>> make_pad_spatial(std::string_view params,
-                                                          const Solver& inner,
-                                                          MemoryFactory memory);
+FactoryFn make_pad_spatial;
 // relayout(nhwc) / relayout(nchw): the inner solver sees all three tensors in that layout
 // (NDHWC / NCDHW in 3D).
-Result<std::unique_ptr<TransformSolver>> make_relayout(std::string_view params, const Solver& inner,
-                                                       MemoryFactory memory);
+FactoryFn make_relayout;
 // split_batch(N): at most N images per inner problem (backward-weights adds the parts' dw).
-Result<std::unique_ptr<TransformSolver>> make_split_batch(std::string_view params,
-                                                          const Solver& inner,
-                                                          MemoryFactory memory);
+FactoryFn make_split_batch;
 // split_groups(G): at most G groups per inner problem (1: every group a dense convolution).
-Result<std::unique_ptr<TransformSolver>> make_split_groups(std::string_view params,
-                                                           const Solver& inner,
-                                                           MemoryFactory memory);
+FactoryFn make_split_groups;
 
 // A positive integer parameter; the error names the transform and the text.
 Result<std::int64_t> parse_count(std::string_view text, std::string_view what);

@@ -56,7 +56,7 @@ const std::vector<TransformKind>& transform_kinds() {
 }
 
 Result<std::unique_ptr<TransformSolver>> make_transform(std::string_view id, const Resolver& r) {
-  if (id.substr(0, kPrefix.size()) != kPrefix)
+  if (!is_transform_id(id))
     return invalid_argument(fmt::format("'{}' is not a transform id (xform:...)", id));
   const std::string_view rest = id.substr(kPrefix.size());
   const std::size_t open = rest.find('(');

@@ -12,6 +12,10 @@
 namespace convguard::transforms {
 
 inline constexpr std::string_view kPrefix = "xform:";
+// Whether `id` names a transform (built from its id, never listed) rather than a plain solver.
+inline bool is_transform_id(std::string_view id) {
+  return id.substr(0, kPrefix.size()) == kPrefix;
+}
 
 struct Resolver {
   // The inner solver for an id (plain or transform), or why there is none.

@@ -24,8 +24,7 @@ struct DimGeometry {
 };
 
 DimGeometry geometry(const Problem& p, int d) {
-  return {p.input[d],  p.output(d),    (p.filter[d] - 1) * p.dilation[d] + 1,
-          p.stride[d], p.pad_begin[d], p.pad_end[d]};
+  return {p.input[d], p.output(d), p.filter_extent(d), p.stride[d], p.pad_begin[d], p.pad_end[d]};
 }
 
 // The untiled dim: the problem's own geometry.

@@ -90,13 +90,21 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return -floor_div(-a, b);
 }
 
-Status TransformSolver::check(const Problem& p) const {
+Result<Decomposition> TransformSolver::valid_decomposition(const Problem& p) const {
   auto dec = decompose(p);
   if (!dec) return dec.status();
   for (const Problem& q : dec->problems) {
     if (auto st = validate(q); !st)
-      return {StatusCode::internal_error, fmt::format("{}: inner problem {} is invalid: {}", id_,
-                                                      identity_string(q), st.message())};
+      return Status{StatusCode::internal_error, fmt::format("{}: inner problem {} is invalid: {}",
+                                                            id_, identity_string(q), st.message())};
+  }
+  return dec;
+}
+
+Status TransformSolver::check(const Problem& p) const {
+  auto dec = valid_decomposition(p);
+  if (!dec) return dec.status();
+  for (const Problem& q : dec->problems) {
     if (auto st = inner_.check(q); !st) return inner_context(st, inner_, q);
   }
   return {};
@@ -112,12 +120,13 @@ Result<std::size_t> TransformSolver::workspace_bytes(const Problem& p) const {
 }
 
 Result<std::unique_ptr<Plan>> TransformSolver::plan(const Problem& p) const {
-  if (auto st = check(p); !st) return st;
-  auto tp = std::make_unique<TransformPlan>(p);
-  auto dec = decompose(p);
+  auto dec = valid_decomposition(p);
   if (!dec) return dec.status();
+  auto tp = std::make_unique<TransformPlan>(p);
   tp->dec = std::move(*dec);
   if (auto st = size_plan(inner_, *tp); !st) return st;
+  // The inner solver's plan() checks each inner problem (Solver::plan), so check() is not
+  // repeated here.
   for (const Problem& q : tp->dec.problems) {
     auto ip = inner_.plan(q);
     if (!ip) return inner_context(ip.status(), inner_, q);

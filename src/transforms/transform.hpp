@@ -60,6 +60,8 @@ class TransformSolver : public Solver {
   [[nodiscard]] virtual Result<Decomposition> decompose(const Problem& p) const = 0;
 
  private:
+  // decompose(p) with every inner problem checked by validate() (a bad one is a bug here).
+  [[nodiscard]] Result<Decomposition> valid_decomposition(const Problem& p) const;
   std::string id_;
   const Solver& inner_;
   MemoryFactory memory_;

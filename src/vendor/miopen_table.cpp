@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "vendor/data_path.hpp"
+
 namespace convguard::miopen_table {
 
 const Solver* Table::find(const std::string& name) const {
@@ -21,8 +23,7 @@ const Solver* Table::find(std::uint64_t id) const {
 }
 
 std::string default_path() {
-  const char* dir = std::getenv("CONVGUARD_DATA_DIR");
-  return std::string(dir && *dir ? dir : CONVGUARD_DATA_DIR) + "/miopen/solvers.tsv";
+  return data_path("miopen/solvers.tsv");
 }
 
 Result<Table> load(const std::string& path) {

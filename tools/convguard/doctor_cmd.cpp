@@ -29,8 +29,7 @@ std::vector<Finding> evidence(const doctor::Snapshot& s, db::Store& store) {
   std::set<std::string> fingerprints;
   for (const auto& t : store.all()) {
     fingerprints.insert(t.device);
-    if (t.status == "hang" || t.status == "crash" || t.status == "wrong")
-      bad[t.device][t.solver].insert(t.status);
+    if (db::is_bad_status(t.status)) bad[t.device][t.solver].insert(t.status);
   }
   const std::string miopen = s.contains("versions") && s["versions"].contains("miopen")
                                  ? "MIOpen " + s["versions"]["miopen"].get<std::string>()

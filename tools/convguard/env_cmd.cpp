@@ -87,7 +87,7 @@ int env_main(int argc, char** argv) {
   std::map<std::string, std::string> verified_miopen;   // problem -> a MIOpen solver ok on it
   for (const auto& t : (*store)->all()) {
     if (!selected(t.device)) continue;
-    if (t.status == "hang" || t.status == "crash" || t.status == "wrong") {
+    if (db::is_bad_status(t.status)) {
       bad[t.solver].push_back(t.status + ": " + t.problem);
     } else if (t.status == "ok" && t.solver.rfind("miopen:", 0) == 0) {
       verified_miopen.emplace(t.problem, t.solver.substr(7));

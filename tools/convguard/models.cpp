@@ -9,13 +9,15 @@
 #include <map>
 
 #include "convguard/canonical.hpp"
+#include "results.hpp"
+#include "transforms/parse.hpp"
+#include "vendor/data_path.hpp"
 
 namespace convguard::cli {
 namespace {
 
 std::string models_dir() {
-  const char* dir = std::getenv("CONVGUARD_DATA_DIR");
-  return std::string(dir ? dir : CONVGUARD_DATA_DIR) + "/suites/models";
+  return data_path("suites/models");
 }
 
 std::string first_comment(const std::string& path) {
@@ -62,6 +64,8 @@ std::int64_t layer_count(const Problem& p) {
   return std::max<std::int64_t>(1, std::atoll(p.name.c_str() + open + 2));
 }
 
+namespace {
+
 int print_model_verdict(FILE* out, const std::string& model, const std::vector<Problem>& layers,
                         const std::vector<std::string>& solvers, db::Store& store,
                         const std::string& fingerprint) {
@@ -71,44 +75,28 @@ int print_model_verdict(FILE* out, const std::string& model, const std::vector<P
   double total_ms = 0;
   std::vector<std::string> worked_around, failed;
   for (const Problem& p : layers) {
-    const std::string key = identity_string(p);
-    std::string plain, xform, why;
-    double plain_ms = 0, xform_ms = 0;
-    std::map<std::string, std::vector<std::string>> by_status;
-    for (const std::string& sid : solvers) {
-      auto r = store.find(fingerprint, key, sid);
-      if (!r) continue;
-      const bool is_xform = sid.rfind("xform:", 0) == 0;
-      if (r->status == "ok") {
-        std::string& best = is_xform ? xform : plain;
-        double& best_ms = is_xform ? xform_ms : plain_ms;
-        if (best.empty() || r->median_ms < best_ms) {
-          best = sid;
-          best_ms = r->median_ms;
-        }
-      } else if (!is_xform) {
-        by_status[r->status].push_back(sid);
-      }
-    }
+    const ProblemResults r = problem_results(store, fingerprint, p, solvers);
     const std::int64_t count = layer_count(p);
-    const std::string label = fmt::format(
-        "{}{}", p.name.empty() ? key : p.name,
-        p.direction == Direction::forward ? "" : " " + std::string(to_string(p.direction)));
-    std::string verdict, solver;
+    const std::string label = problem_label(p);
+    std::string verdict, solver, why;
     double ms = 0;
-    if (!plain.empty()) {
+    if (!r.plain.empty()) {
       verdict = "works";
-      solver = plain;
-      ms = plain_ms;
-    } else if (!xform.empty()) {
+      solver = r.plain;
+      ms = r.plain_ms;
+    } else if (!r.workaround.empty()) {
       verdict = "WORKAROUND";
-      solver = xform;
-      ms = xform_ms;
-      worked_around.push_back(fmt::format("{}: {}", label, xform));
+      solver = r.workaround;
+      ms = r.workaround_ms;
+      worked_around.push_back(fmt::format("{}: {}", label, r.workaround));
     } else {
       verdict = "FAILS";
-      for (const auto& [status, ids] : by_status) {
-        if (status == "unsupported") continue;
+      // Why: the plain solvers' failures (a workaround failing too adds nothing to say).
+      for (const auto& [status, all] : r.by_status) {
+        std::vector<std::string> ids;
+        for (const auto& id : all)
+          if (!transforms::is_transform_id(id)) ids.push_back(id);
+        if (status == "unsupported" || status == "ok" || ids.empty()) continue;
         why += fmt::format("{}{} {}{}", why.empty() ? "" : "; ", status, ids.front(),
                            ids.size() > 1 ? fmt::format(" +{}", ids.size() - 1) : "");
       }
@@ -141,6 +129,33 @@ int print_model_verdict(FILE* out, const std::string& model, const std::vector<P
                "fastest verified medians x their counts)\n",
                model.c_str(), total_ms);
   return 0;
+}
+
+}  // namespace
+
+int print_model_verdicts(FILE* out, const std::vector<std::string>& models,
+                         const std::vector<int>& model_of, const std::vector<Problem>& problems,
+                         const std::vector<std::string>& solvers, db::Store& store,
+                         const std::string& fingerprint) {
+  int worst = 0;
+  std::vector<int> verdicts;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    std::vector<Problem> layers;
+    for (std::size_t i = 0; i < problems.size(); ++i)
+      if (model_of[i] == static_cast<int>(m)) layers.push_back(problems[i]);
+    verdicts.push_back(print_model_verdict(out, models[m], layers, solvers, store, fingerprint));
+    worst = std::max(worst, verdicts.back());
+  }
+  // Seed 004's "Models That Work", measured.
+  if (models.size() > 1) {
+    std::fprintf(out, "\n%-18s %s\n", "model", "on this device");
+    for (std::size_t m = 0; m < models.size(); ++m)
+      std::fprintf(out, "%-18s %s\n", models[m].c_str(),
+                   verdicts[m] == 0   ? "works"
+                   : verdicts[m] == 1 ? "works with workarounds"
+                                      : "FAILS");
+  }
+  return worst;
 }
 
 int models_main(int argc, char** argv) {

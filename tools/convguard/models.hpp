@@ -26,13 +26,15 @@ std::vector<std::string> model_names();
 // How many layers of the model a line stands for: its name's "(xN)", else 1.
 std::int64_t layer_count(const Problem& p);
 
-// The model's verdict on one device from the database: one line per layer (and direction)
-// and a summary. `layers` are the model's problems as probed (directions and dtypes applied);
-// `solvers` every solver id tried on them, workarounds included. Returns 0 works, 1 works with
-// workarounds, 2 fails.
-int print_model_verdict(FILE* out, const std::string& model, const std::vector<Problem>& layers,
-                        const std::vector<std::string>& solvers, db::Store& store,
-                        const std::string& fingerprint);
+// Each model's verdict on one device from the database (problem i belongs to model model_of[i],
+// -1 for none; problems as probed, directions and dtypes applied; `solvers` every id tried on
+// them, workarounds included): one line per layer problem and a summary, then one line per model
+// when there are several. A verdict is 0 works, 1 works with workarounds, 2 fails; returns the
+// worst.
+int print_model_verdicts(FILE* out, const std::vector<std::string>& models,
+                         const std::vector<int>& model_of, const std::vector<Problem>& problems,
+                         const std::vector<std::string>& solvers, db::Store& store,
+                         const std::string& fingerprint);
 
 int models_main(int argc, char** argv);  // convguard models
 

@@ -26,6 +26,9 @@
 #include "probe/sweep.hpp"
 #include "probe/workarounds.hpp"
 #include "probe_session.hpp"
+#include "results.hpp"
+#include "transforms/parse.hpp"
+#include "vendor/data_path.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -89,8 +92,7 @@ bool matches_any(const std::string& id, const std::vector<std::string>& globs) {
 
 std::string suite_path(const std::string& s) {
   if (std::filesystem::exists(s)) return s;
-  const char* dir = std::getenv("CONVGUARD_DATA_DIR");
-  return std::string(dir ? dir : CONVGUARD_DATA_DIR) + "/suites/" + s + ".txt";
+  return data_path("suites/" + s + ".txt");
 }
 
 // A CSV field, quoted when it holds a comma, quote or newline.
@@ -166,29 +168,13 @@ void print_results_table(db::Store& store, const std::string& fingerprint,
   std::printf("\n%-40s %-34s %10s  %s\n", "problem", "fastest verified solver", "median ms",
               "statuses");
   for (const Problem& p : problems) {
-    const std::string key = identity_string(p);
-    std::string best;
-    double best_ms = 0;
-    std::map<std::string, int> per;
-    for (const std::string& sid : solvers) {
-      auto r = store.find(fingerprint, key, sid);
-      if (!r) continue;
-      ++per[r->status];
-      if (r->status == "ok" && (best.empty() || r->median_ms < best_ms)) {
-        best = sid;
-        best_ms = r->median_ms;
-      }
-    }
+    const ProblemResults r = problem_results(store, fingerprint, p, solvers);
     std::string marks;
-    for (const auto& [k, v] : per) marks += fmt::format("{} {}  ", v, k);
-    const std::string name = p.name.empty()
-                                 ? key
-                                 : p.name + (p.direction == Direction::forward
-                                                 ? ""
-                                                 : " " + std::string(to_string(p.direction)));
-    std::printf("%-40.40s %-34s %10s  %s\n", name.c_str(),
+    for (const auto& [k, ids] : r.by_status) marks += fmt::format("{} {}  ", ids.size(), k);
+    const std::string& best = r.fastest();
+    std::printf("%-40.40s %-34s %10s  %s\n", problem_label(p).c_str(),
                 best.empty() ? "NONE VERIFIED" : best.c_str(),
-                best.empty() ? "-" : fmt::format("{:.3f}", best_ms).c_str(), marks.c_str());
+                best.empty() ? "-" : fmt::format("{:.3f}", r.fastest_ms()).c_str(), marks.c_str());
   }
 }
 
@@ -294,16 +280,17 @@ int probe_main(int argc, char** argv) {
     base.push_back(*p);
   }
   // Models: their layers, and which base problems belong to which model (for the verdicts).
-  std::vector<std::pair<std::string, std::size_t>> model_ranges;  // name, first base index
+  std::vector<std::string> models;
+  std::vector<int> base_model(base.size(), -1);
   auto batch = f.integer("batch");
   if (!batch) return fail(batch.status().message());
   for (const auto& name : f.all("model")) {
     auto m = load_model(name, *batch);
     if (!m) return fail(m.status().message());
-    model_ranges.emplace_back(m->name, base.size());
     base.insert(base.end(), m->layers.begin(), m->layers.end());
+    base_model.resize(base.size(), static_cast<int>(models.size()));
+    models.push_back(m->name);
   }
-  const std::size_t model_end = base.size();
   std::vector<std::string> suites = f.all("suite");
   if (suites.empty() && base.empty()) suites.push_back("standard");
   for (const auto& s : suites) {
@@ -311,8 +298,9 @@ int probe_main(int argc, char** argv) {
     if (!suite) return fail("--suite: " + suite.status().message());
     base.insert(base.end(), suite->begin(), suite->end());
   }
+  base_model.resize(base.size(), -1);
   std::vector<Problem> problems;
-  std::vector<std::size_t> base_of;  // per problem, its base problem's index
+  std::vector<int> problem_model;  // per problem, its model's index or -1
   const auto dirs = split(f.str("directions"));
   const auto dtypes = split(f.str("dtypes"));
   for (const Problem& p : base) {
@@ -341,7 +329,7 @@ int probe_main(int argc, char** argv) {
         q.direction = d;
         q.dtype = t;
         problems.push_back(q);
-        base_of.push_back(static_cast<std::size_t>(&p - base.data()));
+        problem_model.push_back(base_model[static_cast<std::size_t>(&p - base.data())]);
       }
   }
   // Solvers.
@@ -359,13 +347,13 @@ int probe_main(int argc, char** argv) {
         ids.push_back(id);
     }
     for (const std::string& w : want) {
-      const Solver* s = w.rfind("xform:", 0) == 0 ? find_solver(w) : nullptr;
+      const Solver* s = transforms::is_transform_id(w) ? find_solver(w) : nullptr;
       if (s && s->device() == kind && s->plugin_device() == plugin_kind) ids.emplace_back(s->id());
     }
     return ids;
   };
   for (const std::string& w : want) {
-    if (w.rfind("xform:", 0) != 0) continue;
+    if (!transforms::is_transform_id(w)) continue;
     if (auto s = resolve_solver(w); !s) return fail("--solvers: " + s.status().message());
   }
   const auto workarounds = probe::parse_workaround_mode(f.str("workarounds"));
@@ -433,55 +421,30 @@ int probe_main(int argc, char** argv) {
       for (const std::string& id : wcfg.solvers_per_problem.back())
         if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
     }
-    // Per model, its verdict from everything now recorded (model exit status: the worst).
-    std::vector<std::pair<std::string, int>> summary;
-    const auto verdicts = [&] {
-      for (std::size_t m = 0; m < model_ranges.size(); ++m) {
-        const std::size_t first = model_ranges[m].second;
-        const std::size_t last =
-            m + 1 < model_ranges.size() ? model_ranges[m + 1].second : model_end;
-        std::vector<Problem> layers;
+    if (tries > 0) {
+      std::fprintf(
+          info,
+          "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
+          f.str("workarounds").c_str(), tries, needing);
+      seen.clear();
+      auto wsum = probe::run_sweep(wcfg, store, cb);
+      if (!wsum) {
+        std::fprintf(stderr, "convguard probe: %s\n", wsum.status().message().c_str());
+        status = 1;
+        continue;
+      }
+      if (tty) std::printf("\n");
+      if (!json && !csv) {
+        std::vector<Problem> helped;
         for (std::size_t i = 0; i < problems.size(); ++i)
-          if (base_of[i] >= first && base_of[i] < last) layers.push_back(problems[i]);
-        const int v =
-            print_model_verdict(info, model_ranges[m].first, layers, used, store, fingerprint);
-        if (v == 2) status = std::max(status, 4);
-        summary.emplace_back(model_ranges[m].first, v);
+          if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
+        print_results_table(store, fingerprint, helped, used);
       }
-      // Seed 004's "Models That Work", measured.
-      if (summary.size() > 1) {
-        std::fprintf(info, "\n%-18s %s\n", "model", "on this device");
-        for (const auto& [name, v] : summary)
-          std::fprintf(info, "%-18s %s\n", name.c_str(),
-                       v == 0   ? "works"
-                       : v == 1 ? "works with workarounds"
-                                : "FAILS");
-      }
-    };
-    if (tries == 0) {
-      verdicts();
-      continue;
+      print_summary(info, "workarounds", *wsum);
     }
-    std::fprintf(
-        info, "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
-        f.str("workarounds").c_str(), tries, needing);
-    wcfg.problems = problems;
-    seen.clear();
-    auto wsum = probe::run_sweep(wcfg, store, cb);
-    if (!wsum) {
-      std::fprintf(stderr, "convguard probe: %s\n", wsum.status().message().c_str());
-      status = 1;
-      continue;
-    }
-    if (tty) std::printf("\n");
-    if (!json && !csv) {
-      std::vector<Problem> helped;
-      for (std::size_t i = 0; i < problems.size(); ++i)
-        if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
-      print_results_table(store, fingerprint, helped, used);
-    }
-    print_summary(info, "workarounds", *wsum);
-    verdicts();
+    // Per model, its verdict from everything now recorded; a model that fails: exit 4.
+    if (print_model_verdicts(info, models, problem_model, problems, used, store, fingerprint) == 2)
+      status = std::max(status, 4);
   }
   return status;
 }
