@@ -2,7 +2,8 @@
 // loaded through CONVGUARD_PLUGINS) on a suite, side by side in one run, timed with device events:
 // warm-up runs first, then the median of many runs, with the inputs rotated over enough copies to
 // exceed the L2 cache so repeated runs do not measure the cache. Each own solver is reported as a
-// ratio to the fastest cuDNN algorithm for the same problem. Correctness is the probe's and the
+// ratio to the fastest cuDNN algorithm for the same problem (TF32 variants to cuDNN's TF32
+// variants, the others to its fp32-accurate ones). Correctness is the probe's and the
 // GPU tests' job: this program only times (docs/perf.md).
 //   usage: gpu_bench --suite FILE [--batch N] [--dtype f32|f16|bf16] [--layout nchw|nhwc]
 //                    [--runs N] [--direction fwd|bwd_data|bwd_weights]
@@ -101,6 +102,16 @@ double time_solver(const Solver& s, const Problem& p, int runs, std::string& why
   return t[t.size() / 2];
 }
 
+// The fastest cuDNN solver of one group seen so far.
+struct Best {
+  std::string id;
+  double ms = 0;
+  void offer(const std::string& i, double t) {
+    if (ms == 0 || t < ms) id = i, ms = t;
+  }
+  const char* label() const { return id.empty() ? "(none ran)" : id.c_str(); }
+};
+
 std::string arg(int argc, char** argv, const std::string& name, const std::string& def) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (argv[i] == name) return argv[i + 1];
@@ -141,8 +152,9 @@ int main(int argc, char** argv) {
                                          : Direction::forward;
     std::map<std::string, double> ms;
     // The peer: the fastest graph-API engine (what PyTorch runs); the legacy API's best alongside.
-    double best_engine = 0, best_legacy = 0;
-    std::string best_engine_id, best_legacy_id;
+    // TF32 variants (ids ending in ":tf32") are compared with cuDNN's TF32 variants, the rest
+    // with its fp32-accurate ones: [0] plain, [1] TF32.
+    Best graph[2], legacy[2];
     for (const Solver* s : solvers_on(Device::gpu)) {
       const std::string id(s->id());
       if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0) continue;
@@ -153,29 +165,25 @@ int main(int argc, char** argv) {
       if (id.rfind("cudnn:", 0) != 0) continue;
       const bool engine =
           id.find(":engine") != std::string::npos || id.find(":heur") != std::string::npos;
-      double& best = engine ? best_engine : best_legacy;
-      if (best == 0 || t < best) {
-        best = t;
-        (engine ? best_engine_id : best_legacy_id) = id;
-      }
+      (engine ? graph : legacy)[is_tf32_variant(id)].offer(id, t);
     }
     const std::string name = p.name.empty() ? to_canonical(p) : p.name;
     auto tflops = [&](double t) { return t > 0 ? p.flops() / (t * 1e9) : 0.0; };
-    std::printf(
-        "\n%-30s %.1f GFLOP; cuDNN graph best %s %.4f ms (%.1f TFLOP/s); legacy best %s %.4f ms "
-        "(%.1f TFLOP/s)\n",
-        name.c_str(), p.flops() / 1e9,
-        best_engine_id.empty() ? "(none ran)" : best_engine_id.c_str(), best_engine,
-        tflops(best_engine), best_legacy_id.empty() ? "(none ran)" : best_legacy_id.c_str(),
-        best_legacy, tflops(best_legacy));
-    for (const auto& [id, t] : ms) {
-      if (id.rfind("gpu:", 0) != 0) continue;
-      const double r = best_engine > 0 ? best_engine / t : 0;
-      const double rl = best_legacy > 0 ? best_legacy / t : 0;
-      if (r > 0) ratios[id].push_back(r);
-      if (rl > 0) legacy_ratios[id].push_back(rl);
-      std::printf("  %-28s %9.4f ms %8.1f TFLOP/s  %.3fx graph best  %.3fx legacy best\n",
-                  id.c_str(), t, tflops(t), r, rl);
+    for (int tf = 0; tf < (p.dtype == DType::f32 ? 2 : 1); ++tf) {
+      std::printf(
+          "\n%-30s %.1f GFLOP%s; cuDNN graph best %s %.4f ms (%.1f TFLOP/s); legacy best %s "
+          "%.4f ms (%.1f TFLOP/s)\n",
+          name.c_str(), p.flops() / 1e9, tf ? " TF32" : "", graph[tf].label(), graph[tf].ms,
+          tflops(graph[tf].ms), legacy[tf].label(), legacy[tf].ms, tflops(legacy[tf].ms));
+      for (const auto& [id, t] : ms) {
+        if (id.rfind("gpu:", 0) != 0 || is_tf32_variant(id) != (tf == 1)) continue;
+        const double r = graph[tf].ms > 0 ? graph[tf].ms / t : 0;
+        const double rl = legacy[tf].ms > 0 ? legacy[tf].ms / t : 0;
+        if (r > 0) ratios[id].push_back(r);
+        if (rl > 0) legacy_ratios[id].push_back(rl);
+        std::printf("  %-28s %9.4f ms %8.1f TFLOP/s  %.3fx graph best  %.3fx legacy best\n",
+                    id.c_str(), t, tflops(t), r, rl);
+      }
     }
   }
   auto geomean = [](const std::vector<double>& v) {

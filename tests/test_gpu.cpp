@@ -60,7 +60,7 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
                 verified[std::string(s->id())]);
     // Every solver must have been exercised (a solver that declines everything is a defect);
     // the tensor-core solver's shapes (C, K multiples of 8, NHWC) have their own test below.
-    if (count > 1 && s->id() != "gpu:tc_implicit_gemm") {
+    if (count > 1 && !s->id().starts_with("gpu:tc_implicit_gemm")) {
       EXPECT_GT(verified[std::string(s->id())], 0) << s->id();
     }
   }
@@ -92,37 +92,126 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
   }
 }
 
-// Random shapes the tensor-core solver accepts: edges of every tile dimension (M, N and the
-// reduction not multiples of 128/128/32), stride, dilation, padding, odd sizes, f16 and bf16.
-TEST(Gpu, TensorCoreSolverOnItsShapes) {
-  REQUIRE_GPU();
-  const Solver* tc = find_solver("gpu:tc_implicit_gemm");
-  ASSERT_NE(tc, nullptr);
+// Verifies `solver` on `count` random problems from `make` (invalid draws skipped) and returns
+// how many it verified; every problem must be accepted by check().
+template <typename Make>
+int verify_on_shapes(const char* solver, int count, Make&& make) {
+  const Solver* s = find_solver(solver);
+  EXPECT_NE(s, nullptr) << solver;
+  if (!s) return 0;
   std::mt19937_64 rng(42);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
   int verified = 0;
-  for (int i = 0; i < 60; ++i) {
-    Problem p;
-    p.n = pick(1, 4);
-    p.c = 8 * pick(1, 12);
-    p.k = 8 * pick(1, 40);
-    p.input = {1, pick(1, 40), pick(1, 40)};
-    p.filter = {1, pick(1, 5), pick(1, 5)};
-    p.stride = {1, pick(1, 2), pick(1, 2)};
-    p.dilation = {1, pick(0, 4) == 0 ? 2 : 1, 1};
-    p.pad_begin = {0, pick(0, 2), pick(0, 2)};
-    p.pad_end = p.pad_begin;
-    p.dtype = i % 2 ? DType::bf16 : DType::f16;
-    p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  for (int i = 0; i < count; ++i) {
+    const Problem p = make(pick, i);
     if (!validate(p).is_ok()) continue;
     TrialTensors t(p);
     fill_inputs(p, t, static_cast<std::uint64_t>(i) + 1, FillMode::uniform);
-    const TrialResult r = gpu::run_trial(*tc, p, t, TrialOptions{});
-    ASSERT_TRUE(r.ran()) << to_canonical(p) << ": " << r.status.message();
-    ASSERT_TRUE(r.verdict && r.verdict->ok)
-        << to_canonical(p) << ": " << (r.verdict ? r.verdict->message : "no verdict");
-    ++verified;
+    const TrialResult r = gpu::run_trial(*s, p, t, TrialOptions{});
+    EXPECT_TRUE(r.ran()) << solver << " " << to_canonical(p) << ": " << r.status.message();
+    EXPECT_TRUE(!r.ran() || (r.verdict && r.verdict->ok))
+        << solver << " " << to_canonical(p) << ": "
+        << (r.verdict ? r.verdict->message : "no verdict");
+    verified += r.ran() && r.verdict && r.verdict->ok;
   }
-  std::printf("gpu:tc_implicit_gemm         verified on %d problems\n", verified);
+  std::printf("%-28s verified on %d problems of its own\n", solver, verified);
+  return verified;
+}
+
+// Random shapes the tensor-core solver accepts: edges of every tile dimension (M, N and the
+// reduction not multiples of 128/128/32), stride, dilation, padding, odd sizes, f16 and bf16;
+// with tf32, f32 problems and C a multiple of 4.
+Problem tensor_core_shape(auto pick, int i, bool tf32) {
+  Problem p;
+  p.n = pick(1, 4);
+  p.c = (tf32 ? 4 : 8) * pick(1, 12);
+  p.k = 8 * pick(1, 40);
+  p.input = {1, pick(1, 40), pick(1, 40)};
+  p.filter = {1, pick(1, 5), pick(1, 5)};
+  p.stride = {1, pick(1, 2), pick(1, 2)};
+  p.dilation = {1, pick(0, 4) == 0 ? 2 : 1, 1};
+  p.pad_begin = {0, pick(0, 2), pick(0, 2)};
+  p.pad_end = p.pad_begin;
+  p.dtype = tf32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
+TEST(Gpu, TensorCoreSolverOnItsShapes) {
+  REQUIRE_GPU();
+  EXPECT_GT(verify_on_shapes("gpu:tc_implicit_gemm", 60,
+                             [](auto pick, int i) { return tensor_core_shape(pick, i, false); }),
+            40);
+  EXPECT_GT(verify_on_shapes("gpu:tc_implicit_gemm:tf32", 60,
+                             [](auto pick, int i) { return tensor_core_shape(pick, i, true); }),
+            40);
+}
+
+// The TF32 variant really computes in TF32: its output is further from the fp64 reference than
+// fp32 arithmetic allows, and within the TF32 tolerance (so the wider tolerance is needed, and
+// a TF32 result is never recorded as fp32-accurate).
+TEST(Gpu, Tf32VariantIsNotFp32Accurate) {
+  REQUIRE_GPU();
+  const Solver* s = find_solver("gpu:tc_implicit_gemm:tf32");
+  ASSERT_NE(s, nullptr);
+  auto p = parse_problem("--stag=axb --wtag=axb --dtag=axb mb2ic64ih16oc64oh16kh3ph1");
+  ASSERT_TRUE(p.is_ok());
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 3, FillMode::uniform);
+  const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
+  ASSERT_TRUE(r.ran() && r.verdict) << r.status.message();
+  EXPECT_TRUE(r.verdict->ok) << r.verdict->message;
+  EXPECT_GT(r.verdict->rel_error, tolerance_for(*p, Accuracy{}))
+      << "no TF32 rounding seen: relative error " << r.verdict->rel_error;
+  std::printf("TF32 relative error %.3g (fp32 tolerance %.3g, TF32 tolerance %.3g)\n",
+              r.verdict->rel_error, tolerance_for(*p, Accuracy{}), r.verdict->tolerance);
+}
+
+// Winograd's shapes: 3x3, stride 1, forward and backward-data, with tile edges (sizes not
+// multiples of the 8x16 block), asymmetric padding up to 3 (backward-data's 2 - pad < 0 too),
+// groups, both layouts, every dtype.
+TEST(Gpu, WinogradOnItsShapes) {
+  REQUIRE_GPU();
+  const int verified = verify_on_shapes("gpu:winograd", 80, [](auto pick, int i) {
+    Problem p;
+    p.n = pick(1, 3);
+    p.g = pick(1, 3);
+    p.c = p.g * pick(1, 20);
+    p.k = p.g * pick(1, 24);
+    p.input = {1, pick(1, 37), pick(1, 37)};
+    p.filter = {1, 3, 3};
+    p.pad_begin = {0, pick(0, 3), pick(0, 3)};
+    p.pad_end = {0, pick(0, 3), pick(0, 3)};
+    p.direction = i % 2 ? Direction::backward_data : Direction::forward;
+    p.dtype = i % 3 == 0 ? DType::f32 : i % 3 == 1 ? DType::f16 : DType::bf16;
+    p.x_layout = p.w_layout = p.y_layout = i % 4 < 2 ? Layout::nchw : Layout::nhwc;
+    return p;
+  });
+  EXPECT_GT(verified, 50);
+}
+
+// The direct solver's tiles: large strides and dilations (backward-data's stride grid),
+// filters up to 7 (backward-weights' row segments), 3D, groups, every direction.
+TEST(Gpu, DirectOnItsShapes) {
+  REQUIRE_GPU();
+  const int verified = verify_on_shapes("gpu:direct", 90, [](auto pick, int i) {
+    Problem p;
+    const bool three_d = i % 5 == 0;
+    p.spatial_dims = three_d ? 3 : 2;
+    p.n = pick(1, 3);
+    p.g = pick(1, 2);
+    p.c = p.g * pick(1, 12);
+    p.k = p.g * pick(1, 12);
+    p.input = {three_d ? pick(1, 9) : 1, pick(1, 45), pick(1, 45)};
+    p.filter = {three_d ? pick(1, 3) : 1, pick(1, 7), pick(1, 7)};
+    p.stride = {three_d ? pick(1, 2) : 1, pick(1, 4), pick(1, 4)};
+    p.dilation = {three_d ? pick(1, 2) : 1, pick(1, 3), pick(1, 3)};
+    p.pad_begin = {0, pick(0, 3), pick(0, 3)};
+    p.pad_end = {0, pick(0, 3), pick(0, 3)};
+    p.direction = static_cast<Direction>(i % 3);
+    p.dtype = i % 3 == 1 ? DType::f32 : i % 2 ? DType::f16 : DType::bf16;
+    p.x_layout = p.w_layout = p.y_layout = i % 4 < 2 ? Layout::nchw : Layout::nhwc;
+    return p;
+  });
   EXPECT_GT(verified, 40);
 }

@@ -17,7 +17,12 @@
 namespace convguard {
 
 struct ContextOptions {
+  // "cpu", a GPU ("cuda:0"; tensors passed to run() are then device pointers on it), or a device a
+  // loaded plugin drives ("hip:0", plugins from CONVGUARD_PLUGINS).
   std::string device = "cpu";
+  // Whether f32 problems may run on TF32 variants (ids ending in ":tf32": operands rounded to 10
+  // mantissa bits, verified with that tolerance). Off: f32 stays fp32-accurate.
+  bool allow_tf32 = false;
   std::string db_path;  // empty: $CONVGUARD_DB or ~/.cache/convguard/convguard.db
   // When the database holds nothing about a planned problem on this device, probe it first:
   // every solver in a sandboxed worker process, results recorded, then choose from them. A solver

@@ -15,11 +15,14 @@ extern "C" {
 typedef struct cg_context cg_context;
 typedef struct cg_plan cg_plan;
 
-/* device: "cpu"; db_path: NULL for the default database. */
+/* device: "cpu", a GPU ("cuda:0": tensors are then device pointers) or a plugin's device ("hip:0");
+ * db_path: NULL for the default database. */
 int cg_context_open(const char* device, const char* db_path, cg_context** out, char* msg, size_t msg_len);
 /* Flags of cg_context_open_ex. CG_PROBE_UNKNOWN: a problem with no evidence on this device is
  * probed (every solver, each in a sandboxed worker process, recorded) before a solver is chosen. */
 #define CG_PROBE_UNKNOWN 1u
+/* CG_ALLOW_TF32: f32 problems may run on TF32 variants (ids ending in ":tf32"). */
+#define CG_ALLOW_TF32 2u
 int cg_context_open_ex(const char* device, const char* db_path, unsigned flags, cg_context** out,
                        char* msg, size_t msg_len);
 void cg_context_close(cg_context* ctx);

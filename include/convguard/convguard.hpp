@@ -2,6 +2,7 @@
 #pragma once
 
 #include "convguard/canonical.hpp"
+#include "convguard/context.hpp"
 #include "convguard/dtype.hpp"
 #include "convguard/fill.hpp"
 #include "convguard/problem.hpp"
@@ -12,4 +13,3 @@
 #include "convguard/tensor.hpp"
 #include "convguard/trial.hpp"
 #include "convguard/verify.hpp"
-#include "convguard/context.hpp"

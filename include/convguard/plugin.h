@@ -49,6 +49,10 @@ typedef struct cg_tensor {
 #define CG_DEVICE_LOST 4 /* run() or a device call: the device context is unusable (a GPU fault);
                           * the probe replaces its worker after recording the trial */
 
+/* A solver's arithmetic is not described by the ABI: convguard verifies plugin solvers with the
+ * tolerance of an unknown summation order. One convention in the id: an id ending in ":tf32"
+ * computes f32 problems with operands rounded to TF32 (10 mantissa bits); it is verified with
+ * that rounding allowed and selected only where the caller allows TF32. */
 typedef struct cg_solver {
   const char* id; /* "<plugin>:<name>", stable */
   int (*check)(const cg_problem* p, char* message, size_t message_len);

@@ -47,6 +47,15 @@ class Solver {
   virtual Accuracy accuracy(const Problem& p) const;
 };
 
+// TF32 variants: ids ending in ":tf32" (gpu:tc_implicit_gemm:tf32, cudnn:fwd:heur0:tf32, and
+// transforms around them) compute f32 problems with operands rounded to TF32 (10 mantissa bits).
+// They verify with that rounding in the tolerance (Accuracy::operand_roundoff = kTf32Roundoff)
+// and are selected only where the caller allows TF32.
+inline bool is_tf32_variant(std::string_view id) {
+  return id.ends_with(":tf32");
+}
+inline constexpr double kTf32Roundoff = 0x1p-11;
+
 // Runs one solver end to end: check, plan, allocate the workspace, run.
 [[nodiscard]] Status convolve(const Solver& s, const Problem& p, const ConvTensors& t);
 

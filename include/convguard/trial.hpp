@@ -21,6 +21,8 @@ struct TrialTensors {
   HostTensor x, w, y;
   std::optional<std::vector<double>> reference;  // computed on first full verification
   std::vector<double> sampled_reference;         // the sampled points' values, likewise
+  // A GPU's device reference (gpu:naive) output, above the full-reference limit, likewise.
+  std::optional<std::vector<double>> device_reference;
 };
 
 // Fills the direction's input tensors (x, w for forward; dy, w for backward-data; x, dy for

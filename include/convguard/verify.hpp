@@ -20,6 +20,9 @@ struct Accuracy {
   // Roundings to the storage type the result has been through, in effect (1: the final store;
   // transforms that add parts rounded one by one have more).
   double result_roundings = 1.0;
+  // Unit roundoff of a rounding applied to the operands before they are multiplied (0: none;
+  // 2^-11 for TF32 tensor cores computing an f32 problem). Each product is off by up to twice it.
+  double operand_roundoff = 0.0;
 };
 
 struct Verdict {

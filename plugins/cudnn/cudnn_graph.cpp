@@ -8,8 +8,10 @@
 // One whose descriptor or execution plan does not finalize is unsupported with cuDNN's own message.
 // This is the real peer of convguard's GPU solvers.
 //
-// On f32 problems an engine with the tensor-core numerical note would compute in TF32, which fp32
-// verification rejects (relative error ~3e-4): check() declines it and says so.
+// On f32 problems an engine with the tensor-core numerical note computes in TF32, which fp32
+// verification rejects (relative error ~3e-4): the plain id declines it and says so, and its
+// `:tf32` twin (`cudnn:fwd:engine3:tf32`, `cudnn:fwd:heur0:tf32`) takes exactly those, verified
+// with the TF32 tolerance (plugin.h's id convention). Both twins share one cached build.
 //
 // Plans are cached per (problem, strides, engine), so run() only builds a variant pack and
 // executes: host work between the timing events stays a few microseconds.
@@ -49,6 +51,7 @@ std::string message(cudnnStatus_t s) {
 // One built (problem, engine): the plan, or why there is none.
 struct Built {
   std::string error;
+  bool tf32 = false;  // an f32 problem on an engine with the tensor-core numerical note
   Desc x, w, y, conv, op, graph, engine, cfg, plan;
   std::int64_t workspace = 0;
 };
@@ -254,10 +257,7 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
                                    CUDNN_TYPE_NUMERICAL_NOTE, 16, &n,
                                    notes.data()) == CUDNN_STATUS_SUCCESS) {
       for (std::int64_t i = 0; i < n && i < 16; ++i) {
-        if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) {
-          b->error = "tensor-core engine on f32 computes in TF32 (not fp32-accurate)";
-          return b;
-        }
+        if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) b->tf32 = true;
       }
     }
   }
@@ -298,7 +298,15 @@ const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index, bool
   return *it->second;
 }
 
-template <int Dir, int Index, bool Heur>
+// Why a build is not this solver's: cuDNN's error, or the other twin's math (fp32 / TF32).
+std::string refusal(const Built& b, bool tf32) {
+  if (!b.error.empty()) return b.error;
+  if (b.tf32 && !tf32) return "tensor-core engine on f32 computes in TF32 (the :tf32 variant)";
+  if (!b.tf32 && tf32) return "computes f32 in fp32, not TF32 (the plain variant)";
+  return {};
+}
+
+template <int Dir, int Index, bool Heur, bool Tf32>
 int check(const cg_problem* p, char* msg, std::size_t len) {
   if (!api().lib) {
     say(msg, len, api().error);
@@ -308,27 +316,31 @@ int check(const cg_problem* p, char* msg, std::size_t len) {
     say(msg, len, "another direction");
     return CG_NOT_APPLICABLE;
   }
-  const Built& b = get(p, shapes_of(p), Dir, Index, Heur);
-  if (b.error.empty()) return CG_OK;
-  say(msg, len, b.error);
+  if (Tf32 && p->dtype != 0) {
+    say(msg, len, "tf32 variants are for f32 problems");
+    return CG_NOT_APPLICABLE;
+  }
+  const std::string why = refusal(get(p, shapes_of(p), Dir, Index, Heur), Tf32);
+  if (why.empty()) return CG_OK;
+  say(msg, len, why);
   return CG_NOT_APPLICABLE;
 }
 
-template <int Dir, int Index, bool Heur>
+template <int Dir, int Index, bool Heur, bool Tf32>
 uint64_t workspace_bytes(const cg_problem* p) {
   if (!api().lib || p->direction != Dir) return 0;
   const Built& b = get(p, shapes_of(p), Dir, Index, Heur);
-  return b.error.empty() ? static_cast<uint64_t>(b.workspace) : 0;
+  return refusal(b, Tf32).empty() ? static_cast<uint64_t>(b.workspace) : 0;
 }
 
-template <int Dir, int Index, bool Heur>
+template <int Dir, int Index, bool Heur, bool Tf32>
 int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
         uint64_t, char* msg, std::size_t len) {
   Shapes sh;
   sh.x = *x, sh.w = *w, sh.y = *y;
   const Built& b = get(p, sh, Dir, Index, Heur);
-  if (!b.error.empty()) {
-    say(msg, len, b.error);
+  if (const std::string why = refusal(b, Tf32); !why.empty()) {
+    say(msg, len, why);
     return CG_ERROR;
   }
   Api& a = api();
@@ -349,21 +361,24 @@ int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_te
   return CG_ERROR;
 }
 
-template <int Dir, int Index, bool Heur>
+template <int Dir, int Index, bool Heur, bool Tf32>
 cg_solver make() {
   static const std::string id = std::string("cudnn:") +
                                 (Dir == 0   ? "fwd"
                                  : Dir == 1 ? "bwd_data"
                                             : "bwd_weights") +
-                                (Heur ? ":heur" : ":engine") + std::to_string(Index);
-  return {id.c_str(), check<Dir, Index, Heur>, workspace_bytes<Dir, Index, Heur>,
-          run<Dir, Index, Heur>};
+                                (Heur ? ":heur" : ":engine") + std::to_string(Index) +
+                                (Tf32 ? ":tf32" : "");
+  return {id.c_str(), check<Dir, Index, Heur, Tf32>, workspace_bytes<Dir, Index, Heur, Tf32>,
+          run<Dir, Index, Heur, Tf32>};
 }
 
 template <int Dir, std::size_t... I>
 void add(std::vector<cg_solver>& v, std::index_sequence<I...>) {
-  (v.push_back(make<Dir, static_cast<int>(I), false>()), ...);
-  (v.push_back(make<Dir, static_cast<int>(I), true>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), false, false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), true, false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), false, true>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), true, true>()), ...);
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 // The cuDNN plugin: every algorithm of cuDNN's convolution API (forward 8, backward-data 6,
 // backward-filter 7), each a convguard solver `cudnn:<direction>:<ALGO>`, plus a `:tensor_op`
-// variant (CUDNN_TENSOR_OP_MATH) for f16/bf16. cuDNN is loaded with dlopen, so convguard builds
-// and runs where it is absent; the library searched: $CONVGUARD_CUDNN_PATH (a file or a folder),
-// the loader path (libcudnn.so.9), then the nvidia/cudnn/lib folder of an installed Python package.
-// The version and path loaded are part of the GPU's fingerprint (describe()).
+// variant (CUDNN_TENSOR_OP_MATH) for f16/bf16 and a `:tf32` one for f32, and the graph API's
+// engines and heuristic configurations (cudnn_graph.cpp). cuDNN is loaded with dlopen, so convguard
+// builds and runs where it is absent; the library searched: $CONVGUARD_CUDNN_PATH (a file or a
+// folder), the loader path (libcudnn.so.9), then the nvidia/cudnn/lib folder of an installed Python
+// package. The version and path loaded are part of the GPU's fingerprint (describe()).
 //
-// Only API facts (function names, signatures, enum values from cudnn.h) are used; cuDNN's graph
-// (backend) API engines are the next step (docs/gpu.md).
+// Only API facts (function names, signatures, enum values from cudnn.h) are used.
 #include <cudnn.h>
 #include <dlfcn.h>
 #include <glob.h>
@@ -219,29 +219,33 @@ Shapes shapes_of(const cg_problem* p) {
   return s;
 }
 
-// Math mode: `:tensor_op` variants ask for tensor cores (f16/bf16). Plain f32 asks for FMA math:
-// cuDNN's default math lets f32 run in TF32 on Ampere and later (relative errors near 3e-4, which
-// fp32 verification rightly rejects); TF32 would be its own variant with its own tolerance.
-template <int Dir, int Algo, bool TensorOp>
+// Math modes, one solver each: plain, `:tensor_op` (tensor cores for f16/bf16) and `:tf32` (f32
+// on tensor cores in TF32). Plain f32 asks for FMA math: cuDNN's default math lets f32 run in
+// TF32 on Ampere and later (relative errors near 3e-4, which fp32 verification rightly
+// rejects). The `:tf32` id suffix tells convguard the operands are rounded to TF32 (plugin.h), so
+// it is verified with that tolerance and selected only where TF32 is allowed.
+enum Math { kPlain, kTensorOp, kTf32 };
+
+template <int M>
 cudnnMathType_t math_of(const cg_problem* p) {
-  if (TensorOp) return CUDNN_TENSOR_OP_MATH;
+  if (M != kPlain) return CUDNN_TENSOR_OP_MATH;
   return p->dtype == 0 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
 }
 
 // Workspace size of (Dir, Algo) for a problem; an unsupported combination is the reason.
-template <int Dir, int Algo, bool TensorOp>
+template <int Dir, int Algo, int M>
 std::string workspace(const cg_problem* p, const cg_tensor* x, const cg_tensor* w,
                       const cg_tensor* y, std::size_t& bytes) {
   Api& a = api();
   if (!a.lib) return a.error;
   if (p->direction != Dir) return "another direction";
-  if (TensorOp && p->dtype == 0) return "tensor_op variants are for f16/bf16";
+  if (M == kTensorOp && p->dtype == 0) return "tensor_op variants are for f16/bf16 (f32: :tf32)";
+  if (M == kTf32 && p->dtype != 0) return "tf32 variants are for f32 problems";
   std::string err;
   cudnnHandle_t h = handle(err);
   if (!h) return err;
   Descriptors d;
-  if (std::string why = describe(p, x, w, y, math_of<Dir, Algo, TensorOp>(p), d); !why.empty())
-    return why;
+  if (std::string why = describe(p, x, w, y, math_of<M>(p), d); !why.empty()) return why;
   cudnnStatus_t s;
   if (Dir == 0)
     s = a.cudnnGetConvolutionForwardWorkspaceSize(
@@ -256,24 +260,24 @@ std::string workspace(const cg_problem* p, const cg_tensor* x, const cg_tensor* 
   return {};
 }
 
-template <int Dir, int Algo, bool TensorOp>
+template <int Dir, int Algo, int M>
 int check(const cg_problem* p, char* msg, std::size_t len) {
   const Shapes s = shapes_of(p);
   std::size_t bytes = 0;
-  const std::string why = workspace<Dir, Algo, TensorOp>(p, &s.x, &s.w, &s.y, bytes);
+  const std::string why = workspace<Dir, Algo, M>(p, &s.x, &s.w, &s.y, bytes);
   if (why.empty()) return CG_OK;
   say(msg, len, why);
   return CG_NOT_APPLICABLE;
 }
 
-template <int Dir, int Algo, bool TensorOp>
+template <int Dir, int Algo, int M>
 uint64_t workspace_bytes(const cg_problem* p) {
   const Shapes s = shapes_of(p);
   std::size_t bytes = 0;
-  return workspace<Dir, Algo, TensorOp>(p, &s.x, &s.w, &s.y, bytes).empty() ? bytes : 0;
+  return workspace<Dir, Algo, M>(p, &s.x, &s.w, &s.y, bytes).empty() ? bytes : 0;
 }
 
-template <int Dir, int Algo, bool TensorOp>
+template <int Dir, int Algo, int M>
 int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
         uint64_t ws_bytes, char* msg, std::size_t len) {
   Api& a = api();
@@ -284,7 +288,7 @@ int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_te
     return CG_ERROR;
   }
   Descriptors d;
-  if (std::string why = describe(p, x, w, y, math_of<Dir, Algo, TensorOp>(p), d); !why.empty()) {
+  if (std::string why = describe(p, x, w, y, math_of<M>(p), d); !why.empty()) {
     say(msg, len, why);
     return CG_ERROR;
   }
@@ -316,22 +320,25 @@ constexpr const char* kBwdData[] = {"ALGO_0",     "ALGO_1",   "FFT",
 constexpr const char* kBwdFilter[] = {
     "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
 
-template <int Dir, int Algo, bool TensorOp>
+template <int Dir, int Algo, int M>
 cg_solver make_solver() {
   const char* algo = Dir == 0 ? kFwd[Algo] : Dir == 1 ? kBwdData[Algo] : kBwdFilter[Algo];
   static const std::string id = std::string("cudnn:") +
                                 (Dir == 0   ? "fwd:"
                                  : Dir == 1 ? "bwd_data:"
                                             : "bwd_weights:") +
-                                algo + (TensorOp ? ":tensor_op" : "");
-  return {id.c_str(), check<Dir, Algo, TensorOp>, workspace_bytes<Dir, Algo, TensorOp>,
-          run<Dir, Algo, TensorOp>};
+                                algo +
+                                (M == kTensorOp ? ":tensor_op"
+                                 : M == kTf32   ? ":tf32"
+                                                : "");
+  return {id.c_str(), check<Dir, Algo, M>, workspace_bytes<Dir, Algo, M>, run<Dir, Algo, M>};
 }
 
 template <int Dir, std::size_t... A>
 void add_direction(std::vector<cg_solver>& v, std::index_sequence<A...>) {
-  (v.push_back(make_solver<Dir, static_cast<int>(A), false>()), ...);
-  (v.push_back(make_solver<Dir, static_cast<int>(A), true>()), ...);
+  (v.push_back(make_solver<Dir, static_cast<int>(A), kPlain>()), ...);
+  (v.push_back(make_solver<Dir, static_cast<int>(A), kTensorOp>()), ...);
+  (v.push_back(make_solver<Dir, static_cast<int>(A), kTf32>()), ...);
 }
 
 const std::vector<cg_solver>& solvers() {

@@ -32,10 +32,11 @@ int cg_context_open(const char* device, const char* db_path, cg_context** out, c
 int cg_context_open_ex(const char* device, const char* db_path, unsigned flags, cg_context** out,
                        char* msg, size_t msg_len) {
   if (!out) return fail(convguard::invalid_argument("out: must not be NULL"), msg, msg_len);
-  if (flags & ~CG_PROBE_UNKNOWN)
+  if (flags & ~(CG_PROBE_UNKNOWN | CG_ALLOW_TF32))
     return fail(convguard::invalid_argument("flags: unknown bits"), msg, msg_len);
   convguard::ContextOptions o;
   o.probe_unknown = (flags & CG_PROBE_UNKNOWN) != 0;
+  o.allow_tf32 = (flags & CG_ALLOW_TF32) != 0;
   if (device) o.device = device;
   if (db_path) o.db_path = db_path;
   auto ctx = convguard::Context::open(o);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "convguard/registry.hpp"
+#include "core/staged_trial.hpp"
 #include "db/select.hpp"
 #include "probe/device.hpp"
 #include "probe/sweep.hpp"
@@ -15,24 +16,34 @@
 namespace convguard {
 namespace {
 
+// The chosen solver, its plan and its workspace: host memory, or the device's for GPU and
+// plugin-device solvers (allocated on the first run, kept for the next).
 class ChosenPlan final : public ConvPlan {
  public:
-  ChosenPlan(const Solver& s, std::unique_ptr<convguard::Plan> p, std::size_t ws, std::string why)
-      : solver_(s),
-        plan_(std::move(p)),
-        why_(std::move(why)),
-        ws_(ws),
-        buffer_(nullptr, &std::free) {}
+  ChosenPlan(const Solver& s, std::unique_ptr<convguard::Plan> p, std::size_t ws, std::string why,
+             std::unique_ptr<detail::DeviceMemory> mem)
+      : solver_(s), plan_(std::move(p)), why_(std::move(why)), ws_(ws), mem_(std::move(mem)) {}
+  ~ChosenPlan() override {
+    if (!buffer_) return;
+    if (mem_)
+      mem_->release(buffer_);
+    else
+      std::free(buffer_);
+  }
   std::string_view solver_id() const override { return solver_.id(); }
   const std::string& why() const override { return why_; }
   std::size_t workspace_bytes() const override { return ws_; }
   Status run(const ConvTensors& t) override {
     if (ws_ > 0 && !buffer_) {
-      buffer_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (ws_ + 63) / 64 * 64)));
-      if (!buffer_)
-        return {StatusCode::out_of_memory, "workspace of " + std::to_string(ws_) + " bytes"};
+      if (mem_) {
+        if (auto st = mem_->allocate(&buffer_, ws_, "workspace"); !st) return st;
+      } else {
+        buffer_ = std::aligned_alloc(64, (ws_ + 63) / 64 * 64);
+        if (!buffer_)
+          return {StatusCode::out_of_memory, "workspace of " + std::to_string(ws_) + " bytes"};
+      }
     }
-    return solver_.run(*plan_, t, std::span<std::byte>(buffer_.get(), ws_));
+    return solver_.run(*plan_, t, std::span<std::byte>(static_cast<std::byte*>(buffer_), ws_));
   }
 
  private:
@@ -40,7 +51,8 @@ class ChosenPlan final : public ConvPlan {
   std::unique_ptr<convguard::Plan> plan_;
   std::string why_;
   std::size_t ws_;
-  std::unique_ptr<std::byte, decltype(&std::free)> buffer_;
+  std::unique_ptr<detail::DeviceMemory> mem_;  // null: host memory
+  void* buffer_ = nullptr;
 };
 
 // The worker binary: the option, $CONVGUARD_WORKER, this build's convguard, `convguard` on PATH.
@@ -65,12 +77,13 @@ class Ctx final : public Context {
       : store_(std::move(store)), dev_(std::move(dev)), o_(std::move(o)) {}
   const std::string& device_description() const override { return dev_.description; }
   Result<std::unique_ptr<ConvPlan>> plan(const Problem& p) override {
-    auto sel = db::select_solver(*store_, dev_.fingerprint, p);
+    const db::SelectPolicy policy{dev_.kind, dev_.plugin_kind, o_.allow_tf32};
+    auto sel = db::select_solver(*store_, dev_.fingerprint, p, policy);
     if (!sel) return sel.status();
     std::string probed;
     if (o_.probe_unknown && sel->evidence == 0) {
-      probed = probe(p);
-      sel = db::select_solver(*store_, dev_.fingerprint, p);
+      probed = probe(p, policy);
+      sel = db::select_solver(*store_, dev_.fingerprint, p, policy);
       if (!sel) return sel.status();
     }
     const Solver& s = *sel->solver;
@@ -79,12 +92,13 @@ class Ctx final : public Context {
     if (!ws) return ws.status();
     auto plan = s.plan(p);
     if (!plan) return plan.status();
-    return std::unique_ptr<ConvPlan>(new ChosenPlan(s, std::move(*plan), *ws, probed + sel->why));
+    return std::unique_ptr<ConvPlan>(
+        new ChosenPlan(s, std::move(*plan), *ws, probed + sel->why, probe::device_memory(dev_)));
   }
 
  private:
   // Probes one problem with every solver in the sandbox; returns what to put in front of why().
-  std::string probe(const Problem& p) {
+  std::string probe(const Problem& p, const db::SelectPolicy& policy) {
     const std::string worker = find_worker(o_.worker);
     if (worker.empty())
       return "not probed (no convguard binary for the worker: set CONVGUARD_WORKER); ";
@@ -93,7 +107,10 @@ class Ctx final : public Context {
       return "not probed (" + rec.status().message() + "); ";
     probe::SweepConfig c;
     c.problems = {p};
-    for (const Solver* s : solvers_on(Device::cpu)) c.solvers.emplace_back(s->id());
+    for (const Solver* s : solvers_on(policy.device)) {
+      if (s->plugin_device() == policy.plugin_kind) c.solvers.emplace_back(s->id());
+    }
+    c.device = o_.device;
     c.worker_exe = worker;
     auto sum = probe::run_sweep(c, *store_, {});
     store_->unlock();
@@ -109,11 +126,11 @@ class Ctx final : public Context {
 }  // namespace
 
 Result<std::unique_ptr<Context>> Context::open(const ContextOptions& o) {
-  if (o.device != "cpu")
-    return invalid_argument("device: '" + o.device + "' is not available in this build (cpu)");
+  auto dev = probe::open_device(o.device);
+  if (!dev) return dev.status();
   auto store = db::Store::open(o.db_path.empty() ? db::default_path() : o.db_path);
   if (!store) return store.status();
-  return std::unique_ptr<Context>(new Ctx(std::move(*store), probe::cpu_device(), o));
+  return std::unique_ptr<Context>(new Ctx(std::move(*store), std::move(*dev), o));
 }
 
 }  // namespace convguard

@@ -27,7 +27,11 @@ class DeviceMemory {
   [[nodiscard]] virtual Result<double> time_once(const std::function<Status()>& run);
 };
 
+// `device_reference` (gpu:naive on a GPU; none for plugin devices): above the full-reference
+// limit, where the host checks only sampled points, the whole output is also compared with this
+// solver's, run on the same device from the same inputs (once per inputs, kept in `host`).
 TrialResult run_staged_trial(const Solver& s, const Problem& p, TrialTensors& host,
-                             const TrialOptions& o, DeviceMemory& mem);
+                             const TrialOptions& o, DeviceMemory& mem,
+                             const Solver* device_reference = nullptr);
 
 }  // namespace convguard::detail

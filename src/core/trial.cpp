@@ -17,6 +17,7 @@ void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode
   if (!p.writes_y()) fill(t.y.view(), TensorRole::y, seed, mode);
   t.reference.reset();
   t.sampled_reference.clear();
+  t.device_reference.reset();
 }
 
 namespace {

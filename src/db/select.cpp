@@ -8,8 +8,24 @@
 
 namespace convguard::db {
 
-Result<Selection> select_solver(Store& store, const std::string& device, const Problem& p) {
+namespace {
+
+// The device's reference solver: correct everywhere, slowest; chosen only when nothing else is.
+std::string_view reference_of(Device d) {
+  return d == Device::gpu ? "gpu:naive" : d == Device::cpu ? "cpu:ref" : "";
+}
+
+}  // namespace
+
+Result<Selection> select_solver(Store& store, const std::string& device, const Problem& p,
+                                const SelectPolicy& policy) {
   if (auto st = validate(p); !st) return st;
+  const std::string_view reference = reference_of(policy.device);
+  const auto eligible = [&](const Solver* s) {
+    return s->device() == policy.device &&
+           (policy.device != Device::plugin || s->plugin_device() == policy.plugin_kind) &&
+           !skipped_by_environment(s->id()) && (policy.allow_tf32 || !is_tf32_variant(s->id()));
+  };
   const std::string key = identity_string(p);
   Selection best;
   double best_ms = 0;
@@ -29,22 +45,22 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
     }
   };
   const Solver* fallback = nullptr;
-  for (const Solver* s : solvers_on(Device::cpu)) {
-    if (skipped_by_environment(s->id())) continue;
+  for (const Solver* s : solvers_on(policy.device)) {
+    if (!eligible(s)) continue;
     const auto rec = store.find(device, key, std::string(s->id()));
     if (rec) weigh(s, *rec);
     // No usable evidence: a candidate for the list-order fallback (cpu:ref only as the last).
     const bool usable =
         rec && (rec->status == "ok" || rec->status == "unsupported" || is_bad_status(rec->status));
-    if (!fallback && !usable && s->id() != "cpu:ref" && s->check(p).is_ok()) {
+    if (!fallback && !usable && s->id() != reference && s->check(p).is_ok()) {
       fallback = s;
     }
   }
   // Workarounds recorded for this problem (transforms are built from their ids, not listed).
   for (const TrialRecord& r : store.for_problem(device, key)) {
-    if (!transforms::is_transform_id(r.solver) || skipped_by_environment(r.solver)) continue;
+    if (!transforms::is_transform_id(r.solver)) continue;
     const Solver* s = find_solver(r.solver);
-    if (s && s->device() == Device::cpu) weigh(s, r);
+    if (s && eligible(s)) weigh(s, r);
   }
   std::string bad_text;
   for (const auto& b : bad) bad_text += (bad_text.empty() ? "" : ", ") + b;
@@ -56,7 +72,12 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
                     best.solver->id(), best_ms, verified, avoided);
     return best;
   }
-  if (!fallback) fallback = find_solver("cpu:ref");
+  if (!fallback && !reference.empty()) fallback = find_solver(reference);
+  if (!fallback) {
+    return Status{
+        StatusCode::not_applicable,
+        "no verified result for this problem on this device and no applicable solver" + avoided};
+  }
   best.solver = fallback;
   best.why = fmt::format(
       "no verified result for this problem on this device: first applicable solver in list order{}",

@@ -1,7 +1,9 @@
 #include "gpu/check.hpp"
 #include "gpu/gpu.hpp"
+#include "gpu/solvers/direct.hpp"
 #include "gpu/solvers/implicit_gemm.hpp"
 #include "gpu/solvers/naive.hpp"
+#include "gpu/solvers/winograd.hpp"
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
 #include "gpu/solvers/tc_implicit_gemm.hpp"  // PTX (mma.sync, cp.async): CUDA only
 #endif
@@ -49,14 +51,22 @@ Result<DeviceInfo> open_device(int index) {
   return d;
 }
 
-const std::vector<const Solver*>& gpu_solvers() {
+const Solver& reference_solver() {
   static const NaiveSolver naive;
+  return naive;
+}
+
+const std::vector<const Solver*>& gpu_solvers() {
   static const ImplicitGemmSolver implicit_gemm;
+  static const WinogradSolver winograd;
+  static const DirectSolver direct;
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
-  static const TcImplicitGemmSolver tc_implicit_gemm;
-  static const std::vector<const Solver*> list = {&tc_implicit_gemm, &implicit_gemm, &naive};
+  static const TcImplicitGemmSolver tc_implicit_gemm, tc_tf32(true);
+  static const std::vector<const Solver*> list = {&tc_implicit_gemm, &tc_tf32, &implicit_gemm,
+                                                  &winograd,         &direct,  &reference_solver()};
 #else
-  static const std::vector<const Solver*> list = {&implicit_gemm, &naive};
+  static const std::vector<const Solver*> list = {&implicit_gemm, &winograd, &direct,
+                                                  &reference_solver()};
 #endif
   return list;
 }

@@ -23,6 +23,20 @@ struct Geometry {
   std::int64_t stride[3], dil[3], pad[3];
   std::int64_t xs[5], ws[5], ys[5];  // strides: N C D H W / K C D R S / N K D H W
   CG_HOST_DEVICE std::int64_t taps() const { return f[0] * f[1] * f[2]; }
+  // Dense index over w's elements in (K, C/G, D, R, S) order, decomposed: k counts across groups.
+  CG_HOST_DEVICE void w_index(std::int64_t i, std::int64_t& k, std::int64_t& c, std::int64_t& a,
+                              std::int64_t& b, std::int64_t& e) const {
+    e = i % f[2], i /= f[2];
+    b = i % f[1], i /= f[1];
+    a = i % f[0], i /= f[0];
+    c = i % cg, k = i / cg;
+  }
+  // The offset in w (its strides) of dense index i.
+  CG_HOST_DEVICE std::int64_t w_offset_of_dense(std::int64_t i) const {
+    std::int64_t k, c, a, b, e;
+    w_index(i, k, c, a, b, e);
+    return k * ws[0] + c * ws[1] + a * ws[2] + b * ws[3] + e * ws[4];
+  }
 };
 
 // Strides of a rank-4 or rank-5 descriptor spread to five (depth stride 0 in 2D).

@@ -40,6 +40,10 @@ int device_count();
 // This build's own GPU solvers, in list order.
 const std::vector<const Solver*>& gpu_solvers();
 
+// gpu:naive, the device reference: trials above the full-reference limit compare every output
+// element with it (gpu/solvers/naive.hpp).
+const Solver& reference_solver();
+
 // The current GPU's memory calls (nullptr in a build without a GPU backend): transforms around a
 // GPU solver copy their inner problems' tensors with them.
 std::unique_ptr<detail::DeviceMemory> device_memory();

@@ -1,9 +1,8 @@
 // The GPU backend of a build without a GPU toolkit: no devices, no solvers, every entry point
 // answers so (convguard builds and runs everywhere; `convguard probe --device cuda:0` says why
 // not).
-#include "gpu/gpu.hpp"
-
 #include "core/staged_trial.hpp"
+#include "gpu/gpu.hpp"
 
 namespace convguard::gpu {
 

@@ -1,5 +1,5 @@
 // The GPU trial (gpu/gpu.hpp): core/staged_trial.cpp with the CUDA/HIP runtime's memory calls
-// and device-event timing.
+// and device-event timing; gpu:naive is the device reference.
 #include "core/staged_trial.hpp"
 #include "gpu/check.hpp"
 #include "gpu/gpu.hpp"
@@ -59,7 +59,7 @@ std::unique_ptr<detail::DeviceMemory> device_memory() {
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host,
                       const TrialOptions& o) {
   RuntimeMemory mem;
-  return detail::run_staged_trial(s, p, host, o, mem);
+  return detail::run_staged_trial(s, p, host, o, mem, &reference_solver());
 }
 
 }  // namespace convguard::gpu

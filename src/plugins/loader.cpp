@@ -102,7 +102,12 @@ class PluginSolver final : public Solver {
     if (rc == CG_OK) return Status::ok();
     return status_of(rc, msg);
   }
-  Accuracy accuracy(const Problem&) const override { return {false, 1.0}; }
+  // Unknown arithmetic: not required to be exact on integers; TF32 by the id convention.
+  Accuracy accuracy(const Problem&) const override {
+    Accuracy a{false, 1.0};
+    if (is_tf32_variant(id_)) a.operand_roundoff = kTf32Roundoff;
+    return a;
+  }
 
  private:
   const cg_solver* s_;

@@ -1,5 +1,6 @@
 #include "probe/device.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "convguard/registry.hpp"
+#include "core/staged_trial.hpp"
 #include "cpu/blas.hpp"
 #include "cpu/isa.hpp"
 #include "gpu/gpu.hpp"
@@ -36,6 +38,71 @@ DeviceInfo cpu_device() {
                   "|blas=" + cpu::blas::describe() +
                   "|convguard=" CONVGUARD_VERSION "|solvers=" + std::to_string(solver_hash);
   return d;
+}
+
+namespace {
+
+Result<DeviceInfo> gpu_device(const std::string& name) {
+  const std::string prefix = std::string(gpu::backend()) + ":";
+  if (name.rfind(prefix, 0) != 0) {
+    return invalid_argument("device: '" + name + "' is not cpu or " + prefix + "N in this build");
+  }
+  int index = 0;
+  try {
+    index = std::stoi(name.substr(prefix.size()));
+  } catch (const std::exception&) {
+    return invalid_argument("device: '" + name + "' has no GPU index");
+  }
+  auto g = gpu::open_device(index);
+  if (!g) return g.status();
+  std::string ids;
+  for (const Solver* s : gpu::gpu_solvers()) ids += std::string(s->id()) + ",";
+  DeviceInfo d;
+  d.kind = Device::gpu;
+  d.description = fmt::format("{}: {} ({}, {} SMs, {:.0f} GiB), driver {}, runtime {}", name,
+                              g->name, g->arch, g->multiprocessors, g->memory_bytes / 1073741824.0,
+                              g->driver_version, g->runtime_version);
+  d.fingerprint =
+      fmt::format("{}|{}|{}|sms={}|driver={}|runtime={}|convguard={}|solvers={}", gpu::backend(),
+                  g->name, g->arch, g->multiprocessors, g->driver_version, g->runtime_version,
+                  CONVGUARD_VERSION, std::hash<std::string>{}(ids));
+  // Vendor libraries loaded by plugins (e.g. "cuDNN 9.14.0 (/usr/lib/...)"): an upgrade, or the
+  // other of two installed builds, is another device as far as evidence goes.
+  for (const std::string& lib : plugins::descriptions()) {
+    d.fingerprint += "|" + lib;
+    d.description += ", " + lib;
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<DeviceInfo> open_device(const std::string& name) {
+  if (name == "cpu") return cpu_device();
+  (void)all_solvers();  // loads CONVGUARD_PLUGINS, whose devices `name` may be
+  if (plugins::is_plugin_device(name)) {
+    auto d = plugins::open_plugin_device(name);
+    if (!d) return d.status();
+    DeviceInfo info;
+    info.kind = Device::plugin;
+    info.plugin_kind = name.substr(0, name.find(':'));
+    info.description = d->description;
+    info.fingerprint = d->fingerprint + "|convguard=" + CONVGUARD_VERSION;
+    return info;
+  }
+  return gpu_device(name);
+}
+
+std::unique_ptr<detail::DeviceMemory> device_memory(const DeviceInfo& d) {
+  switch (d.kind) {
+    case Device::gpu:
+      return gpu::device_memory();
+    case Device::plugin:
+      return plugins::plugin_device_memory(d.plugin_kind);
+    case Device::cpu:
+      break;
+  }
+  return nullptr;
 }
 
 TrialResult run_trial_on_device(const Solver& s, const Problem& p, TrialTensors& t,

@@ -3,19 +3,35 @@
 // BLAS loaded, convguard's version and the built-in solver set (plugin solvers have their own ids).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "convguard/solver.hpp"
 #include "convguard/trial.hpp"
+
+namespace convguard::detail {
+class DeviceMemory;
+}
 
 namespace convguard::probe {
 
 struct DeviceInfo {
   std::string fingerprint;  // stable key
   std::string description;  // for people
+  Device kind = Device::cpu;
+  std::string plugin_kind;  // Device::plugin: the plugin's device kind ("hip")
 };
 
 DeviceInfo cpu_device();
+
+// Opens a device by name and describes it: "cpu", a GPU of this build's backend ("cuda:N": the
+// fingerprint names the GPU, its architecture and size, the driver and runtime, convguard's
+// version and GPU solver set, and the vendor libraries plugins loaded), or a device a loaded
+// plugin drives ("hip:N"). Bad names are invalid_argument naming the device.
+[[nodiscard]] Result<DeviceInfo> open_device(const std::string& name);
+
+// The opened device's memory calls (nullptr for the CPU): workspaces of plans on it.
+std::unique_ptr<detail::DeviceMemory> device_memory(const DeviceInfo& d);
 
 // One trial where s's tensors live: host memory, convguard's GPU backend, or the plugin device
 // this process opened (worker and driver alike).

@@ -147,40 +147,6 @@ std::string device_kind(Device d, std::string_view plugin_device) {
   return "the CPU";
 }
 
-// "cuda:N": opens GPU N; the fingerprint names the GPU, its architecture and size, the driver and
-// runtime versions, convguard's version and its GPU solver set.
-Result<DeviceInfo> gpu_device(const std::string& name) {
-  const std::string prefix = std::string(gpu::backend()) + ":";
-  if (name.rfind(prefix, 0) != 0) {
-    return invalid_argument("device: '" + name + "' is not cpu or " + prefix + "N in this build");
-  }
-  int index = 0;
-  try {
-    index = std::stoi(name.substr(prefix.size()));
-  } catch (const std::exception&) {
-    return invalid_argument("device: '" + name + "' has no GPU index");
-  }
-  auto g = gpu::open_device(index);
-  if (!g) return g.status();
-  std::string ids;
-  for (const Solver* s : gpu::gpu_solvers()) ids += std::string(s->id()) + ",";
-  DeviceInfo d;
-  d.description = fmt::format("{}: {} ({}, {} SMs, {:.0f} GiB), driver {}, runtime {}", name,
-                              g->name, g->arch, g->multiprocessors, g->memory_bytes / 1073741824.0,
-                              g->driver_version, g->runtime_version);
-  d.fingerprint =
-      fmt::format("{}|{}|{}|sms={}|driver={}|runtime={}|convguard={}|solvers={}", gpu::backend(),
-                  g->name, g->arch, g->multiprocessors, g->driver_version, g->runtime_version,
-                  CONVGUARD_VERSION, std::hash<std::string>{}(ids));
-  // Vendor libraries loaded by plugins (e.g. "cuDNN 9.14.0 (/usr/lib/...)"): an upgrade, or the
-  // other of two installed builds, is another device as far as evidence goes.
-  for (const std::string& lib : plugins::descriptions()) {
-    d.fingerprint += "|" + lib;
-    d.description += ", " + lib;
-  }
-  return d;
-}
-
 // Throughput of gpu:implicit_gemm on a ResNet-like layer: the unit of GPU deadlines.
 double measure_gpu_gflops() {
   const Solver* s = find_solver("gpu:implicit_gemm");
@@ -319,32 +285,17 @@ int worker_main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   const std::string device = argc > 3 && std::string(argv[2]) == "--device" ? argv[3] : "cpu";
   (void)all_solvers();  // load plugins (CONVGUARD_PLUGINS) before saying ready
-  DeviceInfo dev;
-  double gflops = 0;
-  if (device == "cpu") {
-    dev = cpu_device();
-    gflops = measure_gflops();
-  } else if (plugins::is_plugin_device(device)) {
-    auto d = plugins::open_plugin_device(device);
-    if (!d) {
-      std::cerr << "convguard worker: " << d.status().message() << "\n";
-      return 2;
-    }
-    dev.description = d->description;
-    dev.fingerprint = d->fingerprint + "|convguard=" + CONVGUARD_VERSION;
-    g_device = Device::plugin;
-    g_plugin_device = device.substr(0, device.find(':'));
-    gflops = measure_plugin_gflops(g_plugin_device);
-  } else {
-    auto d = gpu_device(device);
-    if (!d) {
-      std::cerr << "convguard worker: " << d.status().message() << "\n";
-      return 2;
-    }
-    dev = *d;
-    g_device = Device::gpu;
-    gflops = measure_gpu_gflops();
+  auto opened = open_device(device);
+  if (!opened) {
+    std::cerr << "convguard worker: " << opened.status().message() << "\n";
+    return 2;
   }
+  const DeviceInfo dev = *opened;
+  g_device = dev.kind;
+  g_plugin_device = dev.plugin_kind;
+  const double gflops = dev.kind == Device::cpu   ? measure_gflops()
+                        : dev.kind == Device::gpu ? measure_gpu_gflops()
+                                                  : measure_plugin_gflops(g_plugin_device);
   const double ref_gflops = measure_reference_gflops();
   const double sample_gflops = measure_sample_gflops();
   std::cout << nlohmann::json{{"ready", true},

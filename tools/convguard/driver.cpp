@@ -62,17 +62,19 @@ std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
   const std::string& choice = o.solver;
   std::vector<const Solver*> out;
   if (choice == "all") return solvers_on(o.device_kind);
-  if (choice == "auto" && o.device_kind != Device::cpu) {
-    error = invalid_argument("-S auto: selection from evidence is for --device cpu so far");
-    return out;
-  }
   if (choice == "auto") {
     auto store = db::Store::open(o.db.empty() ? db::default_path() : o.db);
     if (!store) {
       error = invalid_argument("-S auto: " + store.status().message());
       return out;
     }
-    auto sel = db::select_solver(**store, probe::cpu_device().fingerprint, p);
+    auto dev = probe::open_device(o.device);
+    if (!dev) {
+      error = dev.status();
+      return out;
+    }
+    auto sel = db::select_solver(**store, dev->fingerprint, p,
+                                 {dev->kind, dev->plugin_kind, o.allow_tf32});
     if (!sel) {
       error = sel.status();
       return out;

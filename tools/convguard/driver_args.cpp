@@ -60,7 +60,8 @@ std::vector<FlagSpec> driver_flag_specs() {
        "results database for -S auto (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "problem", "", "canonical problem string (benchdnn grammar); repeatable", false, true},
       {0, "suite", "", "file of canonical problem strings, one a line", false, true},
-      {0, "device", "cpu", "device to run on: cpu or cuda:N"},
+      {0, "device", "cpu", "device to run on: cpu, cuda:N, or a plugin's device (hip:N)"},
+      {0, "tf32", "", "-S auto may choose TF32 variants (ids ending in :tf32) for f32", true},
       {0, "seed", "1", "seed of the random test data"},
       {0, "fill", "uniform", "test data: uniform (in [-1,1)) or integer (small integers; exact)"},
       {0, "threads", "0", "CPU threads (0: OMP_NUM_THREADS or all cores)"},
@@ -107,6 +108,7 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
   if (threads > 0) omp_set_num_threads(static_cast<int>(threads));
   o.device = f.str("device");
+  o.allow_tf32 = f.on("tf32");
   (void)all_solvers();  // loads CONVGUARD_PLUGINS, whose devices --device may name
   if (o.device != "cpu" && plugins::is_plugin_device(o.device)) {
     const auto present = plugins::plugin_device_names();

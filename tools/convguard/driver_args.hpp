@@ -23,6 +23,7 @@ struct DriverOptions {
   bool json = false;
   std::string save_dir, load_dir;
   std::string db;              // for -S auto; empty: the default database
+  bool allow_tf32 = false;     // -S auto may choose TF32 variants for f32 problems
   std::string device = "cpu";  // cpu or cuda:N
   Device device_kind = Device::cpu;
 };

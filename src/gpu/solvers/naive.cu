@@ -92,14 +92,8 @@ __global__ void backward_weights(Geometry G, const T* __restrict__ x, T* dw,
                                  const T* __restrict__ dy) {
   const std::int64_t total = G.g * G.kg * G.cg * G.taps();
   for (std::int64_t i = global_thread(); i < total; i += grid_threads()) {
-    std::int64_t r = i;
-    const std::int64_t e = r % G.f[2];
-    r /= G.f[2];
-    const std::int64_t b = r % G.f[1];
-    r /= G.f[1];
-    const std::int64_t a = r % G.f[0];
-    r /= G.f[0];
-    const std::int64_t cc = r % G.cg, k = r / G.cg;
+    std::int64_t k, cc, a, b, e;
+    G.w_index(i, k, cc, a, b, e);
     const std::int64_t c = (k / G.kg) * G.cg + cc;
     double acc = 0;
     for (std::int64_t n = 0; n < G.n; ++n)
@@ -120,8 +114,7 @@ __global__ void backward_weights(Geometry G, const T* __restrict__ x, T* dw,
           }
         }
       }
-    dw[k * G.ws[0] + cc * G.ws[1] + a * G.ws[2] + b * G.ws[3] + e * G.ws[4]] =
-        from_float<T>(static_cast<float>(acc));
+    dw[G.w_offset_of_dense(i)] = from_float<T>(static_cast<float>(acc));
   }
 }
 

@@ -9,11 +9,15 @@
 namespace convguard::gpu {
 namespace {
 
-constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3;
+// A tile row is kChunks 16-byte chunks: 32 f16/bf16 or 16 f32 (TF32) reduction elements.
+constexpr int kBM = 128, kBN = 128, kChunks = 4, kStages = 3;
+template <typename T>
+constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
+template <typename T>
+constexpr int kBK = kChunks* kVec<T>;  // reduction elements per stage
 constexpr int kWarpsM = 2, kWarpsN = 2, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kWM = kBM / kWarpsM, kWN = kBN / kWarpsN;  // 64 x 64 per warp
 constexpr int kMI = kWM / 16, kNI = kWN / 8;             // mma tiles per warp
-constexpr int kChunks = kBK / 8;                         // 16-byte chunks per tile row
 constexpr int kLoads = kBM * kChunks / kThreads;         // A (and B) chunks per thread per stage
 static_assert(kBM == kBN && kThreads % kChunks == 0, "one chunk column per thread");
 
@@ -50,7 +54,9 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, const void* p) {
                : "r"(smem_addr(p)));
 }
 
-// d += a * b on one 16x8x16 tile; `ab` names the operand type in the PTX instruction.
+// d += a * b on one 16x8 tile over 32 bytes of reduction (16 f16/bf16, or 8 TF32: m16n8k8);
+// `ab` names the operand type in the PTX instruction. The fragments' register layouts are the
+// same in bytes, so one ldmatrix addressing serves every type.
 #define CG_MMA_16816(ab)                                                      \
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab             \
                ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
@@ -58,13 +64,30 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, const void* p) {
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 template <typename T>
 __device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std::uint32_t* b) {
-  if constexpr (std::is_same_v<T, cg_bf16>) {
+  if constexpr (std::is_same_v<T, float>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (std::is_same_v<T, cg_bf16>) {
     CG_MMA_16816("bf16");
   } else {
     CG_MMA_16816("f16");
   }
 }
 #undef CG_MMA_16816
+
+// f32 fragments rounded to TF32 (to nearest, ties away) before the mma, which would otherwise
+// drop the low 13 bits (truncation): halves the operand error.
+template <typename T, int N>
+__device__ __forceinline__ void round_operands(std::uint32_t (&r)[N]) {
+  if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r[i]) : "f"(__uint_as_float(r[i])));
+  }
+}
 
 // Tile rows are kChunks 16-byte chunks; chunk j of row i is stored at j ^ ((i >> 1) & 3), so the
 // 8 rows one ldmatrix reads fall in 8 different bank groups.
@@ -99,10 +122,10 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
   }
   // Reduction position (r, s, c) of this thread's chunk, advanced by kBK per stage loaded
   // (stages are loaded in order): no divisions in the main loop.
-  const int tiles_all = (a.kd + kBK - 1) / kBK;
+  const int tiles_all = (a.kd + kBK<T> - 1) / kBK<T>;
   const int kt0 = blockIdx.z * a.tiles_per_split;
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's reduction tiles
-  int kk = kt0 * kBK + chunk * 8, c = kk % a.c, s = (kk / a.c) % a.s, r = kk / (a.c * a.s);
+  int kk = kt0 * kBK<T> + chunk * kVec<T>, c = kk % a.c, s = (kk / a.c) % a.s, r = kk / (a.c * a.s);
   auto load = [&](int stage) {
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
@@ -116,8 +139,8 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
       const T* bsrc = bv ? w + static_cast<std::int64_t>(n0 + row) * a.kd + kk : w;
       cp_async16(&smem[stage][kBM * kChunks + swizzle(row, chunk)], bsrc, bv);
     }
-    kk += kBK;
-    c += kBK;
+    kk += kBK<T>;
+    c += kBK<T>;
     while (c >= a.c) {
       c -= a.c;
       if (++s == a.s) s = 0, ++r;
@@ -140,17 +163,19 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
     const uint4* A = smem[kt % kStages];
     const uint4* B = smem[kt % kStages] + kBM * kChunks;
 #pragma unroll
-    for (int ks = 0; ks < kBK / 16; ++ks) {
+    for (int ks = 0; ks < kChunks / 2; ++ks) {
       std::uint32_t af[kMI][4], bf[kNI / 2][4];
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi) {
         const int row = warp_m * kWM + mi * 16 + lane % 16;
         ldmatrix_x4(af[mi], &A[swizzle(row, ks * 2 + lane / 16)]);
+        round_operands<T>(af[mi]);
       }
 #pragma unroll
       for (int nj = 0; nj < kNI / 2; ++nj) {
         const int row = warp_n * kWN + nj * 16 + lane % 8 + (lane / 16) * 8;
         ldmatrix_x4(bf[nj], &B[swizzle(row, ks * 2 + (lane / 8) % 2)]);
+        round_operands<T>(bf[nj]);
       }
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi)
@@ -198,7 +223,7 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
 // Splits of the reduction when the output tiles alone would leave most SMs idle (deep, small
 // layers such as ResNet's last stage: 13 x 4 tiles on 132 SMs): about one block per SM, each
 // split at least 8 reduction tiles.
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd) {
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, int bk) {
   static const int sms = [] {
     int dev = 0, n = 0;
     if (CG_GPU(GetDevice)(&dev) != kSuccess ||
@@ -207,7 +232,7 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd) {
     return n;
   }();
   const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + kBN - 1) / kBN);
-  const std::int64_t tiles = (kd + kBK - 1) / kBK;
+  const std::int64_t tiles = (kd + bk - 1) / bk;
   if (sms == 0 || 2 * blocks >= sms) return 1;  // measured: splitting 98 tiles on 132 SMs lost 17%
   const std::int64_t want = (sms + blocks - 1) / blocks;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({want, tiles / 8, 16})));
@@ -221,15 +246,45 @@ bool dense_channels_last(const TensorDesc& d) {
 
 }  // namespace
 
+int stage_elements(DType dt) {
+  return dt == DType::f32 ? kBK<float> : kBK<cg_half>;
+}
+
+template <typename T>
+Status launch(const Args& a, dim3 grid, int used) {
+  tc_forward<T><<<grid, kThreads>>>(a);
+  if (a.partial) {
+    const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+    reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements, used);
+  }
+  return check_launch("gpu:tc_implicit_gemm launch");
+}
+
+std::string_view TcImplicitGemmSolver::id() const {
+  return tf32_ ? "gpu:tc_implicit_gemm:tf32" : "gpu:tc_implicit_gemm";
+}
+
+Accuracy TcImplicitGemmSolver::accuracy(const Problem& p) const {
+  Accuracy a = GpuSolver::accuracy(p);
+  if (tf32_) a.operand_roundoff = kTf32Roundoff;
+  return a;
+}
+
 Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.direction != Direction::forward) return not_applicable("forward only");
-  if (p.dtype == DType::f32)
-    return not_applicable("f16/bf16 only (tensor cores, fp32 accumulation)");
+  if (tf32_ && p.dtype != DType::f32)
+    return not_applicable("the TF32 variant is for f32 problems (f16/bf16: gpu:tc_implicit_gemm)");
+  if (!tf32_ && p.dtype == DType::f32)
+    return not_applicable(
+        "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
   if (p.spatial_dims != 2) return not_applicable("2D only");
   if (p.g != 1) return not_applicable("one group only");
-  if (p.c % 8 || p.k % 8)
-    return not_applicable("needs C and K multiples of 8 (16-byte channel runs)");
+  if (p.c % (tf32_ ? 4 : 8) || p.k % 8)
+    return not_applicable(tf32_ ? "needs C a multiple of 4 and K of 8 (16-byte channel runs)"
+                                : "needs C and K multiples of 8 (16-byte channel runs)");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
@@ -245,7 +300,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
 Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) const {
   if (auto s = check(p); !s) return s;
   const std::int64_t m = p.n * p.output(1) * p.output(2), kd = p.c * p.taps();
-  const int splits = split_count(m, p.k, kd);
+  const int splits = split_count(m, p.k, kd, stage_elements(p.dtype));
   return splits > 1 ? static_cast<std::size_t>(splits) * m * p.k * sizeof(float) : 0;
 }
 
@@ -264,8 +319,9 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   a.dh = static_cast<int>(p.dilation[1]), a.dw = static_cast<int>(p.dilation[2]);
   a.m = a.n * a.oh * a.ow;
   a.kd = a.r * a.s * a.c;
-  const int splits = split_count(a.m, a.k, a.kd);
-  const int tiles = (a.kd + kBK - 1) / kBK;
+  const int bk = stage_elements(p.dtype);
+  const int splits = split_count(a.m, a.k, a.kd, bk);
+  const int tiles = (a.kd + bk - 1) / bk;
   a.tiles_per_split = (tiles + splits - 1) / splits;
   const int used = (tiles + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
   a.partial = splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
@@ -273,19 +329,15 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
   const dim3 grid(static_cast<unsigned>((a.m + kBM - 1) / kBM),
                   static_cast<unsigned>((a.k + kBN - 1) / kBN), static_cast<unsigned>(used));
-  const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
-  const unsigned rblocks =
-      static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
-  if (p.dtype == DType::bf16) {
-    tc_forward<cg_bf16><<<grid, kThreads>>>(a);
-    if (a.partial)
-      reduce_splits<<<rblocks, 256>>>(a.partial, static_cast<cg_bf16*>(a.y), elements, used);
-  } else {
-    tc_forward<cg_half><<<grid, kThreads>>>(a);
-    if (a.partial)
-      reduce_splits<<<rblocks, 256>>>(a.partial, static_cast<cg_half*>(a.y), elements, used);
+  switch (p.dtype) {
+    case DType::f32:
+      return launch<float>(a, grid, used);
+    case DType::bf16:
+      return launch<cg_bf16>(a, grid, used);
+    case DType::f16:
+      return launch<cg_half>(a, grid, used);
   }
-  return check_launch("gpu:tc_implicit_gemm launch");
+  return {StatusCode::internal_error, "dtype"};
 }
 
 }  // namespace convguard::gpu

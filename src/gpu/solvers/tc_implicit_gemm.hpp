@@ -1,5 +1,6 @@
 // gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward 2D convolution in
-// f16/bf16 with fp32 accumulation, dense NHWC x and y and KRSC filters, one group.
+// f16/bf16 with fp32 accumulation (and, as gpu:tc_implicit_gemm:tf32, f32 in TF32), dense NHWC x
+// and y and KRSC filters, one group.
 //
 // GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
 // so each 8-channel run is one 16-byte load from both x and w (hence C % 8 == 0 and K % 8 == 0).
@@ -16,11 +17,19 @@ namespace convguard::gpu {
 
 class TcImplicitGemmSolver final : public GpuSolver {
  public:
-  std::string_view id() const override { return "gpu:tc_implicit_gemm"; }
+  // tf32: the variant for f32 problems (`gpu:tc_implicit_gemm:tf32`): f32 tiles, operands rounded
+  // to TF32, mma.sync m16n8k8, 16 reduction elements per stage; its tolerance allows the
+  // operands' rounding (Accuracy::operand_roundoff), so it is never mistaken for fp32-accurate.
+  explicit TcImplicitGemmSolver(bool tf32 = false) : tf32_(tf32) {}
+  std::string_view id() const override;
   Status check(const Problem& p) const override;
+  Accuracy accuracy(const Problem& p) const override;
   // Split-K's fp32 partial sums when the output alone would not fill the GPU, else 0.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+
+ private:
+  bool tf32_;
 };
 
 }  // namespace convguard::gpu
