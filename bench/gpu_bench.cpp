@@ -1,6 +1,7 @@
 // The GPU benchmark: every convguard GPU solver and every cuDNN algorithm (the cuDNN plugin, when
 // loaded through CONVGUARD_PLUGINS) on a suite, side by side in one run, timed with device events:
-// warm-up runs first, then the median of many runs, with the inputs rotated over enough copies to
+// warm-up runs first, then the median of many runs, each behind a short GPU-side delay so launch
+// overhead is not counted (gpu::launch_delay), with the inputs rotated over enough copies to
 // exceed the L2 cache so repeated runs do not measure the cache. Each own solver is reported as a
 // ratio to the fastest cuDNN algorithm for the same problem (TF32 variants to cuDNN's TF32
 // variants, the others to its fp32-accurate ones). Correctness is the probe's and the
@@ -84,6 +85,7 @@ double time_solver(const Solver& s, const Problem& p, int runs, std::string& why
   }
   std::vector<double> t;
   for (int i = 0; i < runs; ++i) {
+    (void)gpu::launch_delay(gpu::kTimingDelayUs);  // host overhead hidden behind it
     (void)gpu::event_record(e0);
     (void)s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan);
     (void)gpu::event_record(e1);

@@ -1,58 +1,101 @@
 #!/usr/bin/env bash
-# What runs on the GPU machine (docs/gpu.md): the GPU tests, the probe's GPU scenarios with the
-# chaos_gpu plugin, a GPU probe of the standard suite, and the GPU benchmark. Build here first
-# (cmake --build build/release), then run with the build folder carried:
-#   run(command="bash scripts/gpu_check.sh", carry=["build/release"])
+# What runs on the GPU machine (docs/gpu.md), in parts that each fit one device call:
+#   PARTS=tests   the GPU tests, compute-sanitizer over the own kernels' shapes, the chaos_gpu
+#                 scenarios, transforms around GPU solvers, -S auto on the GPU
+#   PARTS=probe   a GPU probe of the standard suite: own GPU solvers and every cuDNN solver, in
+#                 the dtypes of PROBE_DTYPES (default f32,f16,bf16), with its table and HTML report
+#   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events) and the host overhead
+#                 of a selected solver's call through the library API
+# Build here first (cmake --build build/release), then run with the build folder carried:
+#   run(command="PARTS='tests bench' bash scripts/gpu_check.sh", carry=["build/release"])
 # Logs go to $OUT (or ./gpu-logs).
 set -u
 B=${BUILD:-build/release}
 OUT=${OUT:-gpu-logs}
+PARTS=${PARTS:-tests probe bench}
 mkdir -p "$OUT"
 export CONVGUARD_DATA_DIR=$PWD/data
 CG=$B/convguard
+CUDNN=$PWD/$B/convguard_cudnn.so
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
 step() { echo "=== $*"; }
+has() { [[ " $PARTS " == *" $1 "* ]]; }
 
-step "gpu tests (every GPU solver on the random property set; large layers sampled)"
-timeout 300 "$B/tests/gpu_tests" 2>&1 | tail -15 | tee "$OUT/gpu_tests.log"
+if has tests; then
+step "gpu tests (every GPU solver on the random property set and on its own shapes; large layers)"
+timeout 300 "$B/tests/gpu_tests" 2>&1 | grep -vE "^\[ RUN|^$" | tail -30 | tee "$OUT/gpu_tests.log"
 
-step "compute-sanitizer memcheck: the tensor-core solver's shapes"
+step "compute-sanitizer memcheck: the own kernels on their shapes"
 timeout 300 compute-sanitizer --tool memcheck --print-limit 5 "$B/tests/gpu_tests" \
-  --gtest_filter='Gpu.TensorCore*' 2>&1 | tail -4 | tee "$OUT/sanitizer.log"
+  --gtest_filter='Gpu.TensorCore*:Gpu.Winograd*:Gpu.Direct*' 2>&1 | tail -4 | tee "$OUT/sanitizer.log"
 
-if [ -z "${QUICK:-}" ]; then
-step "chaos_gpu: a hanging kernel and an out-of-bounds write, then a good solver"
+step "chaos_gpu: a hanging kernel and an out-of-bounds write, then good solvers"
 rm -f /tmp/chaos.db*
-P='mb1ic3ih8oc4kh3ph1'
 start=$(date +%s.%N)
 timeout 120 "$CG" probe --device cuda:0 --db /tmp/chaos.db --plugin "$B/convguard_chaos_gpu.so" \
-  --solvers 'gpu:chaos_hang,gpu:chaos_oob,gpu:naive,gpu:implicit_gemm' --problem "$P" --timeout 5 2>&1 | tee "$OUT/chaos_gpu.log"
+  --solvers 'gpu:chaos_hang,gpu:chaos_oob,gpu:naive,gpu:implicit_gemm' --problem mb1ic3ih8oc4kh3ph1 \
+  --timeout 5 2>&1 | tee "$OUT/chaos_gpu.log"
 echo "elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" | tee -a "$OUT/chaos_gpu.log"
 
-step "GPU probe of the standard suite: own GPU solvers and cuDNN's solvers (${PROBE_SOLVERS:=gpu:*,cudnn:*}), all directions and dtypes"
-rm -f /tmp/gstd.db*
-timeout ${PROBE_TIMEOUT:-420} "$CG" probe --device cuda:0 --db /tmp/gstd.db --suite standard \
-  --plugin "$B/convguard_cudnn.so" --solvers "$PROBE_SOLVERS" \
-  --directions fwd,bwd_data,bwd_weights --dtypes f32,f16,bf16 \
-  >"$OUT/gpu_standard.log" 2>&1
-tail -4 "$OUT/gpu_standard.log"
-"$CG" db export --db /tmp/gstd.db | gzip > "$OUT/gpu_standard.jsonl.gz"
-
-step "the other cuDNN build (PyTorch's) is another device fingerprint"
-TORCH_CUDNN=$(python3 -c "import nvidia.cudnn as m; print(list(m.__path__)[0] + '/lib')" 2>&1 | tail -1)
-echo "PyTorch's cuDNN: $TORCH_CUDNN"
-if [ -n "$TORCH_CUDNN" ]; then
-  CONVGUARD_CUDNN_PATH=$TORCH_CUDNN "$CG" probe --device cuda:0 --db /tmp/gstd.db --plugin "$B/convguard_cudnn.so" \
-    --solvers 'cudnn:fwd:IMPLICIT_PRECOMP_GEMM' --problem mb1ic3ih32oc64oh32kh3ph1 2>&1 | head -2
+step "transforms around GPU solvers (host round trip), and -S auto choosing on the GPU"
+{
+  H='--dt=f16 --stag=axb --wtag=axb --dtag=axb mb4ic32ih40oc32oh40kh3ph1'
+  for case in "xform:tile(20x20):gpu:implicit_gemm|mb2ic16ih45oc24oh45kh3ph1" \
+              "xform:split_batch(2):gpu:tc_implicit_gemm|$H" \
+              "xform:pad_channels(c+1,k+1):gpu:winograd|mb2ic15ih20oc17oh20kh3ph1" \
+              "xform:relayout(nhwc):cudnn:fwd:heur0|--dt=f16 mb2ic16ih20oc16oh20kh3ph1" \
+              "xform:split_groups(1):gpu:direct|g2mb2ic16ih20oc16oh20kh5ph2"; do
+    CONVGUARD_PLUGINS=$CUDNN "$CG" driver --device cuda:0 -S "${case%%|*}" -V 1 \
+      --problem "${case#*|}" 2>&1 | tail -1
+  done
+  rm -f /tmp/auto.db*
+  CONVGUARD_PLUGINS=$CUDNN "$CG" probe --device cuda:0 --db /tmp/auto.db --problem mb8ic64ih28oc64oh28kh3ph1 \
+    --solvers 'gpu:*,cudnn:fwd:*' 2>&1 | tail -2
+  for tf in "" --tf32; do
+    CONVGUARD_PLUGINS=$CUDNN "$CG" driver --device cuda:0 --db /tmp/auto.db -S auto $tf \
+      --problem mb8ic64ih28oc64oh28kh3ph1 2>&1 | grep -E "chose|Verifies|FAILED"
+  done
+} 2>&1 | tee "$OUT/gpu_transforms_auto.log"
 fi
 
-fi  # QUICK skips the chaos scenarios, the standard-suite probe and the cuDNN-build check
+if has probe; then
+D=${PROBE_DTYPES:-f32,f16,bf16}
+tag=$(echo "$D" | tr ',' '_')
+step "GPU probe of the standard suite: gpu:* and cudnn:*, all directions, dtypes $D"
+rm -f /tmp/gstd.db*
+start=$(date +%s.%N)
+timeout ${PROBE_TIMEOUT:-540} "$CG" probe --device cuda:0 --db /tmp/gstd.db --suite standard \
+  --plugin "$B/convguard_cudnn.so" --solvers 'gpu:*,cudnn:*' --workarounds off \
+  --directions fwd,bwd_data,bwd_weights --dtypes "$D" >"$OUT/gpu_standard_$tag.txt" 2>&1
+echo "rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/gpu_standard_$tag.txt"
+tail -3 "$OUT/gpu_standard_$tag.txt"
+"$CG" report --db /tmp/gstd.db --device all --html "$OUT/gpu_standard_$tag.html" 2>&1 | tail -1
+"$CG" db export --db /tmp/gstd.db | gzip > "$OUT/gpu_standard_$tag.jsonl.gz"
+fi
 
-step "benchmark: own GPU solvers vs every cuDNN algorithm (device events, rotated inputs)"
-export CONVGUARD_PLUGINS=$PWD/$B/convguard_cudnn.so
+if has bench; then
+step "benchmark: own GPU solvers vs every cuDNN algorithm (device events behind a delay, rotated inputs)"
+export CONVGUARD_PLUGINS=$CUDNN
 {
   "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc
+  "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f16 --layout nhwc
   "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 --layout nchw
+  "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 --layout nhwc
   "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 1 --dtype f32 --layout nchw --runs 100
+  "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 1 --dtype bf16 --layout nhwc --runs 100
 } >"$OUT/gpu_bench.log" 2>&1
-grep -A4 "^geomean" "$OUT/gpu_bench.log"
+grep -A8 "^geomean" "$OUT/gpu_bench.log"
+
+step "host overhead of one selected-solver call through the library API"
+rm -f /tmp/o.db*
+P=mb1ic32ih14oc32oh14kh3ph1
+{
+  "$CG" probe --device cuda:0 --db /tmp/o.db --problem "$P" --solvers 'gpu:*,cudnn:fwd:*' 2>&1 | tail -1
+  "$B/bench/api_overhead" --device cuda:0 --db /tmp/o.db --problem "$P" --solver gpu:implicit_gemm \
+    --solver gpu:tc_implicit_gemm --solver cudnn:fwd:heur0 --solver cudnn:fwd:IMPLICIT_PRECOMP_GEMM
+  P2='--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1'
+  "$CG" probe --device cuda:0 --db /tmp/o.db --problem "$P2" --solvers 'gpu:*,cudnn:fwd:*' 2>&1 | tail -1
+  "$B/bench/api_overhead" --device cuda:0 --db /tmp/o.db --problem "$P2" --solver gpu:tc_implicit_gemm \
+    --solver cudnn:fwd:heur0
+} 2>&1 | tee "$OUT/api_overhead.log"
+fi

@@ -72,6 +72,9 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
        {"mb32ic64ih56oc64oh56kh3ph1", "--dir=BWD_D mb32ic64ih56oc64oh56kh3ph1",
         "--dir=BWD_W mb32ic64ih56oc64oh56kh3ph1",
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
+        // 128-wide tensor-core tiles (196 of them: every SM gets one), also in TF32
+        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
+        "--stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
         // ResNet-50's last stage: few output tiles, so the tensor-core
         // solver splits the reduction (split-K)
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",

@@ -61,6 +61,10 @@ struct Shapes {
   cg_tensor x{}, w{}, y{};
 };
 Shapes shapes_of(const cg_problem* p);
+// Key of a cached build (descriptors, plans): the problem, its tensors' dims and strides, and the
+// variant (`tag`: algorithm and math, or engine). Cached builds make run() cost a few
+// microseconds of host time instead of rebuilding descriptors on every call.
+std::string cache_key(const cg_problem* p, const Shapes& s, int tag);
 
 // Graph (backend) API engines: `cudnn:<direction>:engine<N>` (cudnn_graph.cpp).
 void add_graph_solvers(std::vector<cg_solver>& v);

@@ -23,6 +23,13 @@ struct Geometry {
   std::int64_t stride[3], dil[3], pad[3];
   std::int64_t xs[5], ws[5], ys[5];  // strides: N C D H W / K C D R S / N K D H W
   CG_HOST_DEVICE std::int64_t taps() const { return f[0] * f[1] * f[2]; }
+  // Output pixel m of the forward GEMM (N, OD, OH, OW order), decomposed.
+  CG_HOST_DEVICE void out_index(std::int64_t m, std::int64_t& n_, std::int64_t& od,
+                                std::int64_t& oh, std::int64_t& ow) const {
+    ow = m % out[2], m /= out[2];
+    oh = m % out[1], m /= out[1];
+    od = m % out[0], n_ = m / out[0];
+  }
   // Dense index over w's elements in (K, C/G, D, R, S) order, decomposed: k counts across groups.
   CG_HOST_DEVICE void w_index(std::int64_t i, std::int64_t& k, std::int64_t& c, std::int64_t& a,
                               std::int64_t& b, std::int64_t& e) const {

@@ -44,6 +44,13 @@ const std::vector<const Solver*>& gpu_solvers();
 // element with it (gpu/solvers/naive.hpp).
 const Solver& reference_solver();
 
+// Occupies the GPU for about `microseconds` (one thread spinning on the device clock). Timing
+// events recorded behind it measure the GPU's time alone: the host enqueues the timed work while
+// the GPU is still busy, so launch overhead (a few microseconds per call, ~30 for cuDNN's legacy
+// API before its descriptors were cached) is not counted, as with CUDA-graph replay.
+[[nodiscard]] Status launch_delay(double microseconds);
+inline constexpr double kTimingDelayUs = 100;
+
 // The current GPU's memory calls (nullptr in a build without a GPU backend): transforms around a
 // GPU solver copy their inner problems' tensors with them.
 std::unique_ptr<detail::DeviceMemory> device_memory();

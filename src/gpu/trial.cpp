@@ -31,12 +31,13 @@ class RuntimeMemory final : public detail::DeviceMemory {
     return check(device_memset(d, 0xff, bytes), "poison output");
   }
   Status synchronize(const char* what) override { return check(gpu::synchronize(), what); }
-  // Device events: the kernels' time, not the launch overhead's.
+  // Device events behind a short GPU-side delay: the kernels' time, not the launch overhead's.
   Result<double> time_once(const std::function<Status()>& run) override {
     if (!ev_.a) {
       if (auto st = check(event_create(&ev_.a), "event"); !st) return st;
       if (auto st = check(event_create(&ev_.b), "event"); !st) return st;
     }
+    if (auto st = launch_delay(kTimingDelayUs); !st) return st;
     if (auto st = check(event_record(ev_.a), "event record"); !st) return st;
     if (auto st = run(); !st) return st;
     if (auto st = check(event_record(ev_.b), "event record"); !st) return st;

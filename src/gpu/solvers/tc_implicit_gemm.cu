@@ -10,16 +10,22 @@ namespace convguard::gpu {
 namespace {
 
 // A tile row is kChunks 16-byte chunks: 32 f16/bf16 or 16 f32 (TF32) reduction elements.
-constexpr int kBM = 128, kBN = 128, kChunks = 4, kStages = 3;
+// Output tiles are 128 pixels x BN channels, BN 128 or (for narrow layers and layers whose
+// 128-wide tiles would not give every SM a block) 64.
+constexpr int kBM = 128, kChunks = 4, kStages = 4;
 template <typename T>
 constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
 template <typename T>
 constexpr int kBK = kChunks* kVec<T>;  // reduction elements per stage
 constexpr int kWarpsM = 2, kWarpsN = 2, kThreads = 32 * kWarpsM * kWarpsN;
-constexpr int kWM = kBM / kWarpsM, kWN = kBN / kWarpsN;  // 64 x 64 per warp
-constexpr int kMI = kWM / 16, kNI = kWN / 8;             // mma tiles per warp
-constexpr int kLoads = kBM * kChunks / kThreads;         // A (and B) chunks per thread per stage
-static_assert(kBM == kBN && kThreads % kChunks == 0, "one chunk column per thread");
+constexpr int kWM = kBM / kWarpsM, kMI = kWM / 16;  // 64 rows and 4 mma rows per warp
+constexpr int kLoadsA = kBM * kChunks / kThreads;   // A chunks per thread per stage
+static_assert(kThreads % kChunks == 0, "one chunk column per thread");
+template <int BN>
+struct TileN {
+  static constexpr int kWN = BN / kWarpsN, kNI = kWN / 8;  // per warp: 64 or 32 columns
+  static constexpr int kLoadsB = BN * kChunks / kThreads;  // B chunks per thread per stage
+};
 
 struct Args {
   const void* x;
@@ -54,19 +60,20 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, const void* p) {
                : "r"(smem_addr(p)));
 }
 
+// The mma is a register-only instruction (no volatile): the compiler may interleave it with the
+// next step's ldmatrix, which hides their latency with only 4 warps per SM.
 // d += a * b on one 16x8 tile over 32 bytes of reduction (16 f16/bf16, or 8 TF32: m16n8k8);
 // `ab` names the operand type in the PTX instruction. The fragments' register layouts are the
 // same in bytes, so one ldmatrix addressing serves every type.
-#define CG_MMA_16816(ab)                                                      \
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab             \
-               ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])               \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define CG_MMA_16816(ab)                                             \
+  asm("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab             \
+      ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])               \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 template <typename T>
 __device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std::uint32_t* b) {
   if constexpr (std::is_same_v<T, float>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
@@ -77,6 +84,19 @@ __device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std:
   }
 }
 #undef CG_MMA_16816
+
+// Two adjacent outputs in one store (off is even and K % 8 == 0, so the pair is aligned).
+template <typename T>
+__device__ __forceinline__ void store_pair(T* y, float a, float b) {
+  if constexpr (std::is_same_v<T, float>) {
+    *reinterpret_cast<float2*>(y) = make_float2(a, b);
+  } else {
+    struct alignas(4) Pair {
+      T v[2];
+    };
+    *reinterpret_cast<Pair*>(y) = Pair{{from_float<T>(a), from_float<T>(b)}};
+  }
+}
 
 // f32 fragments rounded to TF32 (to nearest, ties away) before the mma, which would otherwise
 // drop the low 13 bits (truncation): halves the operand error.
@@ -95,21 +115,25 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
   return row * kChunks + (chunk ^ ((row >> 1) & 3));
 }
 
-template <typename T>
+template <typename T, int BN>
 __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
-  __shared__ uint4 smem[kStages][(kBM + kBN) * kChunks];
+  constexpr int kWN = TileN<BN>::kWN, kNI = TileN<BN>::kNI, kLoadsB = TileN<BN>::kLoadsB;
+  extern __shared__ uint4 smem_raw[];  // kStages stages of (kBM + BN) rows (dynamic: > 48 KiB)
+  auto smem = reinterpret_cast<uint4(*)[(kBM + BN) * kChunks]>(smem_raw);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-  const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * kBN;
+  const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * BN;
   const T* x = static_cast<const T*>(a.x);
   const T* w = static_cast<const T*>(a.w);
 
-  // Each thread loads kLoads A and kLoads B chunks per stage: fixed rows, one chunk column.
+  // Each thread loads kLoadsA A and kLoadsB B chunks per stage: fixed rows, one chunk column.
   const int chunk = tid % kChunks;
-  int a_img[kLoads], a_ih0[kLoads], a_iw0[kLoads];
-  bool a_ok[kLoads], b_ok[kLoads];
+  int a_img[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
+  bool a_ok[kLoadsA], b_ok[kLoadsB];
 #pragma unroll
-  for (int i = 0; i < kLoads; ++i) {
+  for (int i = 0; i < kLoadsB; ++i) b_ok[i] = n0 + (tid + i * kThreads) / kChunks < a.k;
+#pragma unroll
+  for (int i = 0; i < kLoadsA; ++i) {
     const int row = (tid + i * kThreads) / kChunks;
     const int m = m0 + row;
     a_ok[i] = m < a.m;
@@ -118,7 +142,6 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
     a_img[i] = mm / (a.ow * a.oh);
     a_ih0[i] = oh * a.sh - a.ph;
     a_iw0[i] = ow * a.sw - a.pw;
-    b_ok[i] = n0 + row < a.k;
   }
   // Reduction position (r, s, c) of this thread's chunk, advanced by kBK per stage loaded
   // (stages are loaded in order): no divisions in the main loop.
@@ -126,25 +149,49 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
   const int kt0 = blockIdx.z * a.tiles_per_split;
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's reduction tiles
   int kk = kt0 * kBK<T> + chunk * kVec<T>, c = kk % a.c, s = (kk / a.c) % a.s, r = kk / (a.c * a.s);
-  auto load = [&](int stage) {
+  // A sources for the current tap (r, s): recomputed only when the tap changes (every C / kBK
+  // stages when C >= kBK); within a tap each row's source just advances by kBK channels.
+  const T* a_src[kLoadsA];
+  bool a_val[kLoadsA];
+  auto at_tap = [&] {
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      const int row = (tid + i * kThreads) / kChunks;
+    for (int i = 0; i < kLoadsA; ++i) {
       const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
-      const bool av = a_ok[i] && kk < a.kd && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
-      const T* asrc =
-          av ? x + ((static_cast<std::int64_t>(a_img[i]) * a.h + ih) * a.w_ + iw) * a.c + c : x;
-      cp_async16(&smem[stage][swizzle(row, chunk)], asrc, av);
-      const bool bv = b_ok[i] && kk < a.kd;
-      const T* bsrc = bv ? w + static_cast<std::int64_t>(n0 + row) * a.kd + kk : w;
-      cp_async16(&smem[stage][kBM * kChunks + swizzle(row, chunk)], bsrc, bv);
+      a_val[i] = a_ok[i] && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
+      a_src[i] = x + ((static_cast<std::int64_t>(a_img[i]) * a.h + ih) * a.w_ + iw) * a.c + c;
+    }
+  };
+  at_tap();
+  const T* b_src[kLoadsB];
+#pragma unroll
+  for (int i = 0; i < kLoadsB; ++i)
+    b_src[i] = w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * a.kd;
+  auto load = [&](int stage) {
+    const bool in_k = kk < a.kd;
+#pragma unroll
+    for (int i = 0; i < kLoadsA; ++i) {
+      const bool av = a_val[i] && in_k;
+      cp_async16(&smem[stage][swizzle((tid + i * kThreads) / kChunks, chunk)], av ? a_src[i] : x,
+                 av);
+    }
+#pragma unroll
+    for (int i = 0; i < kLoadsB; ++i) {
+      const bool bv = b_ok[i] && in_k;
+      cp_async16(&smem[stage][kBM * kChunks + swizzle((tid + i * kThreads) / kChunks, chunk)],
+                 bv ? b_src[i] + kk : w, bv);
     }
     kk += kBK<T>;
     c += kBK<T>;
+    if (c < a.c) {
+#pragma unroll
+      for (int i = 0; i < kLoadsA; ++i) a_src[i] += kBK<T>;
+      return;
+    }
     while (c >= a.c) {
       c -= a.c;
       if (++s == a.s) s = 0, ++r;
     }
+    at_tap();
   };
 
   float acc[kMI][kNI][4] = {};
@@ -203,8 +250,7 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
           dst[0] = acc[mi][ni][half * 2];
           dst[1] = acc[mi][ni][half * 2 + 1];
         } else {
-          y[off] = from_float<T>(acc[mi][ni][half * 2]);
-          y[off + 1] = from_float<T>(acc[mi][ni][half * 2 + 1]);
+          store_pair(y + off, acc[mi][ni][half * 2], acc[mi][ni][half * 2 + 1]);
         }
       }
     }
@@ -223,7 +269,7 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
 // Splits of the reduction when the output tiles alone would leave most SMs idle (deep, small
 // layers such as ResNet's last stage: 13 x 4 tiles on 132 SMs): about one block per SM, each
 // split at least 8 reduction tiles.
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, int bk) {
+int sm_count() {
   static const int sms = [] {
     int dev = 0, n = 0;
     if (CG_GPU(GetDevice)(&dev) != kSuccess ||
@@ -231,9 +277,25 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, int bk) {
       n = 0;
     return n;
   }();
-  const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + kBN - 1) / kBN);
+  return sms;
+}
+
+// Tile width: 64 channels for layers of at most 64 (a 128-wide tile would be half empty) and for
+// layers whose 128-wide tiles would leave SMs without a block (ResNet's res4/res5: 98 and 52
+// tiles on 132 SMs); else 128.
+int tile_n(std::int64_t m, std::int64_t k) {
+  if (k <= 64) return 64;
+  const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + 127) / 128);
+  return blocks < sm_count() ? 64 : 128;
+}
+
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, int bk) {
+  const int sms = sm_count(), bn = tile_n(m, k);
+  const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + bn - 1) / bn);
   const std::int64_t tiles = (kd + bk - 1) / bk;
-  if (sms == 0 || 2 * blocks >= sms) return 1;  // measured: splitting 98 tiles on 132 SMs lost 17%
+  // Measured: splitting 98 128-wide tiles on 132 SMs lost 17%; 104 64-wide tiles unsplit ran
+  // res5 at 0.29x of cuDNN against 0.36x for 52 128-wide tiles split in 3.
+  if (sms == 0 || blocks >= sms) return 1;
   const std::int64_t want = (sms + blocks - 1) / blocks;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({want, tiles / 8, 16})));
 }
@@ -250,9 +312,20 @@ int stage_elements(DType dt) {
   return dt == DType::f32 ? kBK<float> : kBK<cg_half>;
 }
 
+template <typename T, int BN>
+Status launch_tiles(const Args& a, dim3 grid) {
+  constexpr int bytes = kStages * (kBM + BN) * kChunks * 16;
+  static const Error opt_in = CG_GPU(FuncSetAttribute)(
+      tc_forward<T, BN>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:tc_implicit_gemm shared memory opt-in");
+  tc_forward<T, BN><<<grid, kThreads, bytes>>>(a);
+  return Status::ok();
+}
+
 template <typename T>
-Status launch(const Args& a, dim3 grid, int used) {
-  tc_forward<T><<<grid, kThreads>>>(a);
+Status launch(const Args& a, dim3 grid, int used, int bn) {
+  if (auto st = bn == 64 ? launch_tiles<T, 64>(a, grid) : launch_tiles<T, 128>(a, grid); !st)
+    return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
     const unsigned blocks =
@@ -292,7 +365,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (m >= 2e9 || static_cast<double>(p.c) * p.taps() >= 2e9 ||
       static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
     return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + kBM - 1) / kBM > 2147483647.0 || (p.k + kBN - 1) / kBN > 65535)
+  if ((m + kBM - 1) / kBM > 2147483647.0 || (p.k + 63) / 64 > 65535)
     return not_applicable("grid too large");
   return Status::ok();
 }
@@ -327,15 +400,16 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   a.partial = splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
   if (splits > 1 && ws.size() < static_cast<std::size_t>(used) * a.m * a.k * sizeof(float))
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
+  const int bn = tile_n(a.m, a.k);
   const dim3 grid(static_cast<unsigned>((a.m + kBM - 1) / kBM),
-                  static_cast<unsigned>((a.k + kBN - 1) / kBN), static_cast<unsigned>(used));
+                  static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
   switch (p.dtype) {
     case DType::f32:
-      return launch<float>(a, grid, used);
+      return launch<float>(a, grid, used, bn);
     case DType::bf16:
-      return launch<cg_bf16>(a, grid, used);
+      return launch<cg_bf16>(a, grid, used, bn);
     case DType::f16:
-      return launch<cg_half>(a, grid, used);
+      return launch<cg_half>(a, grid, used, bn);
   }
   return {StatusCode::internal_error, "dtype"};
 }
