@@ -103,6 +103,10 @@ void visit_fields(const Problem& p, F&& f) {
 TensorDesc x_desc(const Problem& p);
 TensorDesc w_desc(const Problem& p);
 TensorDesc y_desc(const Problem& p);
+// The descriptor of the tensor p's direction writes (y, dx or dw).
+inline TensorDesc output_desc(const Problem& p) {
+  return p.writes_x() ? x_desc(p) : p.writes_w() ? w_desc(p) : y_desc(p);
+}
 
 // A transposed convolution (PyTorch ConvTranspose, MIOpenDriver -m trans): `in_channels`
 // inputs of `input` size to `out_channels` outputs. Its forward pass is exactly the

@@ -18,6 +18,10 @@
 namespace convguard::probe {
 namespace {
 
+// Host time per output element of a full comparison with the device reference (conversion to
+// fp64 and the comparison; ~30M elements/s on the build machine).
+constexpr double kCompareSPerElement = 3e-8;
+
 double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -139,17 +143,27 @@ void job(Shared& s, Worker& worker) {
       emit(s, SweepEvent::Kind::skipped, index, p, rec);
       continue;
     }
-    // Verification: the full fp64 reference, or TrialOptions' sampled points.
+    // Verification: the full fp64 reference, or TrialOptions' sampled points, plus on a GPU the
+    // element-by-element comparison with the device reference's output on the host; a worker's
+    // first trial of a problem also computes that output before the first run (measured on the
+    // H100 machine: a 268M-element dx took seconds, enough to overrun deadlines without this).
     const TrialOptions verification;
+    const bool sampled = p.flops() / 2 > verification.full_reference_limit;
+    const double compare_s =
+        sampled && c.device != "cpu"
+            ? static_cast<double>(output_desc(p).elements()) * kCompareSPerElement
+            : 0.0;
     const double reference_s =
-        p.flops() / 2 <= verification.full_reference_limit
-            ? p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9)
-            : 2.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
-                  (std::max(s.sample_gflops, 0.01) * 1e9);
+        compare_s +
+        (sampled
+             ? 2.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
+                   (std::max(s.sample_gflops, 0.01) * 1e9)
+             : p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9));
     // Other solvers' times on this problem bound what a slow-but-working one may take.
     const double slowest_ok_ms = s.slowest_ok_ms[key];
     const double deadline_ms =
-        c.timeout_s > 0 ? c.timeout_s * 1000 : first_run_deadline_ms(expected_s, slowest_ok_ms);
+        c.timeout_s > 0 ? c.timeout_s * 1000
+                        : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
     if (auto st = s.store.begin(rec); !st) {
       s.failure = st;
