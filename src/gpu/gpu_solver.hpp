@@ -9,12 +9,30 @@
 
 namespace convguard::gpu {
 
+// A plan holding the problem's Geometry, computed once: run() then only launches (host overhead
+// per call is part of what the probe measures, docs/perf.md).
+struct GeometryPlan : Plan {
+  explicit GeometryPlan(const Problem& p) : Plan(p), G(make_geometry(p)) {}
+  Geometry G;
+};
+
 class GpuSolver : public Solver {
  public:
   Device device() const override { return Device::gpu; }
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override {
+    if (auto s = check(p); !s) return s;
+    return std::unique_ptr<Plan>(new GeometryPlan(p));
+  }
   Result<std::size_t> workspace_bytes(const Problem& p) const override {
     if (auto s = check(p); !s) return s;
     return std::size_t{0};
+  }
+
+ protected:
+  // The plan's geometry (computed again for a plan some other code made).
+  static Geometry geometry(const Plan& plan) {
+    if (const auto* g = dynamic_cast<const GeometryPlan*>(&plan)) return g->G;
+    return make_geometry(plan.problem);
   }
 };
 

@@ -187,8 +187,8 @@ Status ImplicitGemmSolver::check(const Problem& p) const {
 
 Status ImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte>) const {
   const Problem& p = plan.problem;
-  if (forward_tiled_applies(p)) return launch_forward_tiled(p, t);
-  const Geometry G = make_geometry(p);
+  const Geometry G = geometry(plan);
+  if (forward_tiled_applies(G, p.direction)) return launch_forward_tiled(G, p.dtype, t);
   return dispatch_dtype(p.dtype, [&]<typename T>() -> Status {
     T* x = static_cast<T*>(t.x.data);
     T* w = static_cast<T*>(t.w.data);

@@ -11,8 +11,8 @@ namespace convguard::gpu {
 
 // The forward kernel (implicit_gemm_forward.cu): larger tiles, register-staged operands and a
 // division-free gather; used where its 32-bit indexing and tap table fit, else the generic one.
-bool forward_tiled_applies(const Problem& p);
-[[nodiscard]] Status launch_forward_tiled(const Problem& p, const ConvTensors& t);
+bool forward_tiled_applies(const Geometry& G, Direction d);
+[[nodiscard]] Status launch_forward_tiled(const Geometry& G, DType dt, const ConvTensors& t);
 
 class ImplicitGemmSolver final : public GpuSolver {
  public:

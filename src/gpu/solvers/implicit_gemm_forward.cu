@@ -123,20 +123,18 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-bool forward_tiled_applies(const Problem& p) {
-  const Geometry G = make_geometry(p);
+bool forward_tiled_applies(const Geometry& G, Direction d) {
   const double m = static_cast<double>(G.n) * G.out[0] * G.out[1] * G.out[2];
-  return p.direction == Direction::forward && G.taps() <= kMaxTaps && m < 2e9 &&
+  return d == Direction::forward && G.taps() <= kMaxTaps && m < 2e9 &&
          static_cast<double>(G.cg) * G.taps() < 2e9 && G.in[0] < (1 << 30) && G.in[1] < (1 << 30) &&
          G.in[2] < (1 << 30) && (G.kg + kBN - 1) / kBN <= 65535 && G.g <= 65535;
 }
 
-Status launch_forward_tiled(const Problem& p, const ConvTensors& t) {
-  const Geometry G = make_geometry(p);
+Status launch_forward_tiled(const Geometry& G, DType dt, const ConvTensors& t) {
   const int M = static_cast<int>(G.n * G.out[0] * G.out[1] * G.out[2]);
   const dim3 grid(static_cast<unsigned>((M + kBM - 1) / kBM),
                   static_cast<unsigned>((G.kg + kBN - 1) / kBN), static_cast<unsigned>(G.g));
-  return dispatch_dtype(p.dtype, [&]<typename T>() {
+  return dispatch_dtype(dt, [&]<typename T>() {
     forward_tiled<T><<<grid, kThreads>>>(G, M, static_cast<const T*>(t.x.data),
                                          static_cast<const T*>(t.w.data),
                                          static_cast<T*>(t.y.data));

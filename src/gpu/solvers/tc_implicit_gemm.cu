@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "gpu/check.hpp"
@@ -377,32 +378,55 @@ Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) cons
   return splits > 1 ? static_cast<std::size_t>(splits) * m * p.k * sizeof(float) : 0;
 }
 
+namespace {
+
+// Everything a launch needs but the tensors: computed once per plan.
+struct TcPlan : Plan {
+  explicit TcPlan(const Problem& p) : Plan(p) {
+    a.n = static_cast<int>(p.n), a.h = static_cast<int>(p.input[1]),
+    a.w_ = static_cast<int>(p.input[2]);
+    a.c = static_cast<int>(p.c), a.k = static_cast<int>(p.k);
+    a.r = static_cast<int>(p.filter[1]), a.s = static_cast<int>(p.filter[2]);
+    a.oh = static_cast<int>(p.output(1)), a.ow = static_cast<int>(p.output(2));
+    a.sh = static_cast<int>(p.stride[1]), a.sw = static_cast<int>(p.stride[2]);
+    a.ph = static_cast<int>(p.pad_begin[1]), a.pw = static_cast<int>(p.pad_begin[2]);
+    a.dh = static_cast<int>(p.dilation[1]), a.dw = static_cast<int>(p.dilation[2]);
+    a.m = a.n * a.oh * a.ow;
+    a.kd = a.r * a.s * a.c;
+    const int bk = stage_elements(p.dtype);
+    splits = split_count(a.m, a.k, a.kd, bk);
+    const int tiles = (a.kd + bk - 1) / bk;
+    a.tiles_per_split = (tiles + splits - 1) / splits;
+    used = (tiles + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
+    bn = tile_n(a.m, a.k);
+    grid = dim3(static_cast<unsigned>((a.m + kBM - 1) / kBM),
+                static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
+  }
+  Args a{};
+  int splits = 1, used = 1, bn = 128;
+  dim3 grid;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Plan>> TcImplicitGemmSolver::plan(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return std::unique_ptr<Plan>(new TcPlan(p));
+}
+
 Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
                                  std::span<std::byte> ws) const {
   const Problem& p = plan.problem;
-  Args a{};
+  const auto* made = dynamic_cast<const TcPlan*>(&plan);
+  std::optional<TcPlan> own;  // a plan some other code made
+  const TcPlan& tp = made ? *made : own.emplace(p);
+  Args a = tp.a;
+  const int used = tp.used, bn = tp.bn;
+  const dim3 grid = tp.grid;
   a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  a.n = static_cast<int>(p.n), a.h = static_cast<int>(p.input[1]),
-  a.w_ = static_cast<int>(p.input[2]);
-  a.c = static_cast<int>(p.c), a.k = static_cast<int>(p.k);
-  a.r = static_cast<int>(p.filter[1]), a.s = static_cast<int>(p.filter[2]);
-  a.oh = static_cast<int>(p.output(1)), a.ow = static_cast<int>(p.output(2));
-  a.sh = static_cast<int>(p.stride[1]), a.sw = static_cast<int>(p.stride[2]);
-  a.ph = static_cast<int>(p.pad_begin[1]), a.pw = static_cast<int>(p.pad_begin[2]);
-  a.dh = static_cast<int>(p.dilation[1]), a.dw = static_cast<int>(p.dilation[2]);
-  a.m = a.n * a.oh * a.ow;
-  a.kd = a.r * a.s * a.c;
-  const int bk = stage_elements(p.dtype);
-  const int splits = split_count(a.m, a.k, a.kd, bk);
-  const int tiles = (a.kd + bk - 1) / bk;
-  a.tiles_per_split = (tiles + splits - 1) / splits;
-  const int used = (tiles + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
-  a.partial = splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
-  if (splits > 1 && ws.size() < static_cast<std::size_t>(used) * a.m * a.k * sizeof(float))
+  a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  if (tp.splits > 1 && ws.size() < static_cast<std::size_t>(used) * a.m * a.k * sizeof(float))
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
-  const int bn = tile_n(a.m, a.k);
-  const dim3 grid(static_cast<unsigned>((a.m + kBM - 1) / kBM),
-                  static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
   switch (p.dtype) {
     case DType::f32:
       return launch<float>(a, grid, used, bn);

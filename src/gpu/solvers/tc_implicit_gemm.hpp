@@ -26,6 +26,8 @@ class TcImplicitGemmSolver final : public GpuSolver {
   Accuracy accuracy(const Problem& p) const override;
   // Split-K's fp32 partial sums when the output alone would not fill the GPU, else 0.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
+  // Launch arguments, tile width and split computed once.
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
 
  private:
