@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "backends/device_memory.hpp"
 #include "convguard/canonical.hpp"
 #include "convguard/context.hpp"
 #include "convguard/registry.hpp"
-#include "core/staged_trial.hpp"
 #include "probe/device.hpp"
 
 using namespace convguard;
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto dev = probe::open_device(o.device);
-  Tensors t{dev ? probe::device_memory(*dev) : nullptr, {}, {}};
+  Tensors t{dev ? device_memory_for(dev->kind, dev->plugin_kind) : nullptr, {}, {}};
   if (!t.mem) {
     std::fprintf(stderr, "api_overhead: --device %s has no device memory calls\n",
                  o.device.c_str());

@@ -4,7 +4,8 @@
 //   check(p)          ok, or not_applicable with the reason
 //   workspace_bytes   scratch the run needs (staging copies, im2col buffers, transforms)
 //   plan(p)           per-problem preparation (may fail with a status)
-//   run(plan, t, ws)  computes the direction's output into t
+//   run(plan, t, ws)  computes the direction's output into t; `plan` is one this solver's plan()
+//                     made (solvers may keep their own Plan subclass in it)
 //
 // A solver must write every element of its output (outputs are poisoned before verification)
 // and must not read its output (backward passes overwrite, they do not accumulate).

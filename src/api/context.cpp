@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "backends/device_memory.hpp"
 #include "convguard/registry.hpp"
-#include "core/staged_trial.hpp"
 #include "db/select.hpp"
 #include "probe/device.hpp"
 #include "probe/sweep.hpp"
@@ -93,7 +93,8 @@ class Ctx final : public Context {
     auto plan = s.plan(p);
     if (!plan) return plan.status();
     return std::unique_ptr<ConvPlan>(
-        new ChosenPlan(s, std::move(*plan), *ws, probed + sel->why, probe::device_memory(dev_)));
+        new ChosenPlan(s, std::move(*plan), *ws, probed + sel->why,
+                       device_memory_for(dev_.kind, dev_.plugin_kind)));
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/device_memory.hpp"
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
 #include "transforms/parse.hpp"
@@ -50,20 +51,25 @@ bool skipped_by_environment(std::string_view id) {
   return false;
 }
 
+std::unique_ptr<detail::DeviceMemory> device_memory_for(Device d, std::string_view plugin_kind) {
+  switch (d) {
+    case Device::gpu:
+      return gpu::device_memory();
+    case Device::plugin:
+      return plugins::plugin_device_memory(plugin_kind);
+    case Device::cpu:
+      break;
+  }
+  return nullptr;
+}
+
 namespace {
 
 transforms::MemoryFactory memory_for(const Solver& inner) {
-  switch (inner.device()) {
-    case Device::cpu:
-      return nullptr;
-    case Device::gpu:
-      return [] { return gpu::device_memory(); };
-    case Device::plugin: {
-      const std::string kind(inner.plugin_device());
-      return [kind] { return plugins::plugin_device_memory(kind); };
-    }
-  }
-  return nullptr;
+  if (inner.device() == Device::cpu) return nullptr;
+  return [d = inner.device(), kind = std::string(inner.plugin_device())] {
+    return device_memory_for(d, kind);
+  };
 }
 
 }  // namespace

@@ -29,10 +29,9 @@ class GpuSolver : public Solver {
   }
 
  protected:
-  // The plan's geometry (computed again for a plan some other code made).
-  static Geometry geometry(const Plan& plan) {
-    if (const auto* g = dynamic_cast<const GeometryPlan*>(&plan)) return g->G;
-    return make_geometry(plan.problem);
+  // The geometry GpuSolver::plan() computed.
+  static const Geometry& geometry(const Plan& plan) {
+    return static_cast<const GeometryPlan&>(plan).G;
   }
 };
 

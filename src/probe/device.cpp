@@ -8,7 +8,6 @@
 #include <string>
 
 #include "convguard/registry.hpp"
-#include "core/staged_trial.hpp"
 #include "cpu/blas.hpp"
 #include "cpu/isa.hpp"
 #include "gpu/gpu.hpp"
@@ -91,18 +90,6 @@ Result<DeviceInfo> open_device(const std::string& name) {
     return info;
   }
   return gpu_device(name);
-}
-
-std::unique_ptr<detail::DeviceMemory> device_memory(const DeviceInfo& d) {
-  switch (d.kind) {
-    case Device::gpu:
-      return gpu::device_memory();
-    case Device::plugin:
-      return plugins::plugin_device_memory(d.plugin_kind);
-    case Device::cpu:
-      break;
-  }
-  return nullptr;
 }
 
 TrialResult run_trial_on_device(const Solver& s, const Problem& p, TrialTensors& t,

@@ -3,15 +3,10 @@
 // BLAS loaded, convguard's version and the built-in solver set (plugin solvers have their own ids).
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "convguard/solver.hpp"
 #include "convguard/trial.hpp"
-
-namespace convguard::detail {
-class DeviceMemory;
-}
 
 namespace convguard::probe {
 
@@ -29,9 +24,6 @@ DeviceInfo cpu_device();
 // version and GPU solver set, and the vendor libraries plugins loaded), or a device a loaded
 // plugin drives ("hip:N"). Bad names are invalid_argument naming the device.
 [[nodiscard]] Result<DeviceInfo> open_device(const std::string& name);
-
-// The opened device's memory calls (nullptr for the CPU): workspaces of plans on it.
-std::unique_ptr<detail::DeviceMemory> device_memory(const DeviceInfo& d);
 
 // One trial where s's tensors live: host memory, convguard's GPU backend, or the plugin device
 // this process opened (worker and driver alike).

@@ -11,9 +11,7 @@
 #include "convguard/registry.hpp"
 #include "db/select.hpp"
 #include "driver_args.hpp"
-#include "gpu/gpu.hpp"
 #include "npy.hpp"
-#include "plugins/loader.hpp"
 #include "probe/device.hpp"
 #include "probe/reproduce.hpp"
 
@@ -58,7 +56,8 @@ const char* output_file(const Problem& p) {
   return p.writes_x() ? "dx.npy" : p.writes_w() ? "dw.npy" : "y.npy";
 }
 
-std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o, Status& error) {
+std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
+                                       const probe::DeviceInfo& dev, Status& error) {
   const std::string& choice = o.solver;
   std::vector<const Solver*> out;
   if (choice == "all") return solvers_on(o.device_kind);
@@ -68,13 +67,8 @@ std::vector<const Solver*> solvers_for(const Problem& p, const DriverOptions& o,
       error = invalid_argument("-S auto: " + store.status().message());
       return out;
     }
-    auto dev = probe::open_device(o.device);
-    if (!dev) {
-      error = dev.status();
-      return out;
-    }
-    auto sel = db::select_solver(**store, dev->fingerprint, p,
-                                 {dev->kind, dev->plugin_kind, o.allow_tf32});
+    auto sel =
+        db::select_solver(**store, dev.fingerprint, p, {dev.kind, dev.plugin_kind, o.allow_tf32});
     if (!sel) {
       error = sel.status();
       return out;
@@ -128,23 +122,17 @@ int driver_main(int argc, char** argv) {
     return 2;
   }
   const DriverOptions& o = *opts;
-  if (o.device_kind == Device::gpu) {
-    auto dev = gpu::open_device(std::stoi(o.device.substr(o.device.find(':') + 1)));
-    if (!dev) {
+  // The device, opened once: its fingerprint is -S auto's evidence key.
+  probe::DeviceInfo dev = probe::cpu_device();
+  if (o.device_kind != Device::cpu) {
+    auto opened = probe::open_device(o.device);
+    if (!opened) {
       std::fprintf(stderr, "convguard driver: --device %s: %s\n", o.device.c_str(),
-                   dev.status().message().c_str());
+                   opened.status().message().c_str());
       return 1;
     }
-    if (!o.json)
-      std::printf("device %s: %s (%s)\n", o.device.c_str(), dev->name.c_str(), dev->arch.c_str());
-  } else if (o.device_kind == Device::plugin) {
-    auto dev = plugins::open_plugin_device(o.device);
-    if (!dev) {
-      std::fprintf(stderr, "convguard driver: --device %s: %s\n", o.device.c_str(),
-                   dev.status().message().c_str());
-      return 1;
-    }
-    if (!o.json) std::printf("device %s\n", dev->description.c_str());
+    dev = std::move(*opened);
+    if (!o.json) std::printf("device %s\n", dev.description.c_str());
   }
   if (!o.save_dir.empty()) {
     std::error_code ec;
@@ -165,7 +153,7 @@ int driver_main(int argc, char** argv) {
   std::vector<Row> table;
   for (const Problem& p : o.problems) {
     Status sel_error;
-    const auto solvers = solvers_for(p, o, sel_error);
+    const auto solvers = solvers_for(p, o, dev, sel_error);
     if (!sel_error) {
       std::fprintf(stderr, "convguard driver: %s\n", sel_error.message().c_str());
       return 2;

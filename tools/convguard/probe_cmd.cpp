@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -398,13 +399,19 @@ int probe_main(int argc, char** argv) {
       std::fflush(info);
     };
     cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, seen); };
-    auto sum = probe::run_sweep(cfg, store, cb);
-    if (!sum) {
-      std::fprintf(stderr, "convguard probe: %s\n", sum.status().message().c_str());
-      status = 1;
-      continue;
-    }
-    if (tty) std::printf("\n");
+    // One sweep with these callbacks; a failure is said and sets the exit status.
+    const auto sweep = [&](const probe::SweepConfig& c) -> std::optional<probe::SweepSummary> {
+      auto r = probe::run_sweep(c, store, cb);
+      if (!r) {
+        std::fprintf(stderr, "convguard probe: %s\n", r.status().message().c_str());
+        status = 1;
+        return std::nullopt;
+      }
+      if (tty) std::printf("\n");
+      return std::move(*r);
+    };
+    auto sum = sweep(cfg);
+    if (!sum) continue;
     if (!json && !csv) print_results_table(store, fingerprint, problems, cfg.solvers);
     print_summary(info, "probe", *sum);
     // Workarounds: transforms around the solvers that failed, recorded like any trial.
@@ -427,13 +434,8 @@ int probe_main(int argc, char** argv) {
           "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
           f.str("workarounds").c_str(), tries, needing);
       seen.clear();
-      auto wsum = probe::run_sweep(wcfg, store, cb);
-      if (!wsum) {
-        std::fprintf(stderr, "convguard probe: %s\n", wsum.status().message().c_str());
-        status = 1;
-        continue;
-      }
-      if (tty) std::printf("\n");
+      auto wsum = sweep(wcfg);
+      if (!wsum) continue;
       if (!json && !csv) {
         std::vector<Problem> helped;
         for (std::size_t i = 0; i < problems.size(); ++i)

@@ -187,7 +187,7 @@ Status ImplicitGemmSolver::check(const Problem& p) const {
 
 Status ImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte>) const {
   const Problem& p = plan.problem;
-  const Geometry G = geometry(plan);
+  const Geometry& G = geometry(plan);
   if (forward_tiled_applies(G, p.direction)) return launch_forward_tiled(G, p.dtype, t);
   return dispatch_dtype(p.dtype, [&]<typename T>() -> Status {
     T* x = static_cast<T*>(t.x.data);

@@ -130,7 +130,7 @@ Status NaiveSolver::check(const Problem& p) const {
 
 Status NaiveSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte>) const {
   const Problem& p = plan.problem;
-  const Geometry G = geometry(plan);
+  const Geometry& G = geometry(plan);
   return dispatch_dtype(p.dtype, [&]<typename T>() {
     T* x = static_cast<T*>(t.x.data);
     T* w = static_cast<T*>(t.w.data);

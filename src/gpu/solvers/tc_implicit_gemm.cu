@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <type_traits>
 
 #include "gpu/check.hpp"
@@ -371,13 +370,6 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   return Status::ok();
 }
 
-Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) const {
-  if (auto s = check(p); !s) return s;
-  const std::int64_t m = p.n * p.output(1) * p.output(2), kd = p.c * p.taps();
-  const int splits = split_count(m, p.k, kd, stage_elements(p.dtype));
-  return splits > 1 ? static_cast<std::size_t>(splits) * m * p.k * sizeof(float) : 0;
-}
-
 namespace {
 
 // Everything a launch needs but the tensors: computed once per plan.
@@ -402,12 +394,21 @@ struct TcPlan : Plan {
     grid = dim3(static_cast<unsigned>((a.m + kBM - 1) / kBM),
                 static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
   }
+  // Split-K's fp32 partial sums (the workspace).
+  std::size_t partial_bytes() const {
+    return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
+  }
   Args a{};
   int splits = 1, used = 1, bn = 128;
   dim3 grid;
 };
 
 }  // namespace
+
+Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return TcPlan(p).partial_bytes();
+}
 
 Result<std::unique_ptr<Plan>> TcImplicitGemmSolver::plan(const Problem& p) const {
   if (auto s = check(p); !s) return s;
@@ -417,23 +418,19 @@ Result<std::unique_ptr<Plan>> TcImplicitGemmSolver::plan(const Problem& p) const
 Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
                                  std::span<std::byte> ws) const {
   const Problem& p = plan.problem;
-  const auto* made = dynamic_cast<const TcPlan*>(&plan);
-  std::optional<TcPlan> own;  // a plan some other code made
-  const TcPlan& tp = made ? *made : own.emplace(p);
+  const auto& tp = static_cast<const TcPlan&>(plan);
   Args a = tp.a;
-  const int used = tp.used, bn = tp.bn;
-  const dim3 grid = tp.grid;
   a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
   a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
-  if (tp.splits > 1 && ws.size() < static_cast<std::size_t>(used) * a.m * a.k * sizeof(float))
+  if (ws.size() < tp.partial_bytes())
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
   switch (p.dtype) {
     case DType::f32:
-      return launch<float>(a, grid, used, bn);
+      return launch<float>(a, tp.grid, tp.used, tp.bn);
     case DType::bf16:
-      return launch<cg_bf16>(a, grid, used, bn);
+      return launch<cg_bf16>(a, tp.grid, tp.used, tp.bn);
     case DType::f16:
-      return launch<cg_half>(a, grid, used, bn);
+      return launch<cg_half>(a, tp.grid, tp.used, tp.bn);
   }
   return {StatusCode::internal_error, "dtype"};
 }
