@@ -1,10 +1,17 @@
 # The README's two commands. Everything else is CMake presets (CMakePresets.json).
-.PHONY: test probe deps build build-sanitize bench clean
+.PHONY: test probe deps build build-sanitize bench clean fresh-root-check
 
 JOBS ?= $(shell nproc)
 
+# Which packages scripts/install-deps.sh installs: `make probe` needs the build's (probe tier);
+# `make test` also needs the benchmark's peer, Chromium and hipcc (test tier). A target-specific
+# variable is seen by the target's prerequisites too, so `build` under `test` installs the test tier.
+DEPS_TIER ?= probe
+test: DEPS_TIER = test
+bench: DEPS_TIER = test
+
 deps:
-	bash scripts/install-deps.sh
+	bash scripts/install-deps.sh $(DEPS_TIER)
 
 build: deps
 	cmake --preset release >/dev/null
@@ -29,6 +36,11 @@ probe: build
 
 bench: build
 	./build/release/bench/convguard_bench --suite data/suites/resnet50.txt
+
+# Builds HEAD from nothing in a brand-new minimal Debian 12 root and runs the README's two commands
+# there (CI runs it; needs root). scripts/fresh-root-check.sh --cmd/--drop for other checks.
+fresh-root-check:
+	bash scripts/fresh-root-check.sh
 
 clean:
 	rm -rf build

@@ -166,6 +166,13 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::printf("threads %d, reps %d (median), fp32 forward, NCHW user tensors\n",
               omp_get_max_threads(), a.reps);
+#ifdef CONVGUARD_HAVE_DNNL
+  const dnnl_version_t* dv = dnnl_version();
+  std::printf("peer: oneDNN %d.%d.%d (%s)\n", dv->major, dv->minor, dv->patch, dv->hash);
+#else
+  std::printf("peer: none: oneDNN was not found when this was configured (install libdnnl-dev); "
+              "the comparison is off, only convguard's times are shown\n");
+#endif
   std::printf("%-44s %7s %-24s %9s %9s %9s %8s %8s\n", "problem", "GFLOP", "best convguard solver",
               "cg ms", "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
   double log_exec = 0, log_ro = 0;
@@ -186,13 +193,19 @@ int main(int argc, char** argv) {
     // Warm-up run of each solver; one more than 10x slower than the fastest so far is not
     // timed further (it would only make the sweep long), and is listed as such.
     double fastest = INFINITY;
-    std::string dropped;
+    std::string dropped, failed;
     for (std::size_t i = 0; i < solvers.size(); ++i) {
       ws[i].resize(*solvers[i]->workspace_bytes(p));
       plans[i] = std::move(*solvers[i]->plan(p));
       const double t0 = now_ms();
-      (void)solvers[i]->run(*plans[i], t.view(), ws[i]);
+      const Status st = solvers[i]->run(*plans[i], t.view(), ws[i]);
       const double warm = now_ms() - t0;
+      if (!st.is_ok()) {  // a failed run is not a time: list it with its reason, never time it
+        failed += std::string(failed.empty() ? "" : ", ") + std::string(solvers[i]->id()) + " (" +
+                  st.message() + ")";
+        plans[i].reset();
+        continue;
+      }
       if (warm > 10 * fastest && warm > 20) {
         dropped += std::string(dropped.empty() ? "" : ", ") + std::string(solvers[i]->id());
         plans[i].reset();
@@ -210,8 +223,13 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < solvers.size(); ++i) {
         if (!plans[i]) continue;
         const double t0 = now_ms();
-        (void)solvers[i]->run(*plans[i], t.view(), ws[i]);
+        const Status st = solvers[i]->run(*plans[i], t.view(), ws[i]);
         times[i].push_back(now_ms() - t0);
+        if (!st.is_ok()) {
+          failed += std::string(failed.empty() ? "" : ", ") + std::string(solvers[i]->id()) +
+                    " (" + st.message() + ")";
+          plans[i].reset();
+        }
       }
 #ifdef CONVGUARD_HAVE_DNNL
       double t0 = now_ms();
@@ -241,7 +259,8 @@ int main(int argc, char** argv) {
       if (plans[i] && i != best)
         std::printf(" %s %.3f", std::string(solvers[i]->id()).c_str(), median(times[i]));
     }
-    std::printf("%s\n", dropped.empty() ? "" : ("; >10x slower, not timed: " + dropped).c_str());
+    std::printf("%s%s\n", dropped.empty() ? "" : ("; >10x slower, not timed: " + dropped).c_str(),
+                failed.empty() ? "" : ("; FAILED, not timed: " + failed).c_str());
     if (std::isfinite(de / cg) && std::isfinite(dr / cg)) {
       log_exec += std::log(de / cg);
       log_ro += std::log(dr / cg);

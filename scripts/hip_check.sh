@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v hipcc >/dev/null; then
-  echo "hip_check: hipcc not installed (scripts/install-deps.sh installs it): skipped"
-  exit 0
+  echo "hip_check: FAIL: hipcc not installed (scripts/install-deps.sh test installs it)" >&2
+  exit 1
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

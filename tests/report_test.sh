@@ -47,7 +47,9 @@ d=open('$TMP/shot.png','rb').read()
 sys.exit(0 if d[:8]==b'\\x89PNG\\r\\n\\x1a\\n' and len(d)>5000 else 1)"
   check "page logged no console errors" sh -c "! grep -E 'CONSOLE.*(Error|error)|Uncaught' '$TMP/chrome.log'"
 else
-  echo "skip: chromium not installed (scripts/install-deps.sh installs it)"
+  # `make test` installs chromium (scripts/install-deps.sh test): missing is a failure, not a skip.
+  echo "FAIL: chromium not installed (scripts/install-deps.sh test installs it)"
+  failures=$((failures + 1))
 fi
 echo "report tests: $failures failure(s)"
 [ "$failures" -eq 0 ]
