@@ -61,6 +61,32 @@ printf 'mb1ic3ih8oc4kh3\nmb1ic0ih8oc4kh3\n' >"$TMP/bad.txt"
 expect 2 "bad.txt:2: ic" -- "$CG" driver --suite "$TMP/bad.txt"
 expect 2 "unknown command" -- "$CG" frobnicate
 
+# --- hostile sizes: refused with the field named, never wrapped, never a crash ----------------
+# A stride whose span times the element size wraps to 0 bytes (once: a heap overflow, recorded ok).
+expect 2 "strides \(src\): 4611686018427387903 is out of range" -- "$CG" driver --problem 'mb1ic1ih1iw2oc1kh1 --strides=1x1x1x4611686018427387903::' -F 1
+expect 2 "x_strides: the strides address .* elements, more than any memory holds" -- "$CG" driver --problem 'mb1ic1ih1iw4oc1kh1 --strides=1x1x1x140737488355328::' -F 1
+# 10^11 images of 3x8x8: valid, but no memory here holds it: refused before any allocation.
+expect 2 "need .* GiB of host memory; the limit is" -- "$CG" driver conv -n 99999999999 -c 3 -k 4 -H 8 -W 8 -F 1
+expect 2 "need .* GiB of host memory; the limit is 0.0" -- "$CG" driver conv -n 64 -c 64 -k 64 -H 64 -W 64 -F 1 --memory-limit 1M
+expect 2 "mb.*(out of range|more than any memory)" -- "$CG" driver --problem 'mb1000000000000000000ic1ih1oc1kh1' -F 1
+expect 2 "kh: .*out of range" -- "$CG" driver --problem 'mb1ic1ih4oc1kh9223372036854775807' -F 1
+expect 2 "k./d.: the dilated filter's size overflows|out of range" -- "$CG" driver --problem 'mb1ic1ih4oc1oh4kh1099511627776dh1099511627775' -F 1
+expect 2 "flag -i \(--iter\): 2147483648 is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 -i 2147483648
+expect 2 "flag --threads: 4294967296 is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 --threads 4294967296
+expect 2 "flag -H \(--in_h\): .* is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 99999999999999999 -W 4
+expect 2 "flag -x \(--fil_w\): .* is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 -x 4611686018427387904 -z same
+expect 2 "--memory-limit: .*unknown suffix" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 --memory-limit 3X
+expect 2 "flag --timeout: 'inf' is not a finite number" -- "$CG" probe --problem 'mb1ic1ih4oc1kh1' --timeout inf
+expect 2 "flag --budget: 'nan' is not a finite number" -- "$CG" probe --problem 'mb1ic1ih4oc1kh1' --budget nan
+expect 2 "flag --timeout: -1 is out of range" -- "$CG" bisect --solver cpu:direct --problem 'mb1ic1ih4oc1kh1' --timeout -1
+# Suite files: a directory, an unbounded line and a NUL byte are errors, not empty suites.
+mkdir -p "$TMP/suite_dir"
+expect 2 "is a directory" -- "$CG" driver --suite "$TMP/suite_dir" -F 1
+head -c 2000000 /dev/zero | tr '\0' 'a' >"$TMP/long_line.txt"
+expect 2 "line longer than" -- "$CG" driver --suite "$TMP/long_line.txt" -F 1
+printf 'mb1ic1ih4oc1kh1\0\n' >"$TMP/nul.txt"
+expect 2 "NUL byte" -- "$CG" driver --suite "$TMP/nul.txt" -F 1
+
 # --- a solver that declines says why -----------------------------------------------------------
 expect 0 "cpu:depthwise +declines +not depthwise" -- "$CG" solvers "mb1ic3ih8oc4kh3"
 expect 0 "cpu:winograd:f2x2_3x3 +declines +needs a 3x3 filter" -- "$CG" solvers "mb1ic3ih8oc4kh5"

@@ -221,5 +221,20 @@ check "bad --directions: exit 2" sh -c "test $rc -eq 2 && grep -q -- '--directio
 "$CG" probe --db "$DB" --plugin /nonexistent.so --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
 check "missing plugin: exit 2 naming it" sh -c "test $rc -eq 2 && grep -q 'nonexistent.so' '$TMP/err'"
 
+# Memory: a problem whose tensors exceed the limit is recorded oom before anything is allocated
+# (never a crash blamed on the solver), and the next problem in the same sweep runs normally.
+DB3=$TMP/m.db
+"$CG" probe --db "$DB3" --solvers cpu:direct --memory-limit 4M \
+  --problem 'mb64ic64ih64oc64oh64kh3ph1' --problem 'mb1ic4ih8oc4oh8kh3ph1' >"$TMP/mem.log" 2>&1; rc=$?
+mem_status() { "$CG" db show --db "$DB3" --json | python3 -c "
+import json,sys
+for l in sys.stdin:
+    r=json.loads(l)
+    if '$1' in r['problem']: print(r['status'], r['reason'][:60]); break"; }
+check "over the memory limit: oom naming the limit (rc $rc)" sh -c "'$CG' db show --db '$DB3' --json | grep 'mb64' | grep '\"status\":\"oom\"' | grep -q 'the limit is'"
+check "the next problem still runs: ok ($(mem_status mb1ic4))" sh -c "test \"\$('$CG' db show --db '$DB3' --json | grep -c '\"status\":\"ok\"')\" -eq 1"
+"$CG" probe --db "$DB3" --memory-limit 12Q --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
+check "bad --memory-limit: exit 2 naming it" sh -c "test $rc -eq 2 && grep -q -- '--memory-limit' '$TMP/err'"
+
 echo "probe tests: $failures failure(s)"
 [ "$failures" -eq 0 ]

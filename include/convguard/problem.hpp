@@ -27,6 +27,15 @@ std::optional<Layout> parse_layout(std::string_view text);
 
 using Dims3 = std::array<std::int64_t, 3>;  // spatial sizes in D, H, W order; D is 1 in 2D
 
+// The largest value any one size, count, stride or padding of a problem may have (2^40). Every
+// reader (problem strings, the driver's flags, files) refuses larger values before any arithmetic,
+// so products of a few fields cannot overflow 64 bits.
+inline constexpr std::int64_t kMaxFieldValue = std::int64_t{1} << 40;
+// The largest tensor, in bytes of its memory span (what an allocation needs): 2^48 = 256 TiB,
+// above any machine's memory. validate() refuses a problem with a larger tensor, so a span times
+// its element size never wraps (a wrapped size once allocated 0 bytes and wrote past them).
+inline constexpr std::int64_t kMaxTensorBytes = std::int64_t{1} << 48;
+
 struct Problem {
   int spatial_dims = 2;  // 2 or 3
   std::int64_t g = 1;    // groups; depthwise is g == c == k

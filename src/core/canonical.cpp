@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "core/text_file.hpp"
+
 namespace convguard {
 namespace {
 
@@ -73,6 +75,10 @@ Status parse_descriptor(std::string_view s, Parsed& out) {
       return invalid_argument(
           fmt::format("{}: expected an integer after '{}' in '{}'", key, key, s));
     }
+    if (value > kMaxFieldValue || value < -kMaxFieldValue) {
+      return invalid_argument(fmt::format("{}: {} is out of range (at most 2^40 = {})", key,
+                                          std::string_view(b, ptr - b), kMaxFieldValue));
+    }
     i = static_cast<std::size_t>(ptr - s.data());
     std::optional<std::int64_t>* slot = nullptr;
     switch (it->second.q) {
@@ -119,6 +125,10 @@ Status parse_stride_list(std::string_view field, std::string_view text,
     if (ec != std::errc() || ptr != text.data() + j) {
       return invalid_argument(
           fmt::format("{}: '{}' is not an 'x'-separated list of integers", field, text));
+    }
+    if (v < 0 || v > kMaxTensorBytes) {
+      return invalid_argument(
+          fmt::format("{}: {} is out of range (0 to 2^48)", field, std::string_view(text).substr(i, j - i)));
     }
     out.push_back(v);
     i = j + 1;
@@ -225,13 +235,22 @@ Result<Problem> parse_problem(std::string_view text) {
     p.filter[dim] = *d.v[kKer][dim];
     p.stride[dim] = d.v[kStr][dim].value_or(1);
     p.dilation[dim] = d.v[kDil][dim].value_or(0) + 1;
-    const std::int64_t eff = (p.filter[dim] - 1) * p.dilation[dim] + 1;
+    // Each field is within +-2^40 (checked above), but products of two are not: checked.
+    std::int64_t eff = 0, reach = 0;
+    if (__builtin_mul_overflow(p.filter[dim] - 1, p.dilation[dim], &eff)) {
+      return invalid_argument(
+          fmt::format("k{}/d{}: the dilated filter's size overflows", L[dim], L[dim]));
+    }
+    ++eff;
     const auto& o = d.v[kOut][dim];
     const auto& pad = d.v[kPad][dim];
     if (!o) {
       p.pad_begin[dim] = p.pad_end[dim] = pad.value_or(0);
     } else {
-      const std::int64_t total = (*o - 1) * p.stride[dim] + eff - p.input[dim];
+      if (__builtin_mul_overflow(*o - 1, p.stride[dim], &reach)) {
+        return invalid_argument(fmt::format("o{}/s{}: output size times stride overflows", L[dim], L[dim]));
+      }
+      const std::int64_t total = reach + eff - p.input[dim];
       p.pad_begin[dim] = pad ? *pad : std::max<std::int64_t>(0, total / 2);
       p.pad_end[dim] = std::max<std::int64_t>(0, total - p.pad_begin[dim]);
     }
@@ -251,19 +270,18 @@ Result<Problem> parse_problem(std::string_view text) {
 }
 
 Result<std::vector<Problem>> read_problem_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Status{StatusCode::io_error, fmt::format("cannot open '{}'", path)};
   std::vector<Problem> out;
-  int lineno = 0;
-  for (std::string line; std::getline(f, line);) {
-    ++lineno;
+  const Status st = for_each_line(path, [&](const std::string& text, int lineno) -> Status {
+    std::string line = text;
     const auto hash = line.find('#');
     if (hash != std::string::npos && line.find('"') > hash) line.resize(hash);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return Status::ok();
     auto p = parse_problem(line);
     if (!p) return invalid_argument(fmt::format("{}:{}: {}", path, lineno, p.status().message()));
     out.push_back(std::move(*p));
-  }
+    return Status::ok();
+  });
+  if (!st) return st;
   return out;
 }
 

@@ -147,6 +147,19 @@ Status check_strides(const char* field, const TensorDesc& dense,
       return invalid_argument(fmt::format("{}: span overflows", field));
     extent = e;
   }
+  // The memory the strides address: 1 + sum (size - 1) * stride elements, in bytes at the widest
+  // element (8), checked, and at most kMaxTensorBytes.
+  std::int64_t span = 1;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::int64_t step;
+    if (!mul_ok(dense.dims[i] - 1, s[i], step) || __builtin_add_overflow(span, step, &span))
+      return invalid_argument(fmt::format("{}: span overflows", field));
+  }
+  if (std::int64_t bytes; !mul_ok(span, 8, bytes) || bytes > kMaxTensorBytes) {
+    return invalid_argument(fmt::format(
+        "{}: the strides address {} elements, more than any memory holds (at most {} bytes)", field,
+        span, kMaxTensorBytes));
+  }
   return Status::ok();
 }
 
@@ -213,9 +226,9 @@ Status validate(const Problem& p) {
       return invalid_argument(
           fmt::format("r{} (end padding): must be >= 0 (got {})", L, p.pad_end[d]));
     std::int64_t eff;
-    if (!mul_ok(p.filter[d] - 1, p.dilation[d], eff) || eff > (std::int64_t{1} << 40) ||
-        p.input[d] > (std::int64_t{1} << 40) || p.pad_begin[d] > (std::int64_t{1} << 40) ||
-        p.pad_end[d] > (std::int64_t{1} << 40)) {
+    if (!mul_ok(p.filter[d] - 1, p.dilation[d], eff) || eff > kMaxFieldValue ||
+        p.input[d] > kMaxFieldValue || p.pad_begin[d] > kMaxFieldValue ||
+        p.pad_end[d] > kMaxFieldValue || p.stride[d] > kMaxFieldValue) {
       return invalid_argument(fmt::format("i{}/k{}/d{}/p{}: sizes overflow", L, L, L, L));
     }
     if (p.output(d) < 1) {
@@ -238,8 +251,10 @@ Status validate(const Problem& p) {
       }
     }
     std::int64_t bytes;
-    if (!mul_ok(e, 8, bytes))
-      return invalid_argument(fmt::format("{}: byte size overflows", names[t]));
+    if (!mul_ok(e, 8, bytes) || bytes > kMaxTensorBytes)
+      return invalid_argument(fmt::format(
+          "{}: {} elements, more than any memory holds (at most {} bytes)", names[t], e,
+          kMaxTensorBytes));
   }
   if (auto s = check_strides("x_strides", dense[0], p.x_strides); !s) return s;
   if (auto s = check_strides("w_strides", dense[1], p.w_strides); !s) return s;
@@ -269,8 +284,23 @@ Result<Problem> problem_from_transposed(const TransposedConv& t) {
           "output padding {}: must be >= 0 and smaller than the stride or the dilation (got {})",
           kDimLetter[d], t.output_padding[d]));
     }
-    const std::int64_t out = (t.input[d] - 1) * t.stride[d] - 2 * t.pad[d] +
-                             t.dilation[d] * (t.filter[d] - 1) + t.output_padding[d] + 1;
+    for (std::int64_t v : {t.input[d], t.stride[d], t.pad[d], t.dilation[d], t.filter[d],
+                           t.output_padding[d]}) {
+      if (v > kMaxFieldValue || v < -kMaxFieldValue) {
+        return invalid_argument(fmt::format(
+            "transposed convolution, dimension {}: {} is out of range (at most 2^40)",
+            kDimLetter[d], v));
+      }
+    }
+    // The fields are each within +-2^40, their products are not: checked.
+    std::int64_t reach = 0, eff = 0, out = 0;
+    if (__builtin_mul_overflow(t.input[d] - 1, t.stride[d], &reach) ||
+        __builtin_mul_overflow(t.dilation[d], t.filter[d] - 1, &eff) ||
+        __builtin_add_overflow(reach, eff, &out) ||
+        __builtin_sub_overflow(out, 2 * t.pad[d] - t.output_padding[d] - 1, &out)) {
+      return invalid_argument(
+          fmt::format("transposed output size {}: overflows", kDimLetter[d]));
+    }
     if (out < 1) {
       return invalid_argument(
           fmt::format("transposed output size {}: empty ({})", kDimLetter[d], out));

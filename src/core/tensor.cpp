@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <numeric>
 
 namespace convguard {
 
+// Both saturate at INT64_MAX instead of wrapping (validate() keeps valid problems far below it;
+// a saturated size makes any allocation of it fail cleanly).
 std::int64_t TensorDesc::elements() const {
   std::int64_t e = 1;
-  for (int i = 0; i < rank; ++i) e *= dims[i];
+  for (int i = 0; i < rank; ++i)
+    if (__builtin_mul_overflow(e, dims[i], &e)) return INT64_MAX;
   return e;
 }
 
@@ -16,9 +20,12 @@ std::int64_t TensorDesc::span() const {
   std::int64_t last = 0;
   for (int i = 0; i < rank; ++i) {
     if (dims[i] == 0) return 0;
-    last += (dims[i] - 1) * strides[i];
+    std::int64_t step;
+    if (__builtin_mul_overflow(dims[i] - 1, strides[i], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return INT64_MAX;
   }
-  return last + 1;
+  return last == INT64_MAX ? INT64_MAX : last + 1;
 }
 
 std::int64_t TensorDesc::offset_of(const std::int64_t* index) const {
@@ -36,9 +43,16 @@ void HostTensor::Free::operator()(void* p) const {
 }
 
 HostTensor::HostTensor(const TensorDesc& desc) : desc_(desc) {
-  bytes_ = static_cast<std::size_t>(desc.span()) * size_of(desc.dtype);
-  const std::size_t rounded = (std::max<std::size_t>(bytes_, 1) + 63) / 64 * 64;
-  data_.reset(std::aligned_alloc(64, rounded));
+  // validate() keeps every tensor of a valid problem under kMaxTensorBytes; this check is for
+  // descriptors built any other way, so that a wrapped size can never allocate too little.
+  const std::int64_t span = desc.span();
+  std::size_t bytes = 0, rounded = 0;
+  if (span < 0 || __builtin_mul_overflow(static_cast<std::size_t>(span), size_of(desc.dtype), &bytes) ||
+      __builtin_add_overflow(std::max<std::size_t>(bytes, 1), std::size_t{63}, &rounded))
+    throw std::bad_alloc();
+  bytes_ = bytes;
+  data_.reset(std::aligned_alloc(64, rounded / 64 * 64));
+  if (!data_) throw std::bad_alloc();  // callers turn it into status oom, never a crash
 }
 
 }  // namespace convguard

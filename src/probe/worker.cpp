@@ -1,6 +1,7 @@
 #include "probe/worker.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,11 +11,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "convguard/canonical.hpp"
+#include "convguard/memory.hpp"
 #include "convguard/reference.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
@@ -178,6 +181,20 @@ double measure_plugin_gflops(const std::string& kind) {
   return 1.0;
 }
 
+// A CPU worker runs under RLIMIT_AS: the memory limit plus room for code, thread stacks and
+// allocator arenas, so a runaway allocation fails (status oom) instead of taking the machine.
+// GPU and plugin workers are left alone: CUDA and HIP reserve far more address space than they use.
+void limit_address_space() {
+  constexpr std::int64_t kSlack = std::int64_t{16} << 30;
+  std::int64_t cap;
+  if (__builtin_add_overflow(host_memory_limit(), kSlack, &cap)) return;
+  rlimit r{};
+  if (getrlimit(RLIMIT_AS, &r) != 0) return;
+  if (r.rlim_max != RLIM_INFINITY && static_cast<std::int64_t>(r.rlim_max) < cap) return;
+  r.rlim_cur = static_cast<rlim_t>(cap);
+  (void)setrlimit(RLIMIT_AS, &r);
+}
+
 // The test data of the last problem, kept between trials: every solver of one problem is
 // verified against the same fp64 reference, computed once.
 struct Cache {
@@ -189,8 +206,10 @@ struct Cache {
 
 }  // namespace
 
-TrialReply run_request(const TrialRequest& req) {
-  static Cache cache;
+namespace {
+Cache cache;
+
+TrialReply run_request_unguarded(const TrialRequest& req) {
   TrialReply rep;
   auto p = parse_problem(req.problem);
   if (!p) {
@@ -207,6 +226,13 @@ TrialReply run_request(const TrialRequest& req) {
   reset_peak_rss();
   if (!cache.tensors || cache.problem != req.problem || cache.seed != req.seed) {
     cache.tensors.reset();  // free the old tensors before allocating new ones
+    TrialOptions need;
+    need.verify = req.verify;
+    if (auto st = check_host_memory(*p, need); !st) {
+      rep.status = "oom";
+      rep.reason = st.message();
+      return rep;
+    }
     cache.tensors = std::make_unique<TrialTensors>(*p);
     fill_inputs(*p, *cache.tensors, req.seed, FillMode::uniform);
     cache.problem = req.problem;
@@ -280,6 +306,22 @@ TrialReply run_request(const TrialRequest& req) {
   rep.status = "ok";
   return rep;
 }
+}  // namespace
+
+TrialReply run_request(const TrialRequest& req) {
+  try {
+    return run_request_unguarded(req);
+  } catch (const std::bad_alloc&) {
+    // Under the worker's address-space limit an allocation anywhere (tensors, a solver's buffers,
+    // the reference) can fail: that is the trial's status, never a crash blamed on the solver.
+    cache = Cache{};
+    TrialReply rep;
+    rep.status = "oom";
+    rep.reason = fmt::format("an allocation failed (the worker's memory limit is {:.3g} GiB)",
+                             static_cast<double>(host_memory_limit()) / (1 << 30));
+    return rep;
+  }
+}
 
 int worker_main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
@@ -291,6 +333,7 @@ int worker_main(int argc, char** argv) {
     return 2;
   }
   const DeviceInfo dev = *opened;
+  if (dev.kind == Device::cpu) limit_address_space();
   g_device = dev.kind;
   g_plugin_device = dev.plugin_kind;
   const double gflops = dev.kind == Device::cpu   ? measure_gflops()

@@ -76,13 +76,9 @@ int bisect_main(int argc, char** argv) {
       return fail(fmt::format("--range: at {}: {}", probe::describe_value(*p, *vary, v),
                               q.status().message()));
   }
-  double timeout_s = 0;
-  try {
-    timeout_s = std::stod(f.str("timeout"));
-  } catch (const std::exception&) {
-    return fail("--timeout: not a number");
-  }
-  if (timeout_s < 0) return fail("--timeout must be >= 0 seconds");
+  auto timeout = f.number_in("timeout", 0, 7 * 24 * 3600.0);  // finite: inf would mean no deadline
+  if (!timeout) return fail(timeout.status().message());
+  const double timeout_s = *timeout;
   int session_exit = 0;
   auto session = open_probe_session(f.all("plugin"), f.str("db"), stdout, session_exit);
   if (!session) {

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "convguard/canonical.hpp"
+#include "convguard/memory.hpp"
 #include "convguard/registry.hpp"
 #include "db/select.hpp"
 #include "driver_args.hpp"
@@ -162,6 +163,13 @@ int driver_main(int argc, char** argv) {
       std::printf(
           "convguard driver --problem %s   # %s %s\n", shell_quoted(to_canonical(p)).c_str(),
           std::string(to_string(p.direction)).c_str(), std::string(to_string(p.dtype)).c_str());
+    }
+    // Refused before anything is allocated: a problem too big for this machine is the user's
+    // input, and says so (driver.md), rather than failing in an allocation.
+    if (auto st = check_host_memory(p, o.trial); !st) {
+      std::fprintf(stderr, "convguard driver: %s: %s\n", to_canonical(p).c_str(),
+                   st.message().c_str());
+      return 2;
     }
     TrialTensors t(p);
     if (!o.load_dir.empty()) {

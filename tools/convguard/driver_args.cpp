@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "convguard/canonical.hpp"
+#include "convguard/memory.hpp"
 #include "convguard/registry.hpp"
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
@@ -65,6 +66,9 @@ std::vector<FlagSpec> driver_flag_specs() {
       {0, "seed", "1", "seed of the random test data"},
       {0, "fill", "uniform", "test data: uniform (in [-1,1)) or integer (small integers; exact)"},
       {0, "threads", "0", "CPU threads (0: OMP_NUM_THREADS or all cores)"},
+      {0, "memory-limit", "",
+       "host memory a problem may use (bytes, or K/M/G/T); default: $CONVGUARD_MEMORY_LIMIT, else "
+       "90% of available memory"},
       {0, "json", "", "print results as JSON", true},
       {0, "save-dir", "", "write x/w/dy.npy (inputs) and y/dx/dw.npy (outputs) here"},
       {0, "load-dir", "", "read the inputs (x/w/dy.npy) from here instead of the seed"},
@@ -96,17 +100,26 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
     return invalid_argument(fmt::format("flag -F (--forw): {} is not 0..7", forw));
   CG_INT(verify, "verify");
   CG_INT(time, "time");
-  CG_INT(iter, "iter");
+  auto get_in = [&](const char* name, std::int64_t lo, std::int64_t hi) {
+    return f.integer_in(name, lo, hi);
+  };
+#define CG_INT_IN(var, name, lo, hi)     \
+  auto var##_r = get_in(name, lo, hi);   \
+  if (!var##_r) return var##_r.status(); \
+  const std::int64_t var = *var##_r;
+  CG_INT_IN(iter, "iter", 1, 1000000);
   CG_INT(seed, "seed");
-  CG_INT(threads, "threads");
+  CG_INT_IN(threads, "threads", 0, 4096);
   CG_INT(printconv, "printconv");
   CG_INT(bias, "bias");
-  if (iter < 1)
-    return invalid_argument(fmt::format("flag -i (--iter): must be >= 1 (got {})", iter));
-  if (threads < 0) return invalid_argument("flag --threads: must be >= 0");
   if (bias != 0)
     return invalid_argument("flag -b (--bias): bias is not supported by convguard (use -b 0)");
   if (threads > 0) omp_set_num_threads(static_cast<int>(threads));
+  if (f.given("memory-limit")) {
+    auto limit = parse_memory_size(f.str("memory-limit").c_str());
+    if (!limit) return invalid_argument("flag --memory-limit: " + limit.status().message());
+    ::setenv("CONVGUARD_MEMORY_LIMIT", std::to_string(*limit).c_str(), 1);
+  }
   o.device = f.str("device");
   o.allow_tf32 = f.on("tf32");
   (void)all_solvers();  // loads CONVGUARD_PLUGINS, whose devices --device may name
@@ -196,10 +209,12 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
   CG_INT(sdim, "spatial_dim");
   if (sdim != 2 && sdim != 3)
     return invalid_argument(fmt::format("flag -_ (--spatial_dim): must be 2 or 3 (got {})", sdim));
-  CG_INT(n, "batchsize");
-  CG_INT(c, "in_channels");
-  CG_INT(k, "out_channels");
-  CG_INT(g, "group_count");
+  // Sizes are range-checked here, before the arithmetic below ('same' padding, transposed
+  // output sizes) could overflow; validate() then names what is inconsistent.
+  CG_INT_IN(n, "batchsize", -kMaxFieldValue, kMaxFieldValue);
+  CG_INT_IN(c, "in_channels", -kMaxFieldValue, kMaxFieldValue);
+  CG_INT_IN(k, "out_channels", -kMaxFieldValue, kMaxFieldValue);
+  CG_INT_IN(g, "group_count", -kMaxFieldValue, kMaxFieldValue);
   const char* in_f[3] = {"in_d", "in_h", "in_w"};
   const char* fil_f[3] = {"fil_d", "fil_h", "fil_w"};
   const char* pad_f[3] = {"pad_d", "pad_h", "pad_w"};
@@ -214,7 +229,7 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
                              {&str, str_f[d]},
                              {&dil, dil_f[d]},
                              {&opad, opad_f[d]}}) {
-      auto v = get(name);
+      auto v = get_in(name, -kMaxFieldValue, kMaxFieldValue);
       if (!v) return v.status();
       (*arr)[d] = *v;
     }
@@ -286,8 +301,11 @@ Result<DriverOptions> driver_options(const Flags& f, const std::string& command)
         } else if (pad_mode == "same" && str[d] > 0 && in[d] > 0) {
           // Output = ceil(input / stride); the padding it needs is split, extra at the end.
           const std::int64_t out = (in[d] + str[d] - 1) / str[d];
+          std::int64_t eff = 0;  // (out - 1) * str <= in; the dilated filter may overflow
+          if (__builtin_mul_overflow(fil[d] - 1, dil[d], &eff))
+            return flag_error(invalid_argument("filter size times dilation overflows"));
           const std::int64_t total =
-              std::max<std::int64_t>(0, (out - 1) * str[d] + (fil[d] - 1) * dil[d] + 1 - in[d]);
+              std::max<std::int64_t>(0, (out - 1) * str[d] + eff + 1 - in[d]);
           p.pad_begin[d] = total / 2;
           p.pad_end[d] = total - total / 2;
         }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 
 namespace convguard::cli {
 
@@ -79,6 +80,32 @@ Result<std::int64_t> Flags::integer(const std::string& long_name) const {
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || ptr != v.data() + v.size() || v.empty()) {
     return invalid_argument(fmt::format("flag {}: '{}' is not an integer", name_of(long_name), v));
+  }
+  return out;
+}
+
+Result<std::int64_t> Flags::integer_in(const std::string& long_name, std::int64_t lo,
+                                       std::int64_t hi) const {
+  auto v = integer(long_name);
+  if (!v) return v;
+  if (*v < lo || *v > hi) {
+    return invalid_argument(
+        fmt::format("flag {}: {} is out of range ({} to {})", name_of(long_name), *v, lo, hi));
+  }
+  return v;
+}
+
+Result<double> Flags::number_in(const std::string& long_name, double lo, double hi) const {
+  const std::string v = str(long_name);
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !std::isfinite(out)) {
+    return invalid_argument(
+        fmt::format("flag {}: '{}' is not a finite number", name_of(long_name), v));
+  }
+  if (out < lo || out > hi) {
+    return invalid_argument(
+        fmt::format("flag {}: {} is out of range ({} to {})", name_of(long_name), v, lo, hi));
   }
   return out;
 }

@@ -34,6 +34,13 @@ class Flags {
   std::vector<std::string> all(const std::string& long_name) const;
   // Integer value, or an error naming the flag.
   [[nodiscard]] Result<std::int64_t> integer(const std::string& long_name) const;
+  // Integer in [lo, hi], or an error naming the flag and the range. Every count, size and index a
+  // flag sets goes through a range: a value that does not fit where it goes (an int, a size the
+  // problem's arithmetic can hold) is refused, never wrapped.
+  [[nodiscard]] Result<std::int64_t> integer_in(const std::string& long_name, std::int64_t lo,
+                                                std::int64_t hi) const;
+  // A finite number in [lo, hi]: inf and nan would switch protections (deadlines, budgets) off.
+  [[nodiscard]] Result<double> number_in(const std::string& long_name, double lo, double hi) const;
   bool on(const std::string& long_name) const { return given(long_name); }
   const std::vector<std::string>& positional() const { return positional_; }
   std::string usage() const;

@@ -1,5 +1,7 @@
 // convguard: convolutions that never hang. One file per subcommand (commands.hpp).
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
 
 #include "commands.hpp"
@@ -26,7 +28,23 @@ void usage() {
 }
 }  // namespace
 
+int dispatch(int argc, char** argv);
+
+// No command ends in abort(): an allocation that fails anywhere (a buffer a size estimate did not
+// foresee) is reported as out of memory, any other escaped exception as an internal error.
 int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "convguard: out of memory\n");
+    return 5;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "convguard: internal error: %s\n", e.what());
+    return 70;
+  }
+}
+
+int dispatch(int argc, char** argv) {
   if (argc < 2) {
     usage();
     return 2;

@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "convguard/canonical.hpp"
+#include "convguard/memory.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "db/store.hpp"
@@ -65,6 +66,9 @@ std::vector<FlagSpec> probe_flags() {
       {0, "db", "", "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "force", "", "rerun trials already recorded ok", true},
       {0, "retry-bad", "", "rerun trials recorded hang, crash or wrong", true},
+      {0, "memory-limit", "",
+       "host memory a trial may use (bytes, or K/M/G/T); default: $CONVGUARD_MEMORY_LIMIT, else "
+       "90% of available memory. Larger problems are recorded oom before anything is allocated"},
       {0, "jobs", "1",
        "CPU workers, each with an equal share of the threads (timings then differ)"},
       {0, "plugin", "", "plugin shared object to load; repeatable", false, true},
@@ -261,17 +265,20 @@ int probe_main(int argc, char** argv) {
   if (*jobs < 1 || *jobs > 64) return fail("--jobs: must be 1 to 64 workers");
   auto seed = f.integer("seed");
   if (!seed) return fail(seed.status().message());
-  double timeout_s = 0, budget_s = 0, timing_ms = 300;
-  try {
-    timeout_s = std::stod(f.str("timeout"));
-    budget_s = std::stod(f.str("budget"));
-    timing_ms = std::stod(f.str("timing"));
-  } catch (const std::exception&) {
-    return fail("--timeout/--budget/--timing: not a number");
+  // Finite and bounded: inf or nan would switch the deadline or the budget off.
+  auto timeout = f.number_in("timeout", 0, 7 * 24 * 3600.0);
+  if (!timeout) return fail(timeout.status().message());
+  auto budget = f.number_in("budget", 1e-3, 7 * 24 * 3600.0);
+  if (!budget) return fail(budget.status().message());
+  auto timing = f.number_in("timing", 0, 3600e3);
+  if (!timing) return fail(timing.status().message());
+  const double timeout_s = *timeout, budget_s = *budget, timing_ms = *timing;
+  if (f.given("memory-limit")) {
+    auto limit = parse_memory_size(f.str("memory-limit").c_str());
+    if (!limit) return fail("--memory-limit: " + limit.status().message());
+    // Workers inherit it (the pool passes the environment on).
+    ::setenv("CONVGUARD_MEMORY_LIMIT", std::to_string(*limit).c_str(), 1);
   }
-  if (timing_ms < 0) return fail("--timing must be >= 0 milliseconds");
-  if (timeout_s < 0 || budget_s <= 0)
-    return fail("--timeout must be >= 0 and --budget > 0 seconds");
 
   // Problems.
   std::vector<Problem> base;
