@@ -236,5 +236,12 @@ check "the next problem still runs: ok ($(mem_status mb1ic4))" sh -c "test \"\$(
 "$CG" probe --db "$DB3" --memory-limit 12Q --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
 check "bad --memory-limit: exit 2 naming it" sh -c "test $rc -eq 2 && grep -q -- '--memory-limit' '$TMP/err'"
 
+# A healthy solver that misses its first (derived) deadline, as on a loaded machine, is not a hang:
+# the probe confirms a hang with a second try under 4x the deadline before recording it.
+DB4=$TMP/h.db
+CONVGUARD_CHAOS_STALL_ONCE=$TMP/stall.marker "$CG" probe --db "$DB4" --plugin "$CHAOS" \
+  --solvers chaos:slow --problem "$P" >"$TMP/stall.log" 2>&1
+check "stalled first try, then answered: ok, not hang" sh -c "'$CG' db show --db '$DB4' --json | grep '\"status\":\"ok\"' | grep -q 'answered on a second try'"
+
 echo "probe tests: $failures failure(s)"
 [ "$failures" -eq 0 ]

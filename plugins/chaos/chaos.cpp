@@ -6,6 +6,7 @@
 //   chaos:hang_above_42       hangs when H or W > 42 (seed 002's boundary), correct below
 //   chaos:hang_16_32_above_32 hangs for 16->32 channels above 32x32 (seed 004's table)
 //   chaos:fault_bwd_weights   segfaults in backward-weights (seed 003), correct forward
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -178,7 +179,17 @@ int run_error(RUN_ARGS) {
   say(msg, len, "chaos: simulated solver failure (status 7 from the vendor call)");
   return CG_ERROR;
 }
+// With CONVGUARD_CHAOS_STALL_ONCE=PATH, the first run anywhere (the one that creates PATH) stalls
+// forever: a healthy solver that misses its first deadline, as on a loaded machine. The probe must
+// not record it hang (it confirms a hang with a second try).
 int run_slow(RUN_ARGS) {
+  if (const char* marker = std::getenv("CONVGUARD_CHAOS_STALL_ONCE"); marker && *marker) {
+    const int fd = open(marker, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd >= 0) {
+      close(fd);
+      for (;;) pause();
+    }
+  }
   usleep(300 * 1000);
   return run_good(p, x, w, y, nullptr, 0, msg, len);
 }
