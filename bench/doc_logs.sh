@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Writes the raw logs behind the CPU figures of docs/perf.md, docs/probe.md and docs/miopen.md into
+# DIR (default docs/perf/<date>-<commit>/): the machine (lscpu's model and flags, the commit), the
+# benchmark against oneDNN on the ResNet-50 and standard suites, the wall time of `make probe`'s
+# sweep (the standard suite, forward) and of the three-direction sweep into fresh databases, and
+# the simulated-MIOpen probe of tests/miopen_test.sh (the standard suite, three directions).
+# Run it on a quiet machine: nothing else may use the cores while it runs.
+#   bash bench/doc_logs.sh [DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/release
+dir=${1:-docs/perf/$(date -u +%F)-$(git rev-parse --short HEAD)}
+mkdir -p "$dir"
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench tools include || echo ' (with uncommitted changes)')"
+  lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|L2|L3|Flags)'
+} >"$dir/machine.txt"
+run() {  # run NAME CMD...: the command line, then its output, into DIR/NAME.log
+  local name=$1; shift
+  { echo "\$ $*"; "$@"; } >"$dir/$name.log" 2>&1
+}
+run cpu_bench_resnet50 "$bin/bench/convguard_bench" --suite data/suites/resnet50.txt --reps 5
+run cpu_bench_standard "$bin/bench/convguard_bench" --suite data/suites/standard.txt --reps 3
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+timed() {  # timed NAME CMD...: like run, with the wall time appended
+  local name=$1; shift
+  local t0; t0=$(date +%s%N)
+  run "$name" "$@" || true
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  printf 'wall: %d.%03d s\n' $((ms / 1000)) $((ms % 1000)) >>"$dir/$name.log"
+}
+timed probe_standard_fwd env CONVGUARD_DB="$tmp/fwd.db" "$bin/convguard" probe --suite standard
+timed probe_standard_3dir env CONVGUARD_DB="$tmp/3dir.db" "$bin/convguard" probe --suite standard \
+  --directions fwd,bwd_data,bwd_weights
+CONVGUARD_LOG_DIR=$(readlink -f "$dir") bash tests/miopen_test.sh "$bin/convguard" \
+  "$bin/convguard_miopen.so" "$bin/tests/libfake_miopen.so" >"$dir/miopen_test.out" 2>&1 || true
+echo "doc_logs: wrote $dir" >&2
