@@ -17,95 +17,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "chaos_common.hpp"
 #include "convguard/plugin.h"
 
 namespace {
 
-volatile std::uintptr_t g_bad_address = 16;  // volatile: the compiler cannot fold the fault away
-volatile int g_spin = 1;
+using namespace convguard::test_plugins;
 
-void say(char* msg, size_t len, const char* text) {
-  std::snprintf(msg, len, "%s", text);
-}
+#define RUN_ARGS CG_TEST_RUN_ARGS
 
-bool forward_f32(const cg_problem* p) {
-  return p->direction == 0 && p->dtype == 0;
-}
-
-int check_forward_f32(const cg_problem* p, char* msg, size_t len) {
-  if (forward_f32(p)) return CG_OK;
-  say(msg, len, "chaos solvers compute fp32 forward only");
-  return CG_NOT_APPLICABLE;
-}
-
-uint64_t no_workspace(const cg_problem*) {
-  return 0;
-}
-
-// Dims of a 4D or 5D tensor as (n, c, d, h, w) with strides.
-struct View {
-  float* data;
-  int64_t dim[5], stride[5];
-};
-View view(const cg_tensor* t) {
-  View v{static_cast<float*>(t->data), {1, 1, 1, 1, 1}, {0, 0, 0, 0, 0}};
-  for (int i = 0; i < t->rank; ++i) {
-    const int j = (t->rank == 4 && i >= 2) ? i + 1 : i;
-    v.dim[j] = t->dims[i];
-    v.stride[j] = t->strides[i];
-  }
-  return v;
-}
-float& at(const View& v, int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) {
-  return v.data[a * v.stride[0] + b * v.stride[1] + c * v.stride[2] + d * v.stride[3] +
-                e * v.stride[4]];
-}
-
-void naive_forward(const cg_problem* p, const cg_tensor* xt, const cg_tensor* wt,
-                   const cg_tensor* yt) {
-  const View x = view(xt), w = view(wt), y = view(yt);
-  const int64_t cg = p->c / p->g, kg = p->k / p->g;
-  for (int64_t n = 0; n < y.dim[0]; ++n)
-    for (int64_t k = 0; k < y.dim[1]; ++k)
-      for (int64_t od = 0; od < y.dim[2]; ++od)
-        for (int64_t oh = 0; oh < y.dim[3]; ++oh)
-          for (int64_t ow = 0; ow < y.dim[4]; ++ow) {
-            double s = 0;
-            const int64_t g = k / kg;
-            for (int64_t c = 0; c < cg; ++c)
-              for (int64_t a = 0; a < w.dim[2]; ++a)
-                for (int64_t b = 0; b < w.dim[3]; ++b)
-                  for (int64_t e = 0; e < w.dim[4]; ++e) {
-                    const int64_t id = od * p->stride[0] - p->pad_begin[0] + a * p->dilation[0];
-                    const int64_t ih = oh * p->stride[1] - p->pad_begin[1] + b * p->dilation[1];
-                    const int64_t iw = ow * p->stride[2] - p->pad_begin[2] + e * p->dilation[2];
-                    if (id < 0 || id >= x.dim[2] || ih < 0 || ih >= x.dim[3] || iw < 0 ||
-                        iw >= x.dim[4])
-                      continue;
-                    s += static_cast<double>(at(x, n, g * cg + c, id, ih, iw)) *
-                         at(w, k, c, a, b, e);
-                  }
-            at(y, n, k, od, oh, ow) = static_cast<float>(s);
-          }
-}
-
-void busy_forever() {
-  while (g_spin) {
-  }
-}
-void segfault() {
-  *reinterpret_cast<volatile int*>(g_bad_address) = 1;
-}
-
-#define RUN_ARGS                                                                           \
-  const cg_problem *p, const cg_tensor *x, const cg_tensor *w, const cg_tensor *y, void *, \
-      uint64_t, char *msg, size_t len
-
-int run_good(RUN_ARGS) {
-  (void)msg, (void)len;
-  naive_forward(p, x, w, y);
-  return CG_OK;
-}
 int run_hang_busy(RUN_ARGS) {
   (void)p, (void)x, (void)w, (void)y, (void)msg, (void)len;
   busy_forever();
@@ -241,21 +161,6 @@ const cg_solver kSolvers[] = {
     {"chaos:fault_bwd_weights", check_fault_bwd_weights, no_workspace, run_fault_bwd_weights},
 };
 
-int always_available(char*, size_t) {
-  return CG_OK;
-}
-
-const cg_plugin kPlugin = {CONVGUARD_PLUGIN_ABI_VERSION,
-                           "chaos",
-                           always_available,
-                           sizeof kSolvers / sizeof kSolvers[0],
-                           kSolvers,
-                           CG_DEVICE_CPU,
-                           nullptr,
-                           nullptr};
-
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plugin(void) {
-  return &kPlugin;
-}
+CG_TEST_PLUGIN("chaos", kSolvers)

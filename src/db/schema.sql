@@ -1,4 +1,4 @@
--- convguard results database, schema version 1. Applied by src/db/store.cpp (migrations run in
+-- convguard results database, schema version 2 (2 adds the status 'interrupted'). Applied by src/db/store.cpp (migrations run in
 -- order from the stored version). One row per (device, problem, solver): the latest evidence.
 CREATE TABLE IF NOT EXISTS devices (
   id INTEGER PRIMARY KEY,
@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS trials (
   device_id INTEGER NOT NULL REFERENCES devices(id),
   problem_id INTEGER NOT NULL REFERENCES problems(id),
   solver_id TEXT NOT NULL REFERENCES solvers(id),
-  status TEXT NOT NULL CHECK (status IN ('running','ok','wrong','hang','crash','error','oom','unsupported','skipped')),
+  status TEXT NOT NULL CHECK (status IN ('running','ok','wrong','hang','crash','error','oom','unsupported','skipped','interrupted')),
   reason TEXT NOT NULL DEFAULT '',
   first_ms REAL, median_ms REAL, min_ms REAL, runs INTEGER,
   workspace_bytes INTEGER, peak_rss_bytes INTEGER,

@@ -145,23 +145,35 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
   if (auto st = s->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);");
       !st)
     return st;
+  // Read the version and migrate in one write transaction: two processes opening a new database
+  // at once must not both apply the schema (four parallel `db show` once left two version rows).
+  if (auto st = s->exec("BEGIN IMMEDIATE;"); !st) return st;
   int version = 0;
   {
     Stmt q(db, "SELECT MAX(version) FROM schema_version");
     if (q.ok() && q.step() == SQLITE_ROW) version = static_cast<int>(q.col_int(0));
   }
   if (version > kSchemaVersion) {
+    (void)s->exec("ROLLBACK;");
     return Status{StatusCode::io_error,
                   "--db " + path + ": schema version " + std::to_string(version) +
                       " is newer than this convguard's (" + std::to_string(kSchemaVersion) + ")"};
   }
-  // Migrations, in order. Version 1 is the whole schema.sql.
+  // Migrations, in order. A new database gets schema.sql, the current schema, whole.
+  std::string migrate;
   if (version < 1) {
-    if (auto st = s->exec(std::string("BEGIN;") + kSchemaSql +
-                          "INSERT INTO schema_version VALUES (1); COMMIT;");
-        !st) {
-      return st;
-    }
+    migrate = std::string(kSchemaSql) + "INSERT INTO schema_version VALUES (2);";
+  } else if (version < 2) {
+    // 1 -> 2: the status CHECK gains 'interrupted'. SQLite cannot alter a CHECK: the trials table
+    // is rebuilt from schema.sql's definition and its rows copied.
+    migrate = std::string("ALTER TABLE trials RENAME TO trials_v1;") + kSchemaSql +
+              "INSERT INTO trials SELECT * FROM trials_v1; DROP TABLE trials_v1;"
+              "CREATE INDEX IF NOT EXISTS trials_status ON trials(status);"
+              "INSERT INTO schema_version VALUES (2);";
+  }
+  if (auto st = s->exec(migrate + "COMMIT;"); !st) {
+    (void)s->exec("ROLLBACK;");
+    return st;
   }
   return s;
 }
@@ -257,10 +269,22 @@ Status Store::upsert(const TrialRecord& r) {
   return Status::ok();
 }
 
+namespace {
+// A running row's reason when the trial before it was cut off by the prober's death: if the prober
+// dies during this one too, the trial counts against the solver (recover_running).
+constexpr const char* kRetryAfterDeath = "retry of a trial the prober died during";
+constexpr const char* kDiedOnce =
+    "left running: the prober or the machine died during this trial (kill -9, power loss?); "
+    "not yet evidence against the solver: the next probe runs it once more";
+}  // namespace
+
 Status Store::begin(const TrialRecord& r) {
   TrialRecord j = r;
   j.status = "running";
   j.started_at = now_text();
+  if (auto prev = find(r.device, r.problem, r.solver);
+      prev && prev->status == "interrupted" && prev->reason == kDiedOnce)
+    j.reason = kRetryAfterDeath;
   return upsert(j);
 }
 
@@ -269,14 +293,24 @@ Status Store::finish(const TrialRecord& r) {
 }
 
 Result<int> Store::recover_running() {
-  Stmt s(db_,
-         "UPDATE trials SET status = 'crash', finished_at = ?, reason = 'left running: the prober "
-         "or the machine "
-         "died during this trial' WHERE status = 'running'");
-  s.text(1, now_text());
-  if (s.step() != SQLITE_DONE)
+  // A trial left running was in flight when the prober died. Once is not evidence (the user's
+  // kill -9, a power cut): `interrupted`, retried. Twice in a row, the trial itself is the likely
+  // cause (it takes the machine or the prober down): `crash`.
+  Stmt twice(db_,
+             "UPDATE trials SET status = 'crash', finished_at = ?1, reason = 'the prober or the "
+             "machine died during this trial twice in a row (interrupted, retried, died again)' "
+             "WHERE status = 'running' AND reason = ?2");
+  twice.text(1, now_text()).text(2, kRetryAfterDeath);
+  if (twice.step() != SQLITE_DONE)
     return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
-  return sqlite3_changes(db_);
+  const int crashed = sqlite3_changes(db_);
+  Stmt once(db_,
+            "UPDATE trials SET status = 'interrupted', finished_at = ?1, reason = ?2 WHERE status "
+            "= 'running'");
+  once.text(1, now_text()).text(2, kDiedOnce);
+  if (once.step() != SQLITE_DONE)
+    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  return crashed + sqlite3_changes(db_);
 }
 
 std::vector<TrialRecord> Store::all(const std::string& device) {

@@ -15,7 +15,7 @@ struct sqlite3;
 
 namespace convguard::db {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct TrialRecord {
   std::string device;  // fingerprint

@@ -1,5 +1,6 @@
 #include "probe/pool.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,10 +10,15 @@
 
 extern char** environ;
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 namespace convguard::probe {
@@ -30,18 +36,76 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-bool write_all(int fd, const std::string& s) {
-  std::size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    off += static_cast<std::size_t>(n);
-  }
+
+// The workers of this process (all pools, all threads): reap_strays never touches them.
+std::mutex g_workers_mutex;
+std::set<pid_t> g_workers;
+std::atomic<bool> g_subreaper{false};
+std::atomic<int> g_stop{0};
+
+}  // namespace
+
+void request_stop(int sig) {
+  g_stop.store(sig);
+}
+int stop_requested() {
+  return g_stop.load();
+}
+
+void live_workers(pid_t pid, bool alive) {
+  std::lock_guard<std::mutex> lock(g_workers_mutex);
+  if (alive)
+    g_workers.insert(pid);
+  else
+    g_workers.erase(pid);
+}
+
+bool become_subreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return false;
+  g_subreaper = true;
   return true;
 }
 
-}  // namespace
+int reap_strays() {
+  if (!g_subreaper) return 0;  // not ours to reap: a library caller's children are its own
+  int killed = 0;
+  const pid_t self = ::getpid();
+  // Orphans of a dead worker (its helpers, even after setsid(), and theirs) are reparented to us
+  // as subreaper. Repeat: killing one can orphan its own children onto us.
+  for (int round = 0; round < 8; ++round) {
+    std::vector<pid_t> strays;
+    if (DIR* d = ::opendir("/proc")) {
+      while (const dirent* e = ::readdir(d)) {
+        char* endp = nullptr;
+        const long pid = std::strtol(e->d_name, &endp, 10);
+        if (pid <= 0 || *endp) continue;
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE* f = std::fopen(path, "r");
+        if (!f) continue;
+        char buf[512];
+        const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+        std::fclose(f);
+        buf[n] = 0;
+        const char* rp = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+        int ppid = 0;
+        char state = 0;
+        if (!rp || std::sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
+        std::lock_guard<std::mutex> lock(g_workers_mutex);
+        if (!g_workers.count(static_cast<pid_t>(pid))) strays.push_back(static_cast<pid_t>(pid));
+      }
+      ::closedir(d);
+    }
+    if (strays.empty()) break;
+    for (pid_t p : strays) {
+      ::kill(p, SIGKILL);
+      while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      ++killed;
+    }
+  }
+  return killed;
+}
 
 std::string describe_signal(int sig) {
   const char* name = strsignal(sig);
@@ -65,6 +129,8 @@ void Worker::kill_and_reap() {
     int st = 0;
     while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
     }
+    live_workers(pid_, false);
+    reap_strays();
   }
   pid_ = -1;
   close_fd(to_child_);
@@ -105,9 +171,18 @@ Status Worker::ensure_started(double startup_deadline_ms) {
     // the kernel kills it when the thread that started it exits.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(126);  // the parent died before prctl
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
+    // Protocol on fds 3 and 4 only (protocol.hpp); stdin is /dev/null, stdout and stderr go
+    // to the captured output. First lifted above 10, since a pipe may already sit on 0-4.
+    const int req = ::fcntl(in[0], F_DUPFD_CLOEXEC, 10);
+    const int rep = ::fcntl(out[1], F_DUPFD_CLOEXEC, 10);
+    const int errw = ::fcntl(err[1], F_DUPFD_CLOEXEC, 10);
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (req < 0 || rep < 0 || errw < 0 || devnull < 0) ::_exit(126);
+    ::dup2(devnull, 0);
+    ::dup2(errw, 1);
+    ::dup2(errw, 2);
+    ::dup2(req, kRequestFd);
+    ::dup2(rep, kReplyFd);
     ::execve(args[0], args.data(), envp.data());
     static const char msg[] = "convguard: cannot exec the worker\n";
     (void)!::write(2, msg, sizeof msg - 1);
@@ -115,6 +190,8 @@ Status Worker::ensure_started(double startup_deadline_ms) {
   }
   ::setpgid(pid, pid);  // also here: no race with the child's own call
   pid_ = pid;
+  live_workers(pid, true);
+  seq_ = 0;
   ++starts_;
   ::close(in[0]);
   ::close(out[1]);
@@ -157,15 +234,19 @@ Status Worker::ensure_started(double startup_deadline_ms) {
 }
 
 bool Worker::pump(int timeout_ms) {
+  // A closed stderr (the worker, or a solver, closed it) is dropped from the poll set: polling a
+  // hung-up pipe returns at once, forever (it once spun the prober at 100% CPU).
   pollfd fds[2] = {{from_child_, POLLIN, 0}, {err_child_, POLLIN, 0}};
   const int n = ::poll(fds, 2, timeout_ms);
   if (n <= 0) return true;
   char buf[8192];
-  if (fds[1].revents & (POLLIN | POLLHUP)) {
+  if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
     const ssize_t r = ::read(err_child_, buf, sizeof buf);
     if (r > 0) {
       err_buf_.append(buf, static_cast<std::size_t>(r));
       if (err_buf_.size() > 2 * kStderrTail) err_buf_.erase(0, err_buf_.size() - kStderrTail);
+    } else if (r == 0 || errno != EINTR) {
+      close_fd(err_child_);
     }
   }
   if (fds[0].revents & (POLLIN | POLLHUP)) {
@@ -194,7 +275,7 @@ std::string Worker::take_stderr_tail() {
   return t;
 }
 
-Outcome Worker::run(const TrialRequest& r, double deadline_ms,
+Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                     const std::function<double(double)>& rest_ms) {
   Outcome o;
   const double start = now_ms();
@@ -203,28 +284,41 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms,
     o.reason = st.message();
     return o;
   }
+  TrialRequest r = request;
+  r.seq = ++seq_;
   err_buf_.clear();
   bool first_run_seen = false;
   o.deadline_ms = deadline_ms;
-  bool eof = !write_all(to_child_, encode(r) + "\n");
-  while (!eof) {
+  bool exited = !write_line(to_child_, encode(r));
+  for (;;) {
     const auto nl = out_buf_.find('\n');
     if (nl != std::string::npos) {
       const std::string line = out_buf_.substr(0, nl);
       out_buf_.erase(0, nl + 1);
       o.elapsed_ms = now_ms() - start;
-      if (line.find("\"progress\"") != std::string::npos) {
-        try {
-          const auto j = nlohmann::json::parse(line);
-          if (j.contains("progress")) {
-            deadline_ms = o.elapsed_ms + rest_ms(j.value("first_ms", 0.0));
-            first_run_seen = true;
-            continue;
-          }
-        } catch (const std::exception&) {
-        }
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(line);
+      } catch (const std::exception&) {
       }
-      auto rep = decode_reply(line);
+      const bool ours = j.is_object() && j.contains("seq") && j["seq"].is_number_unsigned() &&
+                        j["seq"].get<std::uint64_t>() == r.seq;
+      if (ours && j.contains("progress")) {
+        // One progress line extends the deadline, once: the rest is sized from the first run's
+        // time. Later ones are ignored, so no output can keep a trial alive forever.
+        if (!first_run_seen) {
+          double first_ms = 0;
+          if (j["first_ms"].is_number()) first_ms = j["first_ms"].get<double>();
+          deadline_ms = o.elapsed_ms + rest_ms(std::max(0.0, first_ms));
+          first_run_seen = true;
+        }
+        continue;
+      }
+      auto rep = ours ? decode_reply(line)
+                      : Result<TrialReply>(Status{
+                            StatusCode::internal_error,
+                            "worker protocol: a line that is not the reply to request " +
+                                std::to_string(r.seq) + ": '" + line.substr(0, 200) + "'"});
       o.stderr_tail = take_stderr_tail();
       if (!rep) {
         o.status = "error";
@@ -237,6 +331,16 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms,
       o.reply = *rep;
       if (rep->fatal)
         kill_and_reap();  // its device context is lost: the next trial gets a fresh one
+      return o;
+    }
+    if (exited) break;
+    if (const int sig = stop_requested()) {
+      o.elapsed_ms = now_ms() - start;
+      o.status = "interrupted";
+      o.reason = "interrupted by the user (" + describe_signal(sig) +
+                 ") during the trial; not evidence against the solver: the next probe runs it";
+      o.stderr_tail = take_stderr_tail();
+      kill_and_reap();
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
@@ -253,16 +357,26 @@ Outcome Worker::run(const TrialRequest& r, double deadline_ms,
       kill_and_reap();
       return o;
     }
-    eof = !pump(static_cast<int>(std::min(left, 100.0)) + 1);
+    // The worker's end is seen by its pid, not by the end of its pipes: a child it forked may
+    // hold them open (a helper of a solver that then crashed was once recorded hang).
+    const bool open = pump(static_cast<int>(std::min(left, 100.0)) + 1);
+    siginfo_t info{};
+    exited = !open ||
+             (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+              info.si_pid == pid_);
+    if (exited) pump(0);  // a reply written just before the end is still the reply
   }
-  // stdout closed: the worker died. Reap it and say how.
+  // The worker died. Kill what it left in its group, reap it and say how.
+  ::kill(-pid_, SIGKILL);
   int st = 0;
   pid_t got = 0;
   for (int i = 0; i < 200 && (got = ::waitpid(pid_, &st, WNOHANG)) == 0; ++i) ::usleep(5000);
   if (got == 0) {
-    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
     ::waitpid(pid_, &st, 0);
   }
+  live_workers(pid_, false);
+  reap_strays();
   o.elapsed_ms = now_ms() - start;
   o.stderr_tail = take_stderr_tail();
   pid_ = -1;

@@ -62,12 +62,29 @@ class Worker {
 
   std::vector<std::string> argv_, env_;
   pid_t pid_ = -1;
+  std::uint64_t seq_ = 0;  // requests sent to the current worker process
   int to_child_ = -1, from_child_ = -1, err_child_ = -1;
   std::string out_buf_, err_buf_;
   double gflops_ = 10, ref_gflops_ = 0.5, sample_gflops_ = 0.2;
   std::string fingerprint_, description_;
   int starts_ = 0;
 };
+
+// Makes this process the subreaper of everything its workers start (PR_SET_CHILD_SUBREAPER), so a
+// worker's orphaned helpers (setsid() included) come back to it and reap_strays() can end them.
+// For the CLI's probe: a library caller's process is left as it is. False if the kernel refuses.
+bool become_subreaper();
+// Kills and reaps every child of this process that is not a live worker; does nothing unless
+// become_subreaper() was called. Returns how many it ended. Called after every worker's death.
+int reap_strays();
+// The registry reap_strays() spares (Worker keeps it; exposed for tests).
+void live_workers(pid_t pid, bool alive);
+
+// A user's stop (SIGINT, SIGTERM): the CLI's handler calls request_stop(sig) (async-signal-safe);
+// a running trial's wait ends within ~100 ms with status "interrupted" (its worker killed) and
+// sweeps take no further trial. An interrupted trial is not evidence against its solver.
+void request_stop(int sig);
+int stop_requested();  // the signal, or 0
 
 // "signal 11 (Segmentation fault)"
 std::string describe_signal(int sig);

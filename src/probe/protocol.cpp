@@ -1,5 +1,8 @@
 #include "probe/protocol.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <nlohmann/json.hpp>
 
 namespace convguard::probe {
@@ -7,13 +10,15 @@ namespace convguard::probe {
 using nlohmann::json;
 
 std::string encode(const TrialRequest& r) {
-  return json{{"problem", r.problem}, {"solver", r.solver},     {"seed", r.seed},
-              {"verify", r.verify},   {"max_runs", r.max_runs}, {"max_time_ms", r.max_time_ms}}
-      .dump();
+  return json{{"seq", r.seq},       {"problem", r.problem},   {"solver", r.solver},
+              {"seed", r.seed},     {"verify", r.verify},     {"max_runs", r.max_runs},
+              {"max_time_ms", r.max_time_ms}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string encode(const TrialReply& r) {
-  return json{{"status", r.status},
+  return json{{"seq", r.seq},
+              {"status", r.status},
               {"reason", r.reason},
               {"first_ms", r.first_ms},
               {"median_ms", r.median_ms},
@@ -26,13 +31,14 @@ std::string encode(const TrialReply& r) {
               {"tolerance", r.tolerance},
               {"sampled", r.sampled},
               {"fatal", r.fatal}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Result<TrialRequest> decode_request(const std::string& line) {
   try {
     const json j = json::parse(line);
     TrialRequest r;
+    r.seq = j.at("seq").get<std::uint64_t>();
     r.problem = j.at("problem").get<std::string>();
     r.solver = j.at("solver").get<std::string>();
     r.seed = j.value("seed", std::uint64_t{1});
@@ -49,6 +55,7 @@ Result<TrialReply> decode_reply(const std::string& line) {
   try {
     const json j = json::parse(line);
     TrialReply r;
+    r.seq = j.at("seq").get<std::uint64_t>();
     r.status = j.at("status").get<std::string>();
     r.reason = j.value("reason", std::string());
     r.first_ms = j.value("first_ms", 0.0);
@@ -66,6 +73,35 @@ Result<TrialReply> decode_reply(const std::string& line) {
   } catch (const std::exception& e) {
     return Status{StatusCode::internal_error, std::string("worker reply: ") + e.what()};
   }
+}
+
+bool read_line(int fd, std::string& buf, std::string& line) {
+  constexpr std::size_t kMaxLine = std::size_t{1} << 20;
+  for (;;) {
+    if (const auto nl = buf.find('\n'); nl != std::string::npos) {
+      line.assign(buf, 0, nl);
+      buf.erase(0, nl + 1);
+      return true;
+    }
+    if (buf.size() > kMaxLine) return false;
+    char chunk[4096];
+    const ssize_t r = ::read(fd, chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    buf.append(chunk, static_cast<std::size_t>(r));
+  }
+}
+
+bool write_line(int fd, const std::string& line) {
+  const std::string out = line + "\n";
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t w = ::write(fd, out.data() + done, out.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    done += static_cast<std::size_t>(w);
+  }
+  return true;
 }
 
 }  // namespace convguard::probe

@@ -1,11 +1,16 @@
-// The worker protocol: one JSON object per line in each direction over the worker's stdin and
-// stdout (stderr is kept apart and its tail attached to results). Tensors are never shipped: the
-// worker generates its test data from the seed, so a request is a few hundred bytes.
+// The worker protocol: one JSON object per line in each direction, over two descriptors that
+// belong to the protocol alone: the worker reads requests on fd kRequestFd (3) and writes replies
+// on fd kReplyFd (4). Its stdin is /dev/null and its stdout is its stderr, both captured by the
+// parent as the trial's output tail: whatever a solver or a vendor library prints (a JSON line
+// included) can never be read as a reply. Every request carries a sequence number that its
+// progress line and its reply repeat; a line with another number is a protocol violation.
+// Tensors are never shipped: the worker generates its test data from the seed, so a request is a
+// few hundred bytes.
 //
 //   worker -> parent, once:   {"ready":true,"pid":123,"gflops":150.2}
-//   parent -> worker:         {"problem":"...","solver":"cpu:direct","seed":1,...}
-//   worker -> parent:         {"progress":"first_run","first_ms":12.5}   (after the first run)
-//   worker -> parent:         {"status":"ok","first_ms":...,...}         (the verdict)
+//   parent -> worker:         {"seq":7,"problem":"...","solver":"cpu:direct","seed":1,...}
+//   worker -> parent:         {"seq":7,"progress":"first_run","first_ms":12.5}  (at most once)
+//   worker -> parent:         {"seq":7,"status":"ok","first_ms":...,...}        (the verdict)
 #pragma once
 
 #include <cstdint>
@@ -16,8 +21,12 @@
 
 namespace convguard::probe {
 
+inline constexpr int kRequestFd = 3;
+inline constexpr int kReplyFd = 4;
+
 struct TrialRequest {
-  std::string problem;  // canonical string
+  std::uint64_t seq = 0;  // the parent's count of requests to this worker
+  std::string problem;    // canonical string
   std::string solver;
   std::uint64_t seed = 1;
   bool verify = true;
@@ -28,6 +37,7 @@ struct TrialRequest {
 // The worker's verdict on one trial. status is one of ok, wrong, error, oom, unsupported (the
 // parent adds hang, crash, skipped: outcomes a worker cannot report about itself).
 struct TrialReply {
+  std::uint64_t seq = 0;  // the request's
   std::string status;
   std::string reason;
   double first_ms = 0, median_ms = 0, min_ms = 0;
@@ -45,5 +55,12 @@ std::string encode(const TrialRequest& r);
 std::string encode(const TrialReply& r);
 [[nodiscard]] Result<TrialRequest> decode_request(const std::string& line);
 [[nodiscard]] Result<TrialReply> decode_reply(const std::string& line);
+
+// Line I/O on the protocol's descriptors (no stdio: those are the solvers'). read_line fills
+// `line` with the next line from fd (buffering the rest in `buf`); false at end of file or on an
+// error. A line longer than 1 MiB is an error, not an unbounded buffer. write_line retries short
+// writes and EINTR.
+[[nodiscard]] bool read_line(int fd, std::string& buf, std::string& line);
+[[nodiscard]] bool write_line(int fd, const std::string& line);
 
 }  // namespace convguard::probe

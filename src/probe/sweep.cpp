@@ -90,6 +90,10 @@ void job(Shared& s, Worker& worker) {
   for (;;) {
     std::unique_lock lock(s.mu);
     if (s.next >= s.trials.size() || !s.failure.is_ok()) return;
+    if (stop_requested()) {
+      s.sum.interrupted = true;
+      return;
+    }
     const std::size_t index = ++s.next;
     const std::size_t pi = s.trials[index - 1].first;
     const Problem& p = c.problems[pi];

@@ -64,6 +64,7 @@ struct SweepSummary {
   std::map<std::string, int> counts;  // per status, plus "reused", "known bad" and "not needed"
   double wall_s = 0, sandbox_s = 0, hang_cost_s = 0;
   int worker_starts = 0;
+  bool interrupted = false;  // the user stopped the sweep (SIGINT/SIGTERM): rerun to resume
 };
 
 struct SweepCallbacks {

@@ -1,6 +1,7 @@
 #include "probe/worker.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -195,6 +196,9 @@ void limit_address_space() {
   (void)setrlimit(RLIMIT_AS, &r);
 }
 
+// The sequence number of the request being served: its progress line and reply carry it.
+std::uint64_t g_seq = 0;
+
 // The test data of the last problem, kept between trials: every solver of one problem is
 // verified against the same fp64 reference, computed once.
 struct Cache {
@@ -248,8 +252,9 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
   o.stable_within = 0.05;
   o.seed = req.seed;
   o.on_first_run = [](double first_ms) {
-    std::cout << nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}}.dump() << "\n"
-              << std::flush;
+    (void)write_line(kReplyFd, nlohmann::json{{"seq", g_seq}, {"progress", "first_run"},
+                                              {"first_ms", first_ms}}
+                                   .dump());
   };
   if (s->device() != g_device || s->plugin_device() != g_plugin_device) {
     rep.status = "unsupported";
@@ -324,7 +329,19 @@ TrialReply run_request(const TrialRequest& req) {
 }
 
 int worker_main(int argc, char** argv) {
-  std::ios::sync_with_stdio(false);
+  // The protocol's descriptors come from the parent (pool.cpp). Checked first, and kept out of
+  // anything this process execs (MIOpen runs compilers); stdout goes to stderr before any plugin
+  // loads, so nothing a solver or library prints can reach the parent as a reply.
+  if (::fcntl(kRequestFd, F_GETFD) < 0 || ::fcntl(kReplyFd, F_GETFD) < 0) {
+    std::fprintf(stderr,
+                 "convguard worker: started without the protocol's descriptors 3 and 4; the "
+                 "probe starts workers itself\n");
+    return 2;
+  }
+  (void)::fcntl(kRequestFd, F_SETFD, FD_CLOEXEC);
+  (void)::fcntl(kReplyFd, F_SETFD, FD_CLOEXEC);
+  std::fflush(stdout);
+  (void)::dup2(2, 1);
   const std::string device = argc > 3 && std::string(argv[2]) == "--device" ? argv[3] : "cpu";
   (void)all_solvers();  // load plugins (CONVGUARD_PLUGINS) before saying ready
   auto opened = open_device(device);
@@ -341,18 +358,17 @@ int worker_main(int argc, char** argv) {
                                                   : measure_plugin_gflops(g_plugin_device);
   const double ref_gflops = measure_reference_gflops();
   const double sample_gflops = measure_sample_gflops();
-  std::cout << nlohmann::json{{"ready", true},
-                              {"pid", getpid()},
-                              {"gflops", gflops},
-                              {"ref_gflops", ref_gflops},
-                              {"sample_gflops", sample_gflops},
-                              {"fingerprint", dev.fingerprint},
-                              {"description", dev.description}}
-                   .dump()
-            << "\n"
-            << std::flush;
-  std::string line;
-  while (std::getline(std::cin, line)) {
+  if (!write_line(kReplyFd, nlohmann::json{{"ready", true},
+                                           {"pid", getpid()},
+                                           {"gflops", gflops},
+                                           {"ref_gflops", ref_gflops},
+                                           {"sample_gflops", sample_gflops},
+                                           {"fingerprint", dev.fingerprint},
+                                           {"description", dev.description}}
+                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
+    return 0;
+  std::string buf, line;
+  while (read_line(kRequestFd, buf, line)) {
     if (line.empty()) continue;
     auto req = decode_request(line);
     TrialReply rep;
@@ -360,9 +376,11 @@ int worker_main(int argc, char** argv) {
       rep.status = "error";
       rep.reason = req.status().message();
     } else {
+      g_seq = req->seq;
       rep = run_request(*req);
     }
-    std::cout << encode(rep) << "\n" << std::flush;
+    rep.seq = g_seq;
+    if (!write_line(kReplyFd, encode(rep))) break;
   }
   return 0;
 }

@@ -24,6 +24,7 @@
 #include "models.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
+#include "probe/pool.hpp"
 #include "probe/reproduce.hpp"
 #include "probe/sweep.hpp"
 #include "probe/workarounds.hpp"
@@ -421,6 +422,13 @@ int probe_main(int argc, char** argv) {
     if (!sum) continue;
     if (!json && !csv) print_results_table(store, fingerprint, problems, cfg.solvers);
     print_summary(info, "probe", *sum);
+    if (sum->interrupted || probe::stop_requested()) {
+      // Stopped by the user: what finished is recorded, the trial cut off is `interrupted` (not
+      // evidence), and a rerun resumes from there.
+      std::fprintf(info, "probe interrupted by the user: finished trials are recorded; run the "
+                         "same command again to resume\n");
+      return 130;
+    }
     // Workarounds: transforms around the solvers that failed, recorded like any trial.
     probe::SweepConfig wcfg = cfg;
     wcfg.named.clear();

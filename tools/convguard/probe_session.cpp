@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <cstdlib>
 #include <filesystem>
 
 #include "plugins/loader.hpp"
+#include "probe/pool.hpp"
 
 namespace convguard::cli {
 
@@ -41,9 +44,20 @@ Result<ProbeSession> open_probe_session(const std::vector<std::string>& plugins,
   if (!recovered) return recovered.status();
   if (*recovered > 0) {
     std::fprintf(info,
-                 "recovered %d trial(s) left running by an earlier probe: recorded as crash\n",
+                 "recovered %d trial(s) left running by an earlier probe that died: recorded as "
+                 "interrupted (retried once; crash if it dies again)\n",
                  *recovered);
   }
+  // Ctrl-C and SIGTERM end the sweep cleanly (the trial in flight is recorded interrupted); a
+  // second one ends the process at once (SA_RESETHAND). Orphans of dead workers come back to
+  // this process, which ends them (probe/pool.hpp).
+  struct sigaction sa {};
+  sa.sa_handler = [](int sig) { probe::request_stop(sig); };
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  (void)probe::become_subreaper();
   s.store = std::move(*store);
   exit_code = 0;
   return s;
