@@ -18,6 +18,7 @@
 #include "convguard/reference.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "core/json_text.hpp"
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
@@ -222,7 +223,8 @@ TrialReply run_request(const TrialRequest& req) {
   o.stable_within = 0.05;
   o.seed = req.seed;
   o.on_first_run = [](double first_ms) {
-    std::cout << nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}}.dump() << "\n"
+    std::cout << json_text(nlohmann::json{{"progress", "first_run"}, {"first_ms", first_ms}})
+              << "\n"
               << std::flush;
   };
   if (s->device() != g_device || s->plugin_device() != g_plugin_device) {
@@ -298,14 +300,13 @@ int worker_main(int argc, char** argv) {
                                                   : measure_plugin_gflops(g_plugin_device);
   const double ref_gflops = measure_reference_gflops();
   const double sample_gflops = measure_sample_gflops();
-  std::cout << nlohmann::json{{"ready", true},
-                              {"pid", getpid()},
-                              {"gflops", gflops},
-                              {"ref_gflops", ref_gflops},
-                              {"sample_gflops", sample_gflops},
-                              {"fingerprint", dev.fingerprint},
-                              {"description", dev.description}}
-                   .dump()
+  std::cout << json_text(nlohmann::json{{"ready", true},
+                                        {"pid", getpid()},
+                                        {"gflops", gflops},
+                                        {"ref_gflops", ref_gflops},
+                                        {"sample_gflops", sample_gflops},
+                                        {"fingerprint", dev.fingerprint},
+                                        {"description", dev.description}})
             << "\n"
             << std::flush;
   std::string line;

@@ -17,6 +17,7 @@
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "core/json_text.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 #include "gpu/gpu.hpp"
@@ -120,17 +121,16 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
     return;
   }
   if (json) {
-    std::printf("%s\n", nlohmann::json{{"problem", rec.problem},
-                                       {"solver", rec.solver},
-                                       {"status", rec.status},
-                                       {"reason", rec.reason},
-                                       {"first_ms", rec.first_ms},
-                                       {"median_ms", rec.median_ms},
-                                       {"peak_rss_bytes", rec.peak_rss_bytes},
-                                       {"signal", rec.signal},
-                                       {"exit_code", rec.exit_code},
-                                       {"command", rec.command}}
-                            .dump()
+    std::printf("%s\n", json_text(nlohmann::json{{"problem", rec.problem},
+                                                 {"solver", rec.solver},
+                                                 {"status", rec.status},
+                                                 {"reason", rec.reason},
+                                                 {"first_ms", rec.first_ms},
+                                                 {"median_ms", rec.median_ms},
+                                                 {"peak_rss_bytes", rec.peak_rss_bytes},
+                                                 {"signal", rec.signal},
+                                                 {"exit_code", rec.exit_code},
+                                                 {"command", rec.command}})
                             .c_str());
   } else if (csv) {
     std::printf(
