@@ -81,8 +81,7 @@ TEST(Trust, JsonTextReplacesInvalidUtf8) {
 }
 
 TEST(Trust, SolverIdGrammarAcceptsEveryIdThatExists) {
-  for (const Solver* s : all_solvers())
-    EXPECT_TRUE(db::check_solver_id(s->id()).is_ok()) << s->id();
+  for (const Solver* s : all_solvers()) EXPECT_TRUE(check_solver_id(s->id()).is_ok()) << s->id();
   for (const char* id :
        {"cpu:winograd:f2x2_3x3", "gpu:tc_implicit_gemm:tf32", "chaos:hang_16_32_above_32",
         "gpu:chaos_hang", "cudnn:fwd:IMPLICIT_PRECOMP_GEMM:tensor_op", "cudnn:bwd_data:heur0:tf32",
@@ -90,12 +89,12 @@ TEST(Trust, SolverIdGrammarAcceptsEveryIdThatExists) {
         "xform:pad_channels(c+1,k%8):xform:tile(2x32x32):miopen:ConvAsm1x1U",
         "xform:pad_spatial(%2):xform:relayout(nhwc):cpu:direct", "xform:split_batch(1):gpu:naive",
         "miopen:ConvOclBwdWrW2<16>", "miopen:ConvWinograd3x3MultipassWrW<3-2>"}) {
-    EXPECT_TRUE(db::check_solver_id(id).is_ok()) << id << ": " << db::check_solver_id(id).message();
+    EXPECT_TRUE(check_solver_id(id).is_ok()) << id << ": " << check_solver_id(id).message();
   }
   auto table = miopen_table::load();
   ASSERT_TRUE(table.is_ok()) << table.status().message();
   for (const auto& s : table->solvers) {
-    EXPECT_TRUE(db::check_solver_id("miopen:" + s.name).is_ok()) << s.name;
+    EXPECT_TRUE(check_solver_id("miopen:" + s.name).is_ok()) << s.name;
   }
 }
 
@@ -124,10 +123,10 @@ TEST(Trust, SolverIdGrammarRefusesEverythingElse) {
                          "xform:tile(3:cpu:direct",
                          "-x:y",
                          "cpu:-x"}) {
-    EXPECT_FALSE(db::check_solver_id(id).is_ok()) << id;
+    EXPECT_FALSE(check_solver_id(id).is_ok()) << id;
   }
-  EXPECT_FALSE(db::check_solver_id(std::string(600, 'a') + ":b").is_ok());
-  EXPECT_FALSE(db::check_solver_id(std::string("cpu:dir\0ect", 11)).is_ok());
+  EXPECT_FALSE(check_solver_id(std::string(600, 'a') + ":b").is_ok());
+  EXPECT_FALSE(check_solver_id(std::string("cpu:dir\0ect", 11)).is_ok());
 }
 
 TEST(Trust, ProblemKeysAreCanonical) {

@@ -9,20 +9,13 @@
 #include <string_view>
 
 #include "convguard/status.hpp"
+#include "core/solver_id.hpp"
 
 namespace convguard::db {
 
 struct TrialRecord;
 
-// A solver id:
-//   id        := transform | plain
-//   transform := "xform:" name "(" params ")" ":" id        e.g. xform:tile(32x32):cpu:direct
-//   plain     := word ":" segment (":" segment)*            e.g. cpu:winograd:f2x2_3x3
-//   segment   := word [ "<" [0-9-]+ ">" ]                    e.g. miopen:ConvOclBwdWrW2<16>
-//   word      := [A-Za-z0-9_] [A-Za-z0-9_.-]*
-//   name      := [a-z_]+          params := [A-Za-z0-9_+%,.-]*
-// at most 512 bytes. The message says what is wrong and where.
-[[nodiscard]] Status check_solver_id(std::string_view id);
+// Solver ids: check_solver_id (core/solver_id.hpp), shared with the plugin loader.
 
 // A problem key: the text must parse as a problem string; returns its identity string (the
 // canonical form the database keys on, without a name).

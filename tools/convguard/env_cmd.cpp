@@ -108,7 +108,7 @@ int env_main(int argc, char** argv) {
   for (const auto& t : (*store)->all()) {
     if (!selected(t.device)) continue;
     // Rows written before the grammar existed, or by hand: evidence only if they parse.
-    if (auto st = db::check_solver_id(t.solver); !st) {
+    if (auto st = check_solver_id(t.solver); !st) {
       ignored.push_back("ignored a row whose solver id is not valid: " + st.message());
       continue;
     }
