@@ -168,9 +168,9 @@ int import_files(db::Store& store, const std::vector<std::string>& files) {
                 r.problem.c_str(), r.solver.c_str(), r.old_status.c_str(), r.new_status.c_str());
   }
   std::printf(
-      "imported %d trial(s) (%zu replaced older rows); kept %d where this database has the same "
-      "or newer evidence\n",
-      out->imported, out->replaced.size(), out->kept);
+      "imported %d trial(s); kept %d where this database has the same or newer evidence; %zu "
+      "imported row(s) replaced older ones\n",
+      out->imported, out->kept, out->replaced.size());
   return 0;
 }
 
