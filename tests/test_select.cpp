@@ -1,36 +1,23 @@
 // Selection (db/select.cpp) keeps to the policy: only the solvers of the device kind asked for,
 // TF32 variants only where allowed, the fastest verified one otherwise; never one recorded bad.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
 #include "db/select.hpp"
 #include "db/store.hpp"
+#include "temp_store.hpp"
 
 using namespace convguard;
 
 namespace {
 
-struct TempStore {
-  std::string path =
-      (std::filesystem::temp_directory_path() / ("cg_select_" + std::to_string(::getpid()) + ".db"))
-          .string();
-  std::unique_ptr<db::Store> store;
-  TempStore() {
-    std::filesystem::remove(path);
-    auto s = db::Store::open(path);
-    EXPECT_TRUE(s.is_ok()) << s.status().message();
-    if (s) store = std::move(*s);
-  }
-  ~TempStore() {
-    store.reset();
-    std::filesystem::remove(path);
-  }
+// TempStore with a helper that records one trial as the probe would.
+struct SelectStore : TempStore {
+  SelectStore() : TempStore("select") {}
   void record(const std::string& dev, const Problem& p, const std::string& solver,
               const std::string& status, double ms) {
     db::TrialRecord r;
@@ -45,7 +32,7 @@ struct TempStore {
 }  // namespace
 
 TEST(Select, KeepsToTheDeviceKindAndAvoidsBadSolvers) {
-  TempStore t;
+  SelectStore t;
   const Problem p = *parse_problem("mb2ic16ih12oc16oh12kh3ph1");
   t.record("dev", p, "cpu:direct", "ok", 5);
   t.record("dev", p, "cpu:im2col_gemm", "ok", 3);
@@ -59,7 +46,7 @@ TEST(Select, KeepsToTheDeviceKindAndAvoidsBadSolvers) {
 
 TEST(Select, Tf32VariantsOnlyWhereAllowed) {
   if (!find_solver("gpu:tc_implicit_gemm:tf32")) GTEST_SKIP() << "no GPU backend in this build";
-  TempStore t;
+  SelectStore t;
   const Problem p = *parse_problem("--stag=axb --wtag=axb --dtag=axb mb2ic16ih12oc16oh12kh3ph1");
   t.record("gpu", p, "gpu:implicit_gemm", "ok", 0.05);
   t.record("gpu", p, "gpu:tc_implicit_gemm:tf32", "ok", 0.01);

@@ -9,18 +9,14 @@
 #include <ctime>
 #include <filesystem>
 
+#include "db/fields.hpp"
 #include "db/schema_sql.hpp"  // generated from schema.sql: kSchemaSql
 
 namespace convguard::db {
 namespace {
 
 std::string now_text() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return now_timestamp();
 }
 
 // A prepared statement that finalizes itself.
@@ -32,7 +28,8 @@ class Stmt {
   ~Stmt() { sqlite3_finalize(s_); }
   bool ok() const { return ok_; }
   Stmt& text(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT);
+    // The length, not NUL-termination: text is never cut short silently.
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
   Stmt& real(int i, double v) {
@@ -221,7 +218,10 @@ std::optional<TrialRecord> Store::find(const std::string& device, const std::str
   return std::nullopt;
 }
 
-Status Store::upsert(const TrialRecord& r) {
+Status Store::upsert(const TrialRecord& given) {
+  // Every write is checked by the one grammar (fields.hpp), whoever wrote the record.
+  TrialRecord r = given;
+  if (auto st = check_record(r); !st) return invalid_argument(path_ + ": " + st.message());
   {
     Stmt p(db_, "INSERT OR IGNORE INTO problems (canonical) VALUES (?)");
     p.text(1, r.problem);
@@ -342,18 +342,41 @@ std::vector<TrialRecord> Store::for_solver(const std::string& device, const std:
   return where(device, "t.solver_id", solver);
 }
 
-Result<bool> Store::import_record(const TrialRecord& r) {
-  if (r.status == "running") return false;
-  if (auto st =
-          add_device(r.device, r.device_description.empty() ? r.device : r.device_description);
-      !st)
-    return st;
-  if (auto mine = find(r.device, r.problem, r.solver)) {
-    // ISO-8601 UTC timestamps compare as strings.
-    if (mine->status != "running" && mine->finished_at >= r.finished_at) return false;
+Result<ImportOutcome> Store::import_records(std::vector<TrialRecord> records) {
+  ImportOutcome out;
+  if (auto st = exec("BEGIN IMMEDIATE;"); !st) return st;
+  auto one = [&](TrialRecord& r) -> Status {
+    if (auto st = check_record(r, Origin::import); !st) return st;
+    if (r.status == "running") {
+      ++out.kept;
+      return Status::ok();
+    }
+    if (auto st =
+            add_device(r.device, r.device_description.empty() ? r.device : r.device_description);
+        !st)
+      return st;
+    auto mine = find(r.device, r.problem, r.solver);
+    // Checked timestamps of one format compare as strings; ties keep this database's row.
+    if (mine && mine->status != "running" && mine->finished_at >= r.finished_at) {
+      ++out.kept;
+      return Status::ok();
+    }
+    if (auto st = upsert(r); !st) return st;
+    ++out.imported;
+    if (mine) out.replaced.push_back({r.device, r.problem, r.solver, mine->status, r.status});
+    return Status::ok();
+  };
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (auto st = one(records[i]); !st) {
+      (void)exec("ROLLBACK;");
+      return Status{st.code(), "record " + std::to_string(i + 1) + ": " + st.message()};
+    }
   }
-  if (auto st = upsert(r); !st) return st;
-  return true;
+  if (auto st = exec("COMMIT;"); !st) {
+    (void)exec("ROLLBACK;");
+    return st;
+  }
+  return out;
 }
 
 Result<int> Store::clear() {

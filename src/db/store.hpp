@@ -39,6 +39,16 @@ inline bool is_bad_status(const std::string& status) {
   return status == "hang" || status == "crash" || status == "wrong";
 }
 
+// What an import did: rows written, rows kept because ours is as new or newer, and each row an
+// import replaced (the same device, problem and solver, with both statuses).
+struct Replaced {
+  std::string device, problem, solver, old_status, new_status;
+};
+struct ImportOutcome {
+  int imported = 0, kept = 0;
+  std::vector<Replaced> replaced;
+};
+
 // Default location: $CONVGUARD_DB, else $XDG_CACHE_HOME/convguard/convguard.db, else
 // ~/.cache/convguard/convguard.db.
 std::string default_path();
@@ -66,9 +76,12 @@ class Store {
   std::vector<TrialRecord> for_problem(const std::string& device, const std::string& problem);
   std::vector<TrialRecord> for_solver(const std::string& device, const std::string& solver);
   [[nodiscard]] Result<std::string> integrity_check();
-  // Import: writes r unless this database holds newer evidence for the same trial (then returns
-  // false and keeps its own). Running rows are not imported.
-  [[nodiscard]] Result<bool> import_record(const TrialRecord& r);
+  // Import: all records or none, in one transaction. Each is checked (fields.hpp: check_record for
+  // an import); the first bad one fails the whole import, its message prefixed "record N: " (N from
+  // 1). Callers that can name a file and line check each record themselves first. A record replaces
+  // this database's row for the same trial only when it finished later (ties keep ours); running
+  // rows are not imported.
+  [[nodiscard]] Result<ImportOutcome> import_records(std::vector<TrialRecord> records);
   [[nodiscard]] Result<int> clear();
   const std::string& path() const { return path_; }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 
+#include "core/json_text.hpp"
 #include "vendor/miopen_table.hpp"
 
 namespace convguard::doctor {
@@ -59,7 +60,7 @@ Fields fields_of(const Snapshot& s, const nlohmann::json* gpu) {
     if (!obj.is_object()) return;
     for (const auto& [k, v] : obj.items()) {
       if (v.is_string()) f[prefix + k] = v.get<std::string>();
-      if (v.is_number()) f[prefix + k] = v.dump();
+      if (v.is_number()) f[prefix + k] = json_text(v);
     }
   };
   if (s.contains("versions")) add("versions.", s["versions"]);
@@ -193,7 +194,7 @@ Result<std::vector<Finding>> check_rules(const nlohmann::json& rules, const Snap
     if (sev != "WARN" && sev != "FAIL")
       return invalid_argument("rule " + id + ": severity must be WARN or FAIL");
     // Rules on gpu.* fields hold for some GPU; the others are about the system.
-    const bool per_gpu = r["when"].dump().find("\"gpu.") != std::string::npos;
+    const bool per_gpu = json_text(r["when"]).find("\"gpu.") != std::string::npos;
     std::vector<const nlohmann::json*> targets =
         per_gpu ? gpus : std::vector<const nlohmann::json*>{nullptr};
     std::string unmet = per_gpu && gpus.empty() ? "no GPU found" : "";

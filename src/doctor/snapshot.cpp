@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "gpu/gpu.hpp"
 
 extern char** environ;
@@ -121,7 +122,10 @@ void python_versions(Snapshot& s) {
       "r['torch_cuda']=getattr(torch.version,'cuda',None)\n"
       "except Exception as e:\n r['torch_error']=str(e)[:200]\n"
       "print(json.dumps(r))\n";
-  const std::string cmd = "timeout 60 python3 -c \"$CONVGUARD_DOCTOR_PY\" 2>/dev/null";
+  // -I (isolated): without it `python3 -c` puts the current directory first on sys.path, so a
+  // json.py (or numpy.py) where doctor runs would be imported and executed; -I also ignores
+  // PYTHON* variables and the user's site-packages. torch and NumPy come from the system paths.
+  const std::string cmd = "timeout 60 python3 -I -c \"$CONVGUARD_DOCTOR_PY\" 2>/dev/null";
   setenv("CONVGUARD_DOCTOR_PY", script, 1);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return;
@@ -190,7 +194,7 @@ Result<Snapshot> read_snapshot(const std::string& path) {
 
 Status write_snapshot(const Snapshot& s, const std::string& path) {
   std::ofstream f(path);
-  if (!(f << s.dump(2) << "\n")) return Status{StatusCode::io_error, path + ": cannot write"};
+  if (!(f << json_text(s, 2) << "\n")) return Status{StatusCode::io_error, path + ": cannot write"};
   return Status::ok();
 }
 

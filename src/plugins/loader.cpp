@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "convguard/plugin.h"
+#include "core/solver_id.hpp"
 #include "core/staged_trial.hpp"
 
 namespace convguard::plugins {
@@ -165,6 +166,15 @@ LoadReport load_one(Registry& r, const std::string& path) {
   const Device device = api                                 ? Device::plugin
                         : v2 && pl->device == CG_DEVICE_GPU ? Device::gpu
                                                             : Device::cpu;
+  // Ids are stored as evidence and written into shell profiles: one outside the grammar
+  // (core/solver_id.hpp) refuses the whole plugin here rather than failing a probe later.
+  for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
+    const char* id = pl->solvers[i].id;
+    if (auto st = check_solver_id(id ? id : ""); !st) {
+      rep.message = fmt::format("{}: solver {}: id {}", pl->name, i, st.message());
+      return rep;
+    }
+  }
   if (v2 && pl->describe) rep.description = pl->describe();
   if (api) r.devices.push_back(api);
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {

@@ -21,6 +21,8 @@ extern char** environ;
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "core/safe_text.hpp"
+
 namespace convguard::probe {
 namespace {
 
@@ -268,8 +270,8 @@ std::string Worker::take_stderr_tail() {
       err_buf_.append(buf, static_cast<std::size_t>(r));
     ::fcntl(err_child_, F_SETFL, fl);
   }
-  std::string t =
-      err_buf_.size() > kStderrTail ? err_buf_.substr(err_buf_.size() - kStderrTail) : err_buf_;
+  // Cut on a character boundary: a tail starting inside a UTF-8 sequence is not text.
+  std::string t = utf8_tail(err_buf_, kStderrTail);
   err_buf_.clear();
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
   return t;

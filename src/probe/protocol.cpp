@@ -5,33 +5,37 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
+
 namespace convguard::probe {
 
 using nlohmann::json;
 
 std::string encode(const TrialRequest& r) {
-  return json{{"seq", r.seq},       {"problem", r.problem},   {"solver", r.solver},
-              {"seed", r.seed},     {"verify", r.verify},     {"max_runs", r.max_runs},
-              {"max_time_ms", r.max_time_ms}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(json{{"seq", r.seq},
+                        {"problem", r.problem},
+                        {"solver", r.solver},
+                        {"seed", r.seed},
+                        {"verify", r.verify},
+                        {"max_runs", r.max_runs},
+                        {"max_time_ms", r.max_time_ms}});
 }
 
 std::string encode(const TrialReply& r) {
-  return json{{"seq", r.seq},
-              {"status", r.status},
-              {"reason", r.reason},
-              {"first_ms", r.first_ms},
-              {"median_ms", r.median_ms},
-              {"min_ms", r.min_ms},
-              {"runs", r.runs},
-              {"workspace_bytes", r.workspace_bytes},
-              {"peak_rss_bytes", r.peak_rss_bytes},
-              {"rel_error", r.rel_error},
-              {"max_abs_error", r.max_abs_error},
-              {"tolerance", r.tolerance},
-              {"sampled", r.sampled},
-              {"fatal", r.fatal}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(json{{"seq", r.seq},
+                        {"status", r.status},
+                        {"reason", r.reason},
+                        {"first_ms", r.first_ms},
+                        {"median_ms", r.median_ms},
+                        {"min_ms", r.min_ms},
+                        {"runs", r.runs},
+                        {"workspace_bytes", r.workspace_bytes},
+                        {"peak_rss_bytes", r.peak_rss_bytes},
+                        {"rel_error", r.rel_error},
+                        {"max_abs_error", r.max_abs_error},
+                        {"tolerance", r.tolerance},
+                        {"sampled", r.sampled},
+                        {"fatal", r.fatal}});
 }
 
 Result<TrialRequest> decode_request(const std::string& line) {

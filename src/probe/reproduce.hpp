@@ -4,14 +4,9 @@
 
 #include <string>
 
-namespace convguard::probe {
+#include "core/safe_text.hpp"
 
-// `s` quoted for a POSIX shell.
-inline std::string shell_quoted(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
+namespace convguard::probe {
 
 // The driver command that reruns one trial (`device` other than "cpu" is named).
 inline std::string reproduce_command(const std::string& problem, const std::string& solver,

@@ -1,7 +1,7 @@
 #include "probe/worker.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,6 +22,7 @@
 #include "convguard/reference.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "core/json_text.hpp"
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
 #include "probe/device.hpp"
@@ -252,9 +253,9 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
   o.stable_within = 0.05;
   o.seed = req.seed;
   o.on_first_run = [](double first_ms) {
-    (void)write_line(kReplyFd, nlohmann::json{{"seq", g_seq}, {"progress", "first_run"},
-                                              {"first_ms", first_ms}}
-                                   .dump());
+    (void)write_line(kReplyFd,
+                     json_text(nlohmann::json{
+                         {"seq", g_seq}, {"progress", "first_run"}, {"first_ms", first_ms}}));
   };
   if (s->device() != g_device || s->plugin_device() != g_plugin_device) {
     rep.status = "unsupported";
@@ -358,14 +359,13 @@ int worker_main(int argc, char** argv) {
                                                   : measure_plugin_gflops(g_plugin_device);
   const double ref_gflops = measure_reference_gflops();
   const double sample_gflops = measure_sample_gflops();
-  if (!write_line(kReplyFd, nlohmann::json{{"ready", true},
-                                           {"pid", getpid()},
-                                           {"gflops", gflops},
-                                           {"ref_gflops", ref_gflops},
-                                           {"sample_gflops", sample_gflops},
-                                           {"fingerprint", dev.fingerprint},
-                                           {"description", dev.description}}
-                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
+  if (!write_line(kReplyFd, json_text(nlohmann::json{{"ready", true},
+                                                     {"pid", getpid()},
+                                                     {"gflops", gflops},
+                                                     {"ref_gflops", ref_gflops},
+                                                     {"sample_gflops", sample_gflops},
+                                                     {"fingerprint", dev.fingerprint},
+                                                     {"description", dev.description}})))
     return 0;
   std::string buf, line;
   while (read_line(kRequestFd, buf, line)) {

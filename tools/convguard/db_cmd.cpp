@@ -1,12 +1,21 @@
 // convguard db show|check|export|import|merge|clear: read, move and merge the results database.
 // export writes JSON lines (one trial each, with its device); import/merge read them and never
-// overwrite newer evidence silently (they say how many rows they kept).
+// overwrite newer evidence silently (they say how many rows they kept and each row they
+// replaced). An import is evidence from elsewhere: every line is checked by the database's
+// grammar (db/fields.hpp) and the whole import is one transaction, so one bad line imports
+// nothing.
+#include <fmt/format.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/json_text.hpp"
+#include "core/safe_text.hpp"
+#include "db/fields.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 
@@ -38,63 +47,130 @@ nlohmann::json to_json(const db::TrialRecord& t) {
           {"command", t.command}};
 }
 
-db::TrialRecord from_json(const nlohmann::json& j) {
+// One record from one JSON line; an error names the field. Unknown keys are ignored (a newer
+// exporter may add some).
+Result<db::TrialRecord> from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return invalid_argument("not a JSON object");
   db::TrialRecord t;
-  t.device = j.at("device").get<std::string>();
-  t.device_description = j.value("device_description", std::string());
-  t.problem = j.at("problem").get<std::string>();
-  t.solver = j.at("solver").get<std::string>();
-  t.status = j.at("status").get<std::string>();
-  t.reason = j.value("reason", std::string());
-  t.first_ms = j.value("first_ms", 0.0);
-  t.median_ms = j.value("median_ms", 0.0);
-  t.min_ms = j.value("min_ms", 0.0);
-  t.runs = j.value("runs", 0);
-  t.workspace_bytes = j.value("workspace_bytes", std::int64_t{0});
-  t.peak_rss_bytes = j.value("peak_rss_bytes", std::int64_t{0});
-  t.rel_error = j.value("rel_error", 0.0);
-  t.max_abs_error = j.value("max_abs_error", 0.0);
-  t.tolerance = j.value("tolerance", 0.0);
-  t.signal = j.value("signal", 0);
-  t.exit_code = j.value("exit_code", -1);
-  t.stderr_tail = j.value("stderr_tail", std::string());
-  t.deadline_ms = j.value("deadline_ms", 0.0);
-  t.started_at = j.value("started_at", std::string());
-  t.finished_at = j.at("finished_at").get<std::string>();
-  t.command = j.value("command", std::string());
+  std::string field;
+  auto text = [&](const char* name, std::string& out, bool required) {
+    field = name;
+    if (required || j.contains(name)) out = j.at(name).get<std::string>();
+  };
+  auto number = [&](const char* name, auto& out) {
+    field = name;
+    if (j.contains(name)) out = j.at(name).get<std::remove_reference_t<decltype(out)>>();
+  };
+  try {
+    text("device", t.device, true);
+    text("device_description", t.device_description, false);
+    text("problem", t.problem, true);
+    text("solver", t.solver, true);
+    text("status", t.status, true);
+    text("reason", t.reason, false);
+    number("first_ms", t.first_ms);
+    number("median_ms", t.median_ms);
+    number("min_ms", t.min_ms);
+    number("runs", t.runs);
+    number("workspace_bytes", t.workspace_bytes);
+    number("peak_rss_bytes", t.peak_rss_bytes);
+    number("rel_error", t.rel_error);
+    number("max_abs_error", t.max_abs_error);
+    number("tolerance", t.tolerance);
+    number("signal", t.signal);
+    number("exit_code", t.exit_code);
+    text("stderr_tail", t.stderr_tail, false);
+    number("deadline_ms", t.deadline_ms);
+    text("started_at", t.started_at, false);
+    text("finished_at", t.finished_at, true);
+    text("command", t.command, false);
+  } catch (const std::exception& e) {
+    return invalid_argument(field + ": " + e.what());
+  }
+  // The checks every stored record passes (db/fields.hpp), here so the message can name the
+  // line; the store checks again inside its transaction.
+  if (auto st = db::check_record(t, db::Origin::import); !st) return st;
   return t;
 }
 
+// The next line of `in` into `line`, refusing one longer than kMaxLine: a file with no newline
+// (a device, a huge blob) must be an error, not unbounded memory.
+constexpr std::size_t kMaxLine = std::size_t{1} << 20;
+enum class LineRead { line, end, too_long };
+LineRead read_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) return line.empty() ? LineRead::end : LineRead::line;
+    if (c == '\n') return LineRead::line;
+    if (line.size() >= kMaxLine) return LineRead::too_long;
+    line.push_back(static_cast<char>(c));
+  }
+}
+
+// Reads every file, checks every line, then imports all of it in one transaction: any bad line
+// means nothing is imported.
 int import_files(db::Store& store, const std::vector<std::string>& files) {
-  int imported = 0, kept = 0;
+  std::vector<db::TrialRecord> records;
   for (const auto& path : files) {
-    std::ifstream in(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      std::fprintf(stderr, "convguard db: %s: is a directory, not a JSON-lines file\n",
+                   comment_text(path).c_str());
+      return 2;
+    }
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "convguard db: %s: cannot open\n", path.c_str());
+      std::fprintf(stderr, "convguard db: %s: cannot open\n", comment_text(path).c_str());
       return 2;
     }
     int lineno = 0;
-    for (std::string line; std::getline(in, line);) {
+    for (std::string line;;) {
+      const LineRead got = read_line(in, line);
+      if (got == LineRead::end) break;
       ++lineno;
+      const std::string where = fmt::format("{}:{}", comment_text(path), lineno);
+      if (got == LineRead::too_long) {
+        std::fprintf(stderr, "convguard db: %s: line longer than %zu bytes; nothing imported\n",
+                     where.c_str(), kMaxLine);
+        return 2;
+      }
+      if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
-      db::TrialRecord r;
+      Result<db::TrialRecord> r = invalid_argument("");
       try {
         r = from_json(nlohmann::json::parse(line));
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "convguard db: %s:%d: not a trial record: %s\n", path.c_str(), lineno,
-                     e.what());
+        r = invalid_argument(std::string("not JSON: ") + e.what());
+      }
+      if (!r) {
+        std::fprintf(stderr, "convguard db: %s: %s; nothing imported\n", where.c_str(),
+                     comment_text(r.status().message()).c_str());
         return 2;
       }
-      auto ok = store.import_record(r);
-      if (!ok) {
-        std::fprintf(stderr, "convguard db: %s\n", ok.status().message().c_str());
-        return 1;
-      }
-      (*ok ? imported : kept)++;
+      records.push_back(std::move(*r));
+    }
+    if (in.bad()) {
+      std::fprintf(stderr, "convguard db: %s: read error; nothing imported\n",
+                   comment_text(path).c_str());
+      return 2;
     }
   }
-  std::printf("imported %d trial(s); kept %d where this database has the same or newer evidence\n",
-              imported, kept);
+  auto out = store.import_records(std::move(records));
+  if (!out) {
+    std::fprintf(stderr, "convguard db: %s; nothing imported\n",
+                 comment_text(out.status().message()).c_str());
+    return 1;
+  }
+  for (const auto& r : out->replaced) {
+    std::printf("replaced: %s | %s | %s: %s -> %s\n", comment_text(r.device).c_str(),
+                r.problem.c_str(), r.solver.c_str(), r.old_status.c_str(), r.new_status.c_str());
+  }
+  std::printf(
+      "imported %d trial(s); kept %d where this database has the same or newer evidence; %zu "
+      "imported row(s) replaced older ones\n",
+      out->imported, out->kept, out->replaced.size());
   return 0;
 }
 
@@ -174,7 +250,7 @@ int db_main(int argc, char** argv) {
   }
   for (const auto& t : (*store)->all()) {
     if (cmd == "export" || f.on("json")) {
-      std::printf("%s\n", to_json(t).dump().c_str());
+      std::printf("%s\n", json_text(to_json(t)).c_str());
     } else {
       std::printf("%-26s %-11s %10.3f  %s  %s\n", t.solver.c_str(), t.status.c_str(), t.median_ms,
                   t.problem.c_str(), t.reason.c_str());

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "core/json_text.hpp"
 #include "db/store.hpp"
 #include "doctor/rules.hpp"
 #include "doctor/snapshot.hpp"
@@ -149,7 +150,7 @@ int doctor_main(int argc, char** argv) {
                                  {"finding", x.finding},
                                  {"fix", x.fix},
                                  {"source", x.source}});
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out, 2).c_str());
   } else {
     std::printf("%-48s %-6s %s\n", "check", "status", "finding / fix");
     for (const auto& x : *findings) {

@@ -10,6 +10,7 @@
 #include "convguard/canonical.hpp"
 #include "convguard/memory.hpp"
 #include "convguard/registry.hpp"
+#include "core/json_text.hpp"
 #include "db/select.hpp"
 #include "driver_args.hpp"
 #include "npy.hpp"
@@ -18,7 +19,6 @@
 
 namespace convguard::cli {
 using probe::reproduce_command;
-using probe::shell_quoted;
 namespace {
 
 const char* direction_title(Direction d) {
@@ -264,7 +264,7 @@ int driver_main(int argc, char** argv) {
     }
   }
   if (o.json) {
-    std::printf("%s\n", nlohmann::json{{"results", rows}}.dump(2).c_str());
+    std::printf("%s\n", json_text(nlohmann::json{{"results", rows}}, 2).c_str());
   } else if (o.solver == "all") {
     std::printf("\n%-12s %-26s %-11s %10s %10s %9s %10s %10s %10s  %s\n", "direction", "solver",
                 "status", "first ms", "mean ms", "GFLOP/s", "rel err", "tolerance", "workspace",

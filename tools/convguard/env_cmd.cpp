@@ -7,6 +7,11 @@
 // else its family's with a comment naming what else that disables, plus the
 // MIOPEN_DEBUG_FIND_ONLY_SOLVER alternative when a MIOpen solver verified on the same problem.
 // With no bad evidence it says so and disables nothing.
+//
+// The output is sourced by a shell, and every row may have come from `db import`: values are
+// quoted by the target shell's rules (shell_quoted), comment text is reduced to printable ASCII
+// (comment_text), variable names must be [A-Z_][A-Z0-9_]*, and rows whose solver id or problem
+// fails the database's grammar (db/fields.hpp) are named in a comment and otherwise ignored.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -16,6 +21,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "core/safe_text.hpp"
+#include "db/fields.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 #include "probe/device.hpp"
@@ -25,16 +32,25 @@ namespace convguard::cli {
 
 namespace {
 
-// One environment assignment in the chosen shell's syntax.
-std::string assign(const std::string& shell, const std::string& name, const std::string& value) {
-  if (shell == "fish") return fmt::format("set -gx {} '{}'", name, value);
-  if (shell == "powershell") return fmt::format("$env:{} = '{}'", name, value);
-  return fmt::format("export {}='{}'", name, value);
+// One environment assignment in the chosen shell's syntax, or why there is none (a name that is
+// not [A-Z_][A-Z0-9_]* would be code in every shell).
+Result<std::string> assign(Shell shell, const std::string& name, const std::string& value) {
+  if (!is_env_name(name))
+    return invalid_argument(
+        fmt::format("'{}' is not a variable name ([A-Z_][A-Z0-9_]*)", comment_text(name)));
+  const std::string v = shell_quoted(value, shell);
+  if (shell == Shell::fish) return fmt::format("set -gx {} {}", name, v);
+  if (shell == Shell::powershell) return fmt::format("$env:{} = {}", name, v);
+  return fmt::format("export {}={}", name, v);
+}
+
+// A '#' line of text from the database (or the command line): never more than one line.
+void comment(const std::string& text) {
+  std::printf("# %s\n", comment_text(text).c_str());
 }
 
 void print_trials(const std::vector<std::string>& trials) {
-  for (std::size_t i = 0; i < trials.size() && i < 5; ++i)
-    std::printf("#   %s\n", trials[i].c_str());
+  for (std::size_t i = 0; i < trials.size() && i < 5; ++i) comment("  " + trials[i]);
   if (trials.size() > 5)
     std::printf("#   ... and %zu more (convguard db show)\n", trials.size() - 5);
 }
@@ -61,12 +77,15 @@ int env_main(int argc, char** argv) {
         f.usage().c_str());
     return 0;
   }
-  const std::string shell = f.str("shell");
-  if (shell != "bash" && shell != "fish" && shell != "powershell") {
+  const std::string shell_name = f.str("shell");
+  if (shell_name != "bash" && shell_name != "fish" && shell_name != "powershell") {
     std::fprintf(stderr, "convguard env: --shell: '%s' is not bash, fish or powershell\n",
-                 shell.c_str());
+                 comment_text(shell_name).c_str());
     return 2;
   }
+  const Shell shell = shell_name == "fish"         ? Shell::fish
+                      : shell_name == "powershell" ? Shell::powershell
+                                                   : Shell::bash;
   if (!f.positional().empty()) {
     std::fprintf(stderr, "convguard env: unexpected argument '%s'\n", f.positional()[0].c_str());
     return 2;
@@ -85,16 +104,27 @@ int env_main(int argc, char** argv) {
   };
   std::map<std::string, std::vector<std::string>> bad;  // solver -> "status: problem"
   std::map<std::string, std::string> verified_miopen;   // problem -> a MIOpen solver ok on it
+  std::vector<std::string> ignored;
   for (const auto& t : (*store)->all()) {
     if (!selected(t.device)) continue;
+    // Rows written before the grammar existed, or by hand: evidence only if they parse.
+    if (auto st = check_solver_id(t.solver); !st) {
+      ignored.push_back("ignored a row whose solver id is not valid: " + st.message());
+      continue;
+    }
+    if (auto key = db::canonical_problem_key(t.problem); !key || *key != t.problem) {
+      ignored.push_back("ignored a row of " + t.solver +
+                        " whose problem is not a canonical problem string");
+      continue;
+    }
     if (db::is_bad_status(t.status)) {
       bad[t.solver].push_back(t.status + ": " + t.problem);
     } else if (t.status == "ok" && t.solver.rfind("miopen:", 0) == 0) {
       verified_miopen.emplace(t.problem, t.solver.substr(7));
     }
   }
-  std::printf("# convguard env: generated from %s (device: %s)\n", (*store)->path().c_str(),
-              which.c_str());
+  comment(fmt::format("convguard env: generated from {} (device: {})", (*store)->path(), which));
+  for (const auto& line : ignored) comment(line);
   if (bad.empty()) {
     std::printf("# no solver is recorded hang, crash or wrong here: nothing to disable\n");
     return 0;
@@ -106,7 +136,7 @@ int env_main(int argc, char** argv) {
   std::optional<miopen_table::Table> table;
   for (const auto& [solver, trials] : bad) {
     if (solver.rfind("miopen:", 0) != 0) {
-      std::printf("# %s: %zu bad trial(s):\n", solver.c_str(), trials.size());
+      comment(fmt::format("{}: {} bad trial(s):", solver, trials.size()));
       print_trials(trials);
       list += (list.empty() ? "" : ",") + solver;
       continue;
@@ -122,10 +152,10 @@ int env_main(int argc, char** argv) {
     const std::string name = solver.substr(7);
     const miopen_table::Solver* found = table->find(name);
     if (!found) {
-      std::printf(
-          "# %s: %zu bad trial(s), but no MIOPEN_DEBUG_* switch is known for it "
-          "(not in data/miopen/solvers.tsv)\n",
-          name.c_str(), trials.size());
+      comment(
+          fmt::format("{}: {} bad trial(s), but no MIOPEN_DEBUG_* switch is known for it "
+                      "(not in data/miopen/solvers.tsv)",
+                      name, trials.size()));
       print_trials(trials);
       continue;
     }
@@ -149,9 +179,15 @@ int env_main(int argc, char** argv) {
     for (const auto& t : trials) switch_trials[sw].push_back(name + " " + t);
   }
   for (const auto& [sw, reasons] : switch_reasons) {
-    for (const auto& r : reasons) std::printf("# %s\n", r.c_str());
+    auto line = assign(shell, sw, "0");
+    if (!line) {
+      std::fprintf(stderr, "convguard env: data/miopen/solvers.tsv: %s\n",
+                   line.status().message().c_str());
+      return 2;
+    }
+    for (const auto& r : reasons) comment(r);
     print_trials(switch_trials[sw]);
-    std::printf("%s\n", assign(shell, sw, "0").c_str());
+    std::printf("%s\n", line->c_str());
   }
   if (!switch_reasons.empty()) {
     // Where a MIOpen solver verified on a problem that another one failed, Find can be pinned to
@@ -162,15 +198,19 @@ int env_main(int argc, char** argv) {
         const std::string problem = t.substr(t.find(": ") + 2);
         auto ok = verified_miopen.find(problem);
         if (ok == verified_miopen.end()) continue;
-        std::printf(
-            "# alternative for %s: %s verified there; MIOPEN_DEBUG_FIND_ONLY_SOLVER=%s "
-            "pins Find to it (GEMM and FFT stay eligible)\n",
-            problem.c_str(), ok->second.c_str(), ok->second.c_str());
+        comment(
+            fmt::format("alternative for {}: {} verified there; MIOPEN_DEBUG_FIND_ONLY_SOLVER={} "
+                        "pins Find to it (GEMM and FFT stay eligible)",
+                        problem, ok->second, ok->second));
         break;
       }
     }
   }
-  if (!list.empty()) std::printf("%s\n", assign(shell, "CONVGUARD_SKIP_SOLVERS", list).c_str());
+  if (!list.empty()) {
+    auto line = assign(shell, "CONVGUARD_SKIP_SOLVERS", list);
+    if (!line) return 2;  // a constant name: cannot happen
+    std::printf("%s\n", line->c_str());
+  }
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "convguard/memory.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "core/json_text.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 #include "gpu/gpu.hpp"
@@ -125,17 +126,16 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
     return;
   }
   if (json) {
-    std::printf("%s\n", nlohmann::json{{"problem", rec.problem},
-                                       {"solver", rec.solver},
-                                       {"status", rec.status},
-                                       {"reason", rec.reason},
-                                       {"first_ms", rec.first_ms},
-                                       {"median_ms", rec.median_ms},
-                                       {"peak_rss_bytes", rec.peak_rss_bytes},
-                                       {"signal", rec.signal},
-                                       {"exit_code", rec.exit_code},
-                                       {"command", rec.command}}
-                            .dump()
+    std::printf("%s\n", json_text(nlohmann::json{{"problem", rec.problem},
+                                                 {"solver", rec.solver},
+                                                 {"status", rec.status},
+                                                 {"reason", rec.reason},
+                                                 {"first_ms", rec.first_ms},
+                                                 {"median_ms", rec.median_ms},
+                                                 {"peak_rss_bytes", rec.peak_rss_bytes},
+                                                 {"signal", rec.signal},
+                                                 {"exit_code", rec.exit_code},
+                                                 {"command", rec.command}})
                             .c_str());
   } else if (csv) {
     std::printf(

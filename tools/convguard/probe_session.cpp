@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/safe_text.hpp"
 #include "plugins/loader.hpp"
 #include "probe/pool.hpp"
 
@@ -17,7 +18,9 @@ probe::SweepConfig ProbeSession::sweep_config(const std::string& device) const {
   cfg.device = device;
   if (!plugin_env.empty()) {
     cfg.worker_env.push_back("CONVGUARD_PLUGINS=" + plugin_env);
-    cfg.command_prefix = "CONVGUARD_PLUGINS=" + plugin_env + " ";
+    // Quoted: the stored command is meant to be pasted into a shell, and a plugin path is text
+    // from the environment or the command line (spaces, quotes, `$(...)`).
+    cfg.command_prefix = "CONVGUARD_PLUGINS=" + shell_quoted(plugin_env) + " ";
   }
   return cfg;
 }
