@@ -10,7 +10,8 @@
 
 namespace convguard::test_plugins {
 
-inline volatile std::uintptr_t g_bad_address = 16;  // volatile: the compiler cannot fold the fault away
+inline volatile std::uintptr_t g_bad_address =
+    16;  // volatile: the compiler cannot fold the fault away
 inline volatile int g_spin = 1;
 
 inline void say(char* msg, size_t len, const char* text) {
@@ -51,7 +52,7 @@ inline float& at(const View& v, int64_t a, int64_t b, int64_t c, int64_t d, int6
 }
 
 inline void naive_forward(const cg_problem* p, const cg_tensor* xt, const cg_tensor* wt,
-                   const cg_tensor* yt) {
+                          const cg_tensor* yt) {
   const View x = view(xt), w = view(wt), y = view(yt);
   const int64_t cg = p->c / p->g, kg = p->k / p->g;
   for (int64_t n = 0; n < y.dim[0]; ++n)

@@ -78,7 +78,7 @@ int run_setsid_orphan(RUN_ARGS) {
 }
 char* volatile g_keep = nullptr;  // escapes: the compiler may not elide the allocation
 int run_huge_alloc(RUN_ARGS) {
-  g_keep = static_cast<char*>(::operator new(std::size_t{1} << 42));  // 4 TiB: std::bad_alloc
+  g_keep = static_cast<char*>(::operator new (std::size_t{1} << 42));  // 4 TiB: std::bad_alloc
   g_keep[0] = 1;
   return run_good(p, x, w, y, nullptr, 0, msg, len);
 }

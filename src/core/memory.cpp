@@ -17,7 +17,9 @@ std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r;
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
-double gib(std::int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0); }
+double gib(std::int64_t b) {
+  return static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0);
+}
 }  // namespace
 
 std::int64_t trial_host_bytes(const Problem& p, const TrialOptions& o) {
@@ -46,12 +48,17 @@ Result<std::int64_t> parse_memory_size(const char* text) {
   }
   int shift = 0;
   const std::string suffix = s.substr(used);
-  if (suffix == "K" || suffix == "k") shift = 10;
-  else if (suffix == "M" || suffix == "m") shift = 20;
-  else if (suffix == "G" || suffix == "g") shift = 30;
-  else if (suffix == "T" || suffix == "t") shift = 40;
+  if (suffix == "K" || suffix == "k")
+    shift = 10;
+  else if (suffix == "M" || suffix == "m")
+    shift = 20;
+  else if (suffix == "G" || suffix == "g")
+    shift = 30;
+  else if (suffix == "T" || suffix == "t")
+    shift = 40;
   else if (!suffix.empty())
-    return invalid_argument(fmt::format("memory limit '{}': unknown suffix '{}' (K, M, G, T)", s, suffix));
+    return invalid_argument(
+        fmt::format("memory limit '{}': unknown suffix '{}' (K, M, G, T)", s, suffix));
   if (v == 0 || v > (static_cast<unsigned long long>(INT64_MAX) >> shift))
     return invalid_argument(fmt::format("memory limit '{}': must be between 1 byte and 8 EiB", s));
   return static_cast<std::int64_t>(v << shift);

@@ -11,7 +11,7 @@ namespace convguard {
 Status for_each_line(const std::string& path,
                      const std::function<Status(const std::string&, int)>& on_line,
                      std::size_t max_line) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return {StatusCode::io_error, fmt::format("cannot open '{}'", path)};
   if (S_ISDIR(st.st_mode))

@@ -12,14 +12,14 @@ extern char** environ;
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <cstring>
 #include <functional>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/safe_text.hpp"
 
@@ -37,7 +37,6 @@ void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
 }
-
 
 // The workers of this process (all pools, all threads): reap_strays never touches them.
 std::mutex g_workers_mutex;
@@ -317,10 +316,10 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
         continue;
       }
       auto rep = ours ? decode_reply(line)
-                      : Result<TrialReply>(Status{
-                            StatusCode::internal_error,
-                            "worker protocol: a line that is not the reply to request " +
-                                std::to_string(r.seq) + ": '" + line.substr(0, 200) + "'"});
+                      : Result<TrialReply>(
+                            Status{StatusCode::internal_error,
+                                   "worker protocol: a line that is not the reply to request " +
+                                       std::to_string(r.seq) + ": '" + line.substr(0, 200) + "'"});
       o.stderr_tail = take_stderr_tail();
       if (!rep) {
         o.status = "error";
