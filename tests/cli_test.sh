@@ -87,6 +87,9 @@ expect 2 "line longer than" -- "$CG" driver --suite "$TMP/long_line.txt" -F 1
 printf 'mb1ic1ih4oc1kh1\0\n' >"$TMP/nul.txt"
 expect 2 "NUL byte" -- "$CG" driver --suite "$TMP/nul.txt" -F 1
 
+# -V 0 runs without verification: its rows say "unverified", never "ok".
+expect 0 '"status": ?"unverified"' -- "$CG" driver conv -n 1 -c 4 -H 9 -W 9 -k 4 -F 1 -V 0 --json
+
 # --- a solver that declines says why -----------------------------------------------------------
 expect 0 "cpu:depthwise +declines +not depthwise" -- "$CG" solvers "mb1ic3ih8oc4kh3"
 expect 0 "cpu:winograd:f2x2_3x3 +declines +needs a 3x3 filter" -- "$CG" solvers "mb1ic3ih8oc4kh5"

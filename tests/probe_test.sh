@@ -173,6 +173,10 @@ sleep 1.5
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >"$TMP/second_probe.log" 2>&1
 rc=$?
 check "second concurrent probe refused (exit $rc)" test "$rc" -eq 3
+ln -s "$DB" "$TMP/link.db"
+"$CG" probe --db "$TMP/link.db" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >/dev/null 2>&1
+rc=$?
+check "the same database through a symlink is refused too (exit $rc)" test "$rc" -eq 3
 check "refusal names the other probe" grep -q "another convguard probe (pid" "$TMP/second_probe.log"
 wait $pid
 check "database integrity_check ok" sh -c "\"$CG\" db check --db \"$DB\" | grep -qx ok"

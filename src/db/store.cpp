@@ -177,7 +177,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
 
 Status Store::lock_for_writing() {
   if (lock_fd_ >= 0) return Status::ok();
-  const std::string lock = path_ + ".lock";
+  // Keyed on the file itself, not the name given: a symlink or another spelling of the same
+  // database once took a second lock and relabelled the first probe's live trial.
+  std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(path_, ec);
+  const std::string lock = (ec ? path_ : real.string()) + ".lock";
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return {StatusCode::io_error, lock + ": cannot open"};
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -201,7 +201,8 @@ int driver_main(int argc, char** argv) {
         }
         if (solvers.size() == 1 && declined) any_failed = true;
       } else {
-        row.status = "ok";
+        // -V 0: it ran, but nothing checked its numbers; "ok" is only ever a verified result.
+        row.status = r.verdict ? "ok" : "unverified";
         if (r.verdict) {
           row.err = r.verdict->rel_error;
           row.tol = r.verdict->tolerance;
@@ -228,7 +229,7 @@ int driver_main(int argc, char** argv) {
               direction_title(p.direction), r.mean_ms, r.iterations, r.min_ms, r.first_ms,
               row.gflops, row.solver.c_str());
         }
-        if (!o.save_dir.empty() && !saved_output && row.status == "ok") {
+        if (!o.save_dir.empty() && !saved_output && row.status != "wrong") {
           saved_output = true;
           for (auto& in : inputs_of(p, t)) {
             if (auto st = save_npy((std::filesystem::path(o.save_dir) / in.file).string(), in.view);
