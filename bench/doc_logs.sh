@@ -14,6 +14,8 @@ mkdir -p "$dir"
 {
   echo "date: $(date -u +%FT%TZ)"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench tools include || echo ' (with uncommitted changes)')"
+  echo "OPENBLAS_CORETYPE in the environment: ${OPENBLAS_CORETYPE:-unset (convguard sets SkylakeX on AVX-512 CPUs)}"
+  echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
   lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|L2|L3|Flags)'
 } >"$dir/machine.txt"
 run() {  # run NAME CMD...: the command line, then its output, into DIR/NAME.log
@@ -33,6 +35,16 @@ timed() {  # timed NAME CMD...: like run, with the wall time appended
 timed probe_standard_fwd env CONVGUARD_DB="$tmp/fwd.db" "$bin/convguard" probe --suite standard
 timed probe_standard_3dir env CONVGUARD_DB="$tmp/3dir.db" "$bin/convguard" probe --suite standard \
   --directions fwd,bwd_data,bwd_weights
+timed probe_standard_3dir_jobs2 env CONVGUARD_DB="$tmp/jobs2.db" "$bin/convguard" probe --suite standard \
+  --directions fwd,bwd_data,bwd_weights --jobs 2
+# The sandbox's own costs: 200 trials of 1x1 problems in a reused worker, and 50 crashes (each a
+# fresh worker).
+for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1"; done; done | head -200 >"$tmp/tiny.txt"
+head -50 "$tmp/tiny.txt" >"$tmp/tiny50.txt"
+timed probe_overhead_200_trials env CONVGUARD_DB="$tmp/ov.db" "$bin/convguard" probe --suite "$tmp/tiny.txt" \
+  --solvers cpu:direct
+timed probe_overhead_50_crashes env CONVGUARD_DB="$tmp/cr.db" "$bin/convguard" probe --suite "$tmp/tiny50.txt" \
+  --solvers chaos:segfault --plugin "$bin/convguard_chaos.so"
 CONVGUARD_LOG_DIR=$(readlink -f "$dir") bash tests/miopen_test.sh "$bin/convguard" \
   "$bin/convguard_miopen.so" "$bin/tests/libfake_miopen.so" >"$dir/miopen_test.out" 2>&1 || true
 echo "doc_logs: wrote $dir" >&2

@@ -75,6 +75,38 @@ inline Problem random_problem(std::uint64_t seed) {
   }
 }
 
+// Wide channels at small spatial sizes: the shapes where the vectorised kernels (AVX-512 implicit
+// GEMM with K >= 32, backward-weights with K/G >= 8) take over, which random_problem's <= 5
+// channels per group never reach. 2D and 3D, every direction, dtype and layout, groups of 1-2.
+inline Problem random_wide_problem(std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 7919 + 13);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+  };
+  static constexpr std::int64_t kWidths[] = {8, 16, 24, 32, 48, 64, 72, 96, 128, 256};
+  auto width = [&] { return kWidths[pick(0, 9)]; };
+  for (;;) {
+    Problem p;
+    p.spatial_dims = pick(0, 5) == 0 ? 3 : 2;
+    p.g = pick(0, 4) == 0 ? 2 : 1;
+    p.c = p.g * width() / (p.g == 2 ? 2 : 1);
+    p.k = p.g * width() / (p.g == 2 ? 2 : 1);
+    p.n = pick(1, 2);
+    for (int d = 3 - p.spatial_dims; d < 3; ++d) {
+      p.input[d] = pick(p.spatial_dims == 3 ? 2 : 3, p.spatial_dims == 3 ? 5 : 12);
+      p.filter[d] = pick(0, 2) == 0 ? 1 : 3;
+      p.stride[d] = pick(0, 3) == 0 ? 2 : 1;
+      p.pad_begin[d] = p.pad_end[d] = p.filter[d] / 2;
+    }
+    p.direction = static_cast<Direction>(pick(0, 2));
+    p.dtype = static_cast<DType>(pick(0, 2));
+    p.x_layout = static_cast<Layout>(pick(0, 1));
+    p.w_layout = static_cast<Layout>(pick(0, 1));
+    p.y_layout = static_cast<Layout>(pick(0, 1));
+    if (validate(p).is_ok()) return p;
+  }
+}
+
 // The property tests' seeds: [1, 1 + count), or the one in CONVGUARD_PROPERTY_SEED (a replay).
 inline std::pair<std::uint64_t, std::uint64_t> property_seeds(std::uint64_t count) {
   if (const char* s = std::getenv("CONVGUARD_PROPERTY_SEED"))
@@ -85,7 +117,8 @@ inline std::pair<std::uint64_t, std::uint64_t> property_seeds(std::uint64_t coun
 // One random case: the problem, its inputs filled (integers for odd seeds, where exact solvers
 // must match exactly) and the trial options.
 struct RandomCase {
-  explicit RandomCase(std::uint64_t seed) : p(random_problem(seed)), t(p) {
+  explicit RandomCase(std::uint64_t seed, bool wide = false)
+      : p(wide ? random_wide_problem(seed) : random_problem(seed)), t(p) {
     o.fill = seed % 2 ? FillMode::integer : FillMode::uniform;
     o.seed = seed;
     fill_inputs(p, t, seed, o.fill);

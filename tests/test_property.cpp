@@ -16,12 +16,14 @@
 using namespace convguard;
 using convguard::testing::random_problem;
 
-TEST(Property, EveryApplicableSolverMatchesTheReference) {
-  const auto [first, count] = convguard::testing::property_seeds(600);
-  std::map<std::string, int> verified;
-  std::map<std::string, std::string> declined;  // last reason
+namespace {
+// Runs every CPU solver on `count` random cases; counts how many each verified on (void: the
+// ASSERTs inside return from it).
+void every_solver_on_random_cases(std::uint64_t first, std::uint64_t count, bool wide,
+                                  std::map<std::string, int>& verified,
+                                  std::map<std::string, std::string>& declined) {
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
-    convguard::testing::RandomCase rc(seed);
+    convguard::testing::RandomCase rc(seed, wide);
     const Problem& p = rc.p;
     TrialTensors& t = rc.t;
     const TrialOptions& o = rc.o;
@@ -37,11 +39,20 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
       ASSERT_TRUE(r.verdict.has_value());
       EXPECT_TRUE(r.verdict->ok) << s->id() << ": " << r.verdict->message
                                  << "\n  replay: CONVGUARD_PROPERTY_SEED=" << seed
+                                 << (wide ? " (wide-channel set)" : "")
                                  << "  problem: " << to_canonical(p)
                                  << (o.fill == FillMode::integer ? " (integer fill)" : "");
       ++verified[std::string(s->id())];
     }
   }
+}
+}  // namespace
+
+TEST(Property, EveryApplicableSolverMatchesTheReference) {
+  const auto [first, count] = convguard::testing::property_seeds(600);
+  std::map<std::string, std::string> declined;  // last reason
+  std::map<std::string, int> verified;
+  every_solver_on_random_cases(first, count, false, verified, declined);
   for (const auto& [id, n] : verified)
     std::printf("  %-26s verified on %d random problems\n", id.c_str(), n);
   if (count > 1) {
@@ -51,6 +62,26 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
       if (verified[id] == 0 && declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos)
         continue;
       EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
+    }
+  }
+}
+
+// Wide channels (8-256 per group) at small sizes: the vectorised paths that win the benchmarks.
+TEST(Property, WideChannelsEveryApplicableSolverMatchesTheReference) {
+  const auto [first, count] = convguard::testing::property_seeds(150);
+  std::map<std::string, std::string> declined;
+  std::map<std::string, int> verified;
+  every_solver_on_random_cases(first, count, true, verified, declined);
+  for (const auto& [id, n] : verified)
+    std::printf("  %-26s verified on %d wide-channel problems\n", id.c_str(), n);
+  if (count > 1) {
+    for (const char* id : {"cpu:implicit_gemm:avx512", "cpu:implicit_gemm:avx2", "cpu:direct",
+                           "cpu:im2col_gemm"}) {
+      if (verified[id] == 0 && declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos)
+        continue;  // this run's ISA does not have it
+      if (verified[id] == 0 && declined[id].find("AVX") != std::string::npos) continue;
+      EXPECT_GT(verified[id], 20) << id << " was exercised too rarely on wide channels ("
+                                  << declined[id] << ")";
     }
   }
 }

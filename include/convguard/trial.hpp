@@ -20,6 +20,8 @@ struct TrialTensors {
   TensorView output(const Problem& p) { return output_of(p, view()); }
   HostTensor x, w, y;
   std::optional<std::vector<double>> reference;  // computed on first full verification
+  // Its companions for the per-element and TF32 checks (verify.hpp), likewise; tf32 for f32 only.
+  std::optional<std::vector<double>> reference_magnitude, reference_tf32;
   std::vector<double> sampled_reference;         // the sampled points' values, likewise
   // A GPU's device reference (gpu:naive) output, above the full-reference limit, likewise.
   std::optional<std::vector<double>> device_reference;

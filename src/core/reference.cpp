@@ -1,5 +1,8 @@
 #include "convguard/reference.hpp"
 
+#include <cmath>
+#include <cstring>
+
 #include "core/geometry.hpp"
 #include "core/reference_rows.hpp"
 #include "core/tensor_iter.hpp"
@@ -7,6 +10,30 @@
 namespace convguard {
 
 using detail::Geometry;
+
+float round_to_tf32(float v) {
+  if (!std::isfinite(v)) return v;
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits = (bits + 0x1000u) & ~0x1fffu;  // 23 - 10 = 13 bits dropped; adding half rounds ties away
+  float r;
+  std::memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+namespace {
+double map_operand(double v, Operands o) {
+  switch (o) {
+    case Operands::stored:
+      return v;
+    case Operands::magnitude:
+      return std::fabs(v);
+    case Operands::tf32_rounded:
+      return round_to_tf32(static_cast<float>(v));
+  }
+  return v;
+}
+}  // namespace
 
 std::vector<double> to_dense_f64(const TensorView& t) {
   std::vector<double> out(static_cast<std::size_t>(t.desc.elements()));
@@ -24,15 +51,18 @@ struct ViewAccess {
   const void* data;
   DType dt;
   detail::Shape5 s;  // strides padded to 5 dims
+  Operands operands;
   double operator()(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t h,
                     std::int64_t w) const {
     const auto& st = s.strides;
-    return load_as_float(data, a * st[0] + b * st[1] + c * st[2] + h * st[3] + w * st[4], dt);
+    return map_operand(
+        load_as_float(data, a * st[0] + b * st[1] + c * st[2] + h * st[3] + w * st[4], dt),
+        operands);
   }
 };
 
-ViewAccess view_access(const TensorView& t) {
-  return {t.data, t.desc.dtype, detail::shape5(t.desc)};
+ViewAccess view_access(const TensorView& t, Operands operands) {
+  return {t.data, t.desc.dtype, detail::shape5(t.desc), operands};
 }
 
 // One output element of each direction: the definition of the convolution, in fp64.
@@ -161,20 +191,27 @@ std::pair<const TensorView*, const TensorView*> inputs_of(const Problem& p, cons
 
 }  // namespace
 
-Result<std::vector<double>> reference_output(const Problem& p, const ConvTensors& t) {
+Result<std::vector<double>> reference_output(const Problem& p, const ConvTensors& t,
+                                             Operands operands) {
   if (auto s = validate(p); !s) return s;
   const Geometry G = detail::geometry(p);
   const auto [ta, tb] = inputs_of(p, t);
   const auto od = output_dims5(p, G);
   std::vector<double> out(static_cast<std::size_t>(od[0] * od[1] * od[2] * od[3] * od[4]));
-  detail::reference_rows(p.direction, G, to_dense_f64(*ta), to_dense_f64(*tb), out);
+  std::vector<double> a = to_dense_f64(*ta), b = to_dense_f64(*tb);
+  if (operands != Operands::stored) {
+    for (double& v : a) v = map_operand(v, operands);
+    for (double& v : b) v = map_operand(v, operands);
+  }
+  detail::reference_rows(p.direction, G, a, b, out);
   return out;
 }
 
-double reference_at(const Problem& p, const ConvTensors& t, std::int64_t output_index) {
+double reference_at(const Problem& p, const ConvTensors& t, std::int64_t output_index,
+                    Operands operands) {
   const Geometry G = detail::geometry(p);
   const auto [ta, tb] = inputs_of(p, t);
-  return element_at(p, G, view_access(*ta), view_access(*tb),
+  return element_at(p, G, view_access(*ta, operands), view_access(*tb, operands),
                     unflatten(output_index, output_dims5(p, G)));
 }
 

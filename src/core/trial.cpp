@@ -16,6 +16,8 @@ void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode
   if (!p.writes_w()) fill(t.w.view(), TensorRole::w, seed, mode);
   if (!p.writes_y()) fill(t.y.view(), TensorRole::y, seed, mode);
   t.reference.reset();
+  t.reference_magnitude.reset();
+  t.reference_tf32.reset();
   t.sampled_reference.clear();
   t.device_reference.reset();
 }
@@ -37,12 +39,21 @@ Status verify_output(const Solver& s, const Problem& p, TrialTensors& t, const T
                      TrialResult& r) {
   const Accuracy acc = s.accuracy(p);
   if (p.flops() / 2 <= o.full_reference_limit) {
-    if (!t.reference) {
-      auto ref = reference_output(p, t.view());
+    const auto cached = [&](std::optional<std::vector<double>>& slot, Operands ops) -> Status {
+      if (slot) return Status::ok();
+      auto ref = reference_output(p, t.view(), ops);
       if (!ref) return ref.status();
-      t.reference = std::move(*ref);
+      slot = std::move(*ref);
+      return Status::ok();
+    };
+    if (auto st = cached(t.reference, Operands::stored); !st) return st;
+    if (auto st = cached(t.reference_magnitude, Operands::magnitude); !st) return st;
+    ReferenceExtras extras{&*t.reference_magnitude, nullptr};
+    if (tf32_check_applies(p, acc)) {
+      if (auto st = cached(t.reference_tf32, Operands::tf32_rounded); !st) return st;
+      extras.tf32 = &*t.reference_tf32;
     }
-    r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill);
+    r.verdict = compare(p, t.output(p), *t.reference, acc, o.fill, extras);
   } else {
     r.verdict = compare_sampled(p, t.output(p), t.view(), acc, o.fill, sampled_points(p, o), o.seed,
                                 &t.sampled_reference);

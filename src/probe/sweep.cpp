@@ -162,9 +162,9 @@ void job(Shared& s, Worker& worker) {
     const double reference_s =
         compare_s +
         (sampled
-             ? 2.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
+             ? 4.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
                    (std::max(s.sample_gflops, 0.01) * 1e9)
-             : p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9));
+             : 3.0 * p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9));  // ref, |ref|, TF32
     // Other solvers' times on this problem bound what a slow-but-working one may take.
     const double slowest_ok_ms = s.slowest_ok_ms[key];
     const double deadline_ms =

@@ -144,6 +144,7 @@ Accuracy TransformSolver::accuracy(const Problem& p) const {
     a.exact_on_integers = a.exact_on_integers && b.exact_on_integers;
     a.error_growth = std::max(a.error_growth, b.error_growth);
     a.result_roundings = std::max(a.result_roundings, b.result_roundings);
+    a.local_errors = a.local_errors && b.local_errors;
   }
   if (dec->accumulate && dec->parts.size() > 1) {
     // Each part's result is rounded to the storage type before the parts are added: with

@@ -148,7 +148,9 @@ Status WinogradSolver::check(const Problem& p) const {
 }
 
 Accuracy WinogradSolver::accuracy(const Problem&) const {
-  return {false, 2.0};  // as the CPU F(2x2) solver: halves in G, 4x4 sums in B^T d B
+  Accuracy a{false, 2.0};  // as the CPU F(2x2) solver: halves in G, 4x4 sums in B^T d B
+  a.local_errors = false;  // a tile's transforms mix its neighbours into each output
+  return a;
 }
 
 Status WinogradSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte>) const {
