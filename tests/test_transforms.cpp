@@ -109,7 +109,7 @@ TEST(Transforms, EveryFamilyMatchesTheReferenceOnRandomProblems) {
 // below the seeds' 42x42 boundary and padded to even sizes.
 TEST(Transforms, SeedShapesInEveryDirection) {
   const char* shapes[] = {
-      "mb2ic3ih33iw17oc8kh3ph1",
+      "mb2ic3ih33iw17oc8kh3kw3ph1pw1",
       "mb1ic16ih64oc32kh3ph1",  // seed 004's hanging 16->32 at 64x64
       "mb1ic3id17ih17iw17oc4kd3kh3kw3pd1ph1pw1",
       "mb2ic4ih50oc4kh3sh2ph1",

@@ -147,7 +147,7 @@ TEST(Verify, Tf32PassingAsFp32IsCaughtAtLongReductions) {
 }
 
 TEST(Fill, SameLogicalValuesInEveryLayoutAndNeverAllZero) {
-  auto p = *parse_problem("mb2ic3ih4iw5oc2kh1");
+  auto p = *parse_problem("mb2ic3ih4iw5oc2kh1kw1");
   Problem q = p;
   q.x_layout = Layout::nhwc;
   HostTensor a(x_desc(p)), b(x_desc(q));

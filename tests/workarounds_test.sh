@@ -26,7 +26,7 @@ timeout 120 "$CG" bisect --db "$DB" --plugin "$CHAOS" --solver chaos:hang_16_32_
 check "bisect: ok up to 32x32, hang from 33x33" grep -q "^ok up to 32x32, hang from 33x33" "$TMP/b2.txt"
 check "bisect: every step is recorded" test "$("$CG" db show --db "$DB" 2>/dev/null | grep -c 'chaos:hang_above_42')" -ge 8
 timeout 60 "$CG" bisect --db "$DB" --plugin "$CHAOS" --solver chaos:hang_above_42 \
-  --problem mb1ic16ih64iw40oc32kh3ph1 --vary H --range 30:50 --timeout 1 >"$TMP/b3.txt" 2>&1
+  --problem mb1ic16ih64iw40oc32kh3kw3ph1pw1 --vary H --range 30:50 --timeout 1 >"$TMP/b3.txt" 2>&1
 check "bisect: H alone" grep -q "^ok up to 42x40, hang from 43x40" "$TMP/b3.txt"
 timeout 60 "$CG" bisect --db "$DB" --plugin "$CHAOS" --solver chaos:hang_above_42 --problem "$P64" \
   --vary H --range 40:44 --timeout 1 >"$TMP/b4.txt" 2>&1

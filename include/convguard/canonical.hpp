@@ -4,16 +4,18 @@
 //   [--dir=FWD_D|BWD_D|BWD_W] [--dt=f32|f16|bf16] [--stag=abx|axb] [--wtag=abx|axb]
 //   [--dtag=abx|axb] [--strides=SRC:WEI:DST] g1mb1ic3ih44iw44oc64oh44ow44kh3kw3sh1sw1ph1pw1
 //
-// Descriptor rules (benchdnn's): mb defaults to 2, g to 1, s to 1, d (dilation) is 0-based and
-// defaults to 0; a missing w-size equals the h-size and, in 3D (any d-field present), a missing
-// d-size equals the h-size; a missing output size is computed from the padding; a missing
-// padding is computed from a given output size (half the required total, rest at the end),
-// otherwise 0. The end padding is implied by the output size: the smallest end padding that
-// yields it. Tags: abx = plain channels-first (NCHW/NCDHW, filters OIHW), axb = channels-last.
+// Descriptor rules: benchdnn's, exactly (docs/problem-strings.md; src/core/descriptor_rules.cpp):
+// defaults mb 2, g 1, strides 1, dilation 0 (0-based); a dimension none of whose fields is given
+// is absent: w takes all of h's values, h and w take d's when both are absent; only w present
+// (1D) is refused. A missing output follows from the padding, a missing padding from the
+// output, and the end padding from both (negative when input rows are never read). A written
+// field benchdnn would silently replace is refused. Tags: abx = plain channels-first
+// (NCHW/NCDHW, filters OIHW), axb = channels-last.
 // Strides: one 'x'-separated list per tensor in logical order, e.g. 12288x1x384x3.
 //
 // print() writes every field except defaults of dilation, options and name, so
-// parse(print(p)) == p for any validated p whose end padding is the smallest for its output.
+// parse(print(p)) == normalized(p) for any validated p (== p when p's end padding is the one its
+// output implies).
 #pragma once
 
 #include <string>
@@ -32,8 +34,9 @@ std::string to_canonical(const Problem& p);
 [[nodiscard]] Result<std::vector<Problem>> read_problem_file(const std::string& path);
 // The canonical string without the name: the problem's identity (database key).
 std::string identity_string(const Problem& p);
-// The same problem with the smallest end padding that gives the same output sizes (the form
-// the canonical string denotes; padding that no output reads does not change the result).
+// The same problem with the end padding its output sizes imply, (o-1)s + ext - i - p, negative
+// when input rows are never read (the form the canonical string denotes; padding no window reads
+// does not change the result).
 Problem normalized(const Problem& p);
 
 }  // namespace convguard

@@ -47,6 +47,8 @@ struct Problem {
   Dims3 stride{1, 1, 1};
   Dims3 dilation{1, 1, 1};  // 1 is a dense filter; benchdnn's strings print dilation - 1
   Dims3 pad_begin{0, 0, 0};
+  // Negative end padding (benchdnn's, e.g. ih2 kh2 sh2 ph1 oh1 has -1) means the last input rows
+  // are never read; only output() depends on it, and the output must still be non-empty.
   Dims3 pad_end{0, 0, 0};
   Direction direction = Direction::forward;
   DType dtype = DType::f32;  // storage type of x, w, y; accumulation is always fp32 or wider

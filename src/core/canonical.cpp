@@ -5,103 +5,12 @@
 #include <cctype>
 #include <charconv>
 #include <fstream>
-#include <map>
 
+#include "core/descriptor.hpp"
 #include "core/text_file.hpp"
 
 namespace convguard {
 namespace {
-
-// benchdnn field keys: key -> (which quantity, spatial index or -1).
-enum Quantity { kG, kMb, kIc, kOc, kIn, kOut, kKer, kStr, kPad, kDil };
-struct Key {
-  Quantity q;
-  int dim;
-};
-const std::map<std::string, Key>& keys() {
-  static const std::map<std::string, Key> m = {
-      {"g", {kG, -1}},   {"mb", {kMb, -1}}, {"ic", {kIc, -1}}, {"oc", {kOc, -1}}, {"id", {kIn, 0}},
-      {"ih", {kIn, 1}},  {"iw", {kIn, 2}},  {"od", {kOut, 0}}, {"oh", {kOut, 1}}, {"ow", {kOut, 2}},
-      {"kd", {kKer, 0}}, {"kh", {kKer, 1}}, {"kw", {kKer, 2}}, {"sd", {kStr, 0}}, {"sh", {kStr, 1}},
-      {"sw", {kStr, 2}}, {"pd", {kPad, 0}}, {"ph", {kPad, 1}}, {"pw", {kPad, 2}}, {"dd", {kDil, 0}},
-      {"dh", {kDil, 1}}, {"dw", {kDil, 2}}};
-  return m;
-}
-
-struct Parsed {
-  std::optional<std::int64_t> g, mb, ic, oc;
-  std::optional<std::int64_t> v[10][3];  // [quantity][dim] for spatial quantities
-  std::string name;
-};
-
-Status parse_descriptor(std::string_view s, Parsed& out) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    if (s[i] == '_') {
-      ++i;
-      continue;
-    }
-    if (s[i] == 'n' && (i + 1 == s.size() || !std::isalpha(static_cast<unsigned char>(s[i + 1])) ||
-                        s[i + 1] == '"')) {
-      // _n"name" (or n followed by the rest of the token)
-      std::string_view rest = s.substr(i + 1);
-      if (!rest.empty() && rest.front() == '"') {
-        const auto close = rest.find('"', 1);
-        if (close == std::string_view::npos) return invalid_argument("name: unterminated n\"...\"");
-        out.name = std::string(rest.substr(1, close - 1));
-        i += 1 + close + 1;
-      } else {
-        out.name = std::string(rest);
-        i = s.size();
-      }
-      continue;
-    }
-    std::size_t j = i;
-    while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) ++j;
-    const std::string key(s.substr(i, j - i));
-    if (key.empty()) {
-      return invalid_argument(
-          fmt::format("problem string: unexpected '{}' at position {} of '{}'", s[i], i, s));
-    }
-    const auto it = keys().find(key);
-    if (it == keys().end()) {
-      return invalid_argument(fmt::format("problem string: unknown field '{}' in '{}'", key, s));
-    }
-    std::int64_t value = 0;
-    const char* b = s.data() + j;
-    const char* e = s.data() + s.size();
-    auto [ptr, ec] = std::from_chars(b, e, value);
-    if (ec != std::errc() || ptr == b) {
-      return invalid_argument(
-          fmt::format("{}: expected an integer after '{}' in '{}'", key, key, s));
-    }
-    if (value > kMaxFieldValue || value < -kMaxFieldValue) {
-      return invalid_argument(fmt::format("{}: {} is out of range (at most 2^40 = {})", key,
-                                          std::string_view(b, ptr - b), kMaxFieldValue));
-    }
-    i = static_cast<std::size_t>(ptr - s.data());
-    std::optional<std::int64_t>* slot = nullptr;
-    switch (it->second.q) {
-      case kG:
-        slot = &out.g;
-        break;
-      case kMb:
-        slot = &out.mb;
-        break;
-      case kIc:
-        slot = &out.ic;
-        break;
-      case kOc:
-        slot = &out.oc;
-        break;
-      default:
-        slot = &out.v[it->second.q][it->second.dim];
-    }
-    if (slot->has_value()) return invalid_argument(fmt::format("{}: given twice in '{}'", key, s));
-    *slot = value;
-  }
-  return Status::ok();
-}
 
 std::string join_strides(const std::vector<std::int64_t>& s) {
   std::string r;
@@ -182,7 +91,7 @@ Status parse_option(std::string_view opt, Problem& p) {
 
 Result<Problem> parse_problem(std::string_view text) {
   Problem p;
-  Parsed d;
+  detail::WrittenDescriptor d;
   bool have_descriptor = false;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -203,69 +112,13 @@ Result<Problem> parse_problem(std::string_view text) {
         return invalid_argument(
             fmt::format("problem string: more than one descriptor ('{}')", tok));
       have_descriptor = true;
-      if (auto s = parse_descriptor(tok, d); !s) return s;
+      if (auto s = detail::lex_descriptor(tok, d); !s) return s;
     }
   }
   if (!have_descriptor)
     return invalid_argument("problem string: no descriptor (e.g. mb1ic3ih32oc16kh3ph1)");
-  if (!d.ic) return invalid_argument("ic (input channels): missing");
-  if (!d.oc) return invalid_argument("oc (output channels): missing");
-  p.g = d.g.value_or(1);
-  p.n = d.mb.value_or(2);
-  p.c = *d.ic;
-  p.k = *d.oc;
-  p.name = d.name;
-
-  bool is3d = false;
-  for (int q = kIn; q <= kDil; ++q) is3d = is3d || d.v[q][0].has_value();
-  p.spatial_dims = is3d ? 3 : 2;
-  // Square/cubic defaults: a missing w equals h (and h equals w); a missing d equals h.
-  for (int q = kIn; q <= kDil; ++q) {
-    auto& v = d.v[q];
-    if (!v[1] && v[2]) v[1] = v[2];
-    if (!v[2] && v[1]) v[2] = v[1];
-    if (is3d && !v[0] && v[1]) v[0] = v[1];
-  }
-  if (!d.v[kIn][1]) return invalid_argument("ih (input height): missing");
-  if (!d.v[kKer][1]) return invalid_argument("kh (filter height): missing");
-  static constexpr const char* L[3] = {"d", "h", "w"};
-  for (int dim = 0; dim < 3; ++dim) {
-    if (!is3d && dim == 0) continue;
-    p.input[dim] = *d.v[kIn][dim];
-    p.filter[dim] = *d.v[kKer][dim];
-    p.stride[dim] = d.v[kStr][dim].value_or(1);
-    p.dilation[dim] = d.v[kDil][dim].value_or(0) + 1;
-    // Each field is within +-2^40 (checked above), but products of two are not: checked.
-    std::int64_t eff = 0, reach = 0;
-    if (__builtin_mul_overflow(p.filter[dim] - 1, p.dilation[dim], &eff)) {
-      return invalid_argument(
-          fmt::format("k{}/d{}: the dilated filter's size overflows", L[dim], L[dim]));
-    }
-    ++eff;
-    const auto& o = d.v[kOut][dim];
-    const auto& pad = d.v[kPad][dim];
-    if (!o) {
-      p.pad_begin[dim] = p.pad_end[dim] = pad.value_or(0);
-    } else {
-      if (__builtin_mul_overflow(*o - 1, p.stride[dim], &reach)) {
-        return invalid_argument(fmt::format("o{}/s{}: output size times stride overflows", L[dim], L[dim]));
-      }
-      const std::int64_t total = reach + eff - p.input[dim];
-      p.pad_begin[dim] = pad ? *pad : std::max<std::int64_t>(0, total / 2);
-      p.pad_end[dim] = std::max<std::int64_t>(0, total - p.pad_begin[dim]);
-    }
-  }
-  if (auto s = validate(p); !s) return s;
-  for (int dim = is3d ? 0 : 1; dim < 3; ++dim) {
-    const auto& o = d.v[kOut][dim];
-    if (o && p.output(dim) != *o) {
-      return invalid_argument(fmt::format(
-          "o{}: output size {} does not follow from i{}={} k{}={} s{}={} d{}={} p{}={} (that gives "
-          "{})",
-          L[dim], *o, L[dim], p.input[dim], L[dim], p.filter[dim], L[dim], p.stride[dim], L[dim],
-          p.dilation[dim] - 1, L[dim], p.pad_begin[dim], p.output(dim)));
-    }
-  }
+  // Options are applied first, so validate() inside sees the strides and layouts too.
+  if (auto s = detail::apply_descriptor(d, p); !s) return s;
   return p;
 }
 
@@ -294,8 +147,8 @@ std::string identity_string(const Problem& p) {
 Problem normalized(const Problem& p) {
   Problem q = p;
   for (int d = 0; d < 3; ++d) {
-    q.pad_end[d] = std::max<std::int64_t>(
-        0, (p.output(d) - 1) * p.stride[d] + p.filter_extent(d) - p.input[d] - p.pad_begin[d]);
+    q.pad_end[d] =
+        (p.output(d) - 1) * p.stride[d] + p.filter_extent(d) - p.input[d] - p.pad_begin[d];
   }
   return q;
 }

@@ -222,13 +222,11 @@ Status validate(const Problem& p) {
     if (p.pad_begin[d] < 0)
       return invalid_argument(
           fmt::format("p{} (padding): must be >= 0 (got {})", L, p.pad_begin[d]));
-    if (p.pad_end[d] < 0)
-      return invalid_argument(
-          fmt::format("r{} (end padding): must be >= 0 (got {})", L, p.pad_end[d]));
     std::int64_t eff;
     if (!mul_ok(p.filter[d] - 1, p.dilation[d], eff) || eff > kMaxFieldValue ||
         p.input[d] > kMaxFieldValue || p.pad_begin[d] > kMaxFieldValue ||
-        p.pad_end[d] > kMaxFieldValue || p.stride[d] > kMaxFieldValue) {
+        p.pad_end[d] > kMaxFieldValue || p.pad_end[d] < -kMaxFieldValue ||
+        p.stride[d] > kMaxFieldValue) {
       return invalid_argument(fmt::format("i{}/k{}/d{}/p{}: sizes overflow", L, L, L, L));
     }
     if (p.output(d) < 1) {

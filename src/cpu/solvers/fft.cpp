@@ -89,6 +89,14 @@ Status FftSolver::check(const Problem& p) const {
   if (p.spatial_dims != 2) return not_applicable("2D only (3D FFT convolution is not implemented)");
   if (p.direction != Direction::forward)
     return not_applicable("forward only (backward FFT convolution is not implemented)");
+  // The transform spans the whole input plane; rows no window reads (negative end padding)
+  // would only add their rounding error to every output, beyond the FFT's tolerance.
+  for (int d = 1; d < 3; ++d) {
+    if (p.pad_end[d] < 0)
+      return not_applicable(fmt::format(
+          "negative end padding ({} {}): the transform would span input no window reads",
+          d == 1 ? "height" : "width", p.pad_end[d]));
+  }
   const Plane pl = plane_of(p);
   if (pl.P * pl.Q > kMaxPlane) return not_applicable("input plane too large for the FFT buffers");
   // One transform per filter (K x C/G), input plane (N x C) and output plane (N x K).
