@@ -69,11 +69,11 @@ check "a transform around a crashing solver is a crash (signal recorded)" \
   grep -q "xform:relayout(nhwc):chaos:segfault crash .*signal 11" "$TMP/fail.txt"
 
 # A transform named in --solvers, around a device solver (the simulated MIOpen's GEMM hangs
-# above 42x42 in every direction): the tensors go through the device's memory calls.
-# (Batch 2: split_batch(1) declines a batch of 1, which this check, matching only the id, once
-# took for a pass.)
+# above 42x42 in every direction): the tensors go through the device's memory calls. The batch-2
+# problem is the one split_batch(1) applies to (on P64's single image it declines: one part).
 CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE timeout 120 "$CG" probe --db "$TMP/h.db" \
-  --plugin "$MIOPEN" --device hip:0 --problem "${P64/mb1/mb2}" --directions fwd,bwd_weights \
+  --plugin "$MIOPEN" --device hip:0 --problem "$P64" --problem mb2ic16ih64oc32kh3ph1 \
+  --directions fwd,bwd_weights \
   --solvers 'miopen:GemmFwdRest,miopen:GemmWrwUniversal,xform:split_batch(1):xform:tile(32x32):miopen:GemmFwdRest' \
   --workarounds off --timeout 2 --timing 0 >"$TMP/hip.txt" 2>&1
 check "device: the named nested transform verifies on hip:0 (fwd)" \

@@ -62,6 +62,7 @@ struct TrialResult {
   double mean_ms = 0, median_ms = 0, min_ms = 0;
   int iterations = 0;
   std::optional<Verdict> verdict;
+  std::string note;  // how check() decided the solver applies, when it says (vendor plugins)
   bool ran() const { return status.is_ok(); }
 };
 

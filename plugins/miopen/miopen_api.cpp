@@ -98,6 +98,8 @@ const Api* load_api(std::string& why) {
   const char* dirs[3] = {"Forward", "BackwardData", "BackwardWeights"};
   for (int d = 0; d < 3; ++d) {
     const std::string base = std::string("miopenConvolution") + dirs[d];
+    bind(mi, (base + "GetSolutionCount").c_str(), api.count[d], missing);
+    bind(mi, (base + "GetSolution").c_str(), api.list[d], missing);
     bind(mi, (base + "GetSolutionWorkspaceSize").c_str(), api.workspace[d], missing);
     bind(mi, (base + "CompileSolution").c_str(), api.compile[d], missing);
     bind(mi, (base + "Immediate").c_str(), api.immediate[d], missing);

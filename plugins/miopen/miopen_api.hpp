@@ -14,8 +14,16 @@ using Handle = void*;      // miopenHandle_t
 using TensorDesc = void*;  // miopenTensorDescriptor_t
 using ConvDesc = void*;    // miopenConvolutionDescriptor_t
 
+// miopenConvSolution_t (miopen.h): one applicable solution as *GetSolution lists it.
+struct ConvSolution {
+  float time;                  // ms; negative: a coarse estimate (the immediate-mode fallback's)
+  std::size_t workspace_size;  // bytes
+  std::uint64_t solution_id;
+  int algorithm;  // miopenConvAlgorithm_t
+};
+
 // miopenStatus_t
-constexpr int kMiopenSuccess = 0;
+constexpr int kMiopenSuccess = 0, kMiopenStatusNotImplemented = 6;
 // miopenDataType_t
 constexpr int kMiopenHalf = 0, kMiopenFloat = 1, kMiopenBFloat16 = 5;
 // miopenConvolutionMode_t
@@ -61,13 +69,20 @@ struct Api {
                                            int) = nullptr;
   int (*miopenSetConvolutionGroupCount)(ConvDesc, int) = nullptr;
   int (*miopenDestroyConvolutionDescriptor)(ConvDesc) = nullptr;
-  // Per direction: workspace size (fails when the solution does not apply), compile, run.
-  // Forward takes (w, x) -> y; backward-data (dy, w) -> dx; backward-weights (dy, x) -> dw.
+  // Per direction. Forward takes (w, x) -> y; backward-data (dy, w) -> dx; backward-weights
+  // (dy, x) -> dw. Only *GetSolution asks IsApplicable for every solver; *GetSolutionWorkspaceSize
+  // returns 0 without asking for a solver whose MayNeedWorkspace() is false, and *CompileSolution
+  // and *Immediate never ask (docs/miopen.md, "What MIOpen checks").
+  using CountFn = int (*)(Handle, TensorDesc, TensorDesc, ConvDesc, TensorDesc, std::size_t*);
+  using ListFn = int (*)(Handle, TensorDesc, TensorDesc, ConvDesc, TensorDesc, std::size_t,
+                         std::size_t*, ConvSolution*);
   using WorkspaceFn = int (*)(Handle, TensorDesc, TensorDesc, ConvDesc, TensorDesc, std::uint64_t,
                               std::size_t*);
   using CompileFn = int (*)(Handle, TensorDesc, TensorDesc, ConvDesc, TensorDesc, std::uint64_t);
   using ImmediateFn = int (*)(Handle, TensorDesc, const void*, TensorDesc, const void*, ConvDesc,
                               TensorDesc, void*, void*, std::size_t, std::uint64_t);
+  CountFn count[3] = {};
+  ListFn list[3] = {};
   WorkspaceFn workspace[3] = {};
   CompileFn compile[3] = {};
   ImmediateFn immediate[3] = {};

@@ -3,11 +3,12 @@
 // GPU that the plugin drives itself (plugin ABI 3 device "hip:N", through the HIP runtime).
 //
 // Why immediate mode: Find runs every candidate inside the caller's process; here each solver is
-// one sandboxed trial. check() is conservative: MIOpen's GetSolution lists only what its find-db
-// already holds, so applicability comes from *GetSolutionWorkspaceSize (which fails for a solver
-// that does not apply), and *Immediate does not re-check zero-workspace solvers, so run() is only
-// ever reached after check() passed on the same device. Without an open device (a parent
-// process listing solvers) check() can only apply the static rules and says so.
+// one sandboxed trial. Applicability is MIOpen's own: a solver applies when
+// miopenConvolution*GetSolution lists it for the problem, the one immediate-mode call that asks
+// IsApplicable() (of the find-db record's solvers, or without a record of the dynamic solvers with
+// a WTI estimate). *GetSolutionWorkspaceSize answers 0 without asking for solvers that need no
+// workspace, and *CompileSolution / *Immediate never ask: a solver MIOpen does not list is never
+// run. Without an open device (a parent listing solvers) check() applies the static rules only.
 //
 // Each worker session gets its own MIOPEN_USER_DB_PATH and MIOPEN_CUSTOM_CACHE_DIR (a temporary
 // folder removed at exit), so probing never reads or pollutes the user's MIOpen databases.
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -306,8 +308,66 @@ void direction_order(const Descriptors& d, int dir, TensorDesc& a, TensorDesc& b
 }
 
 const char* kDirectionNames[3] = {"forward", "backward-data", "backward-weights"};
+const char* kApiDirections[3] = {"Forward", "BackwardData", "BackwardWeights"};
 
-// Static rules plus, on an open device, MIOpen's own answer. `ws` receives the workspace size.
+// What MIOpen's *GetSolution listed for one problem: the only immediate-mode call that asks every
+// solver's IsApplicable() (from the find-db record, or without one from its fallback).
+struct Listing {
+  std::string key;  // the problem (descriptors and direction) it answers
+  int status = kMiopenSuccess;
+  std::vector<ConvSolution> solutions;
+};
+
+std::string problem_key(const cg_problem* p) {
+  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|", p->direction, p->dtype, p->spatial_dims,
+                              p->n, p->c, p->k, p->g);
+  for (int i = 0; i < 3; ++i) {
+    k += fmt::format("{},{},{},{},{},{};", p->input[i], p->filter[i], p->stride[i], p->dilation[i],
+                     p->pad_begin[i], p->pad_end[i]);
+  }
+  const int rank = p->spatial_dims + 2;
+  for (const std::int64_t* st : {p->x_strides, p->w_strides, p->y_strides}) {
+    for (int i = 0; i < rank; ++i) k += fmt::format("{},", st[i]);
+  }
+  return k;
+}
+
+// The listing for p, asked once per problem (a sweep tries every solver on one problem in a row).
+const Listing& listing(const cg_problem* p, const Descriptors& d) {
+  static Listing last;
+  const std::string key = problem_key(p);
+  if (last.key == key) return last;
+  const Api* api = session().api;
+  Handle h = session().handle;
+  TensorDesc a, b, o;
+  direction_order(d, p->direction, a, b, o);
+  last = Listing{key, kMiopenSuccess, {}};
+  std::size_t n = 0;
+  // The count comes from the find-db record unfiltered, or from the fallback (which fails with
+  // NotImplemented when nothing applies): it bounds the list, it does not decide.
+  last.status = api->count[p->direction](h, a, b, d.conv, o, &n);
+  if (last.status != kMiopenSuccess) return last;
+  last.solutions.resize(std::max<std::size_t>(n, 1));
+  std::size_t got = 0;
+  last.status = api->list[p->direction](h, a, b, d.conv, o, last.solutions.size(), &got,
+                                        last.solutions.data());
+  last.solutions.resize(last.status == kMiopenSuccess ? std::min(got, n) : 0);
+  return last;
+}
+
+std::string listed_ids(const Listing& l) {
+  std::string ids;
+  for (const auto& c : l.solutions) {
+    const auto* sol = session().table.find(c.solution_id);
+    ids += fmt::format("{}{}", ids.empty() ? "" : ", ",
+                       sol ? sol->name : fmt::format("id {}", c.solution_id));
+  }
+  return ids.empty() ? "none" : ids;
+}
+
+// Static rules plus, on an open device, MIOpen's own answer: the solver applies if and only if
+// *GetSolution lists it. Never the workspace query: for the ~30 solvers whose MayNeedWorkspace()
+// is false it answers 0 without asking IsApplicable(). `ws` receives the workspace size.
 int check_solver(std::size_t index, const cg_problem* p, char* msg, std::size_t len,
                  std::size_t* ws) {
   Session& s = session();
@@ -332,18 +392,40 @@ int check_solver(std::size_t index, const cg_problem* p, char* msg, std::size_t 
         "(the probe's worker asks MIOpen)");
     return CG_NOT_APPLICABLE;
   }
-  TensorDesc a, b, o;
-  direction_order(d, p->direction, a, b, o);
-  std::size_t bytes = 0;
-  const int st = s.api->workspace[p->direction](s.handle, a, b, d.conv, o, sol.id, &bytes);
-  if (st != kMiopenSuccess) {
+  const Listing& l = listing(p, d);
+  const std::string call =
+      fmt::format("miopenConvolution{}GetSolution", kApiDirections[p->direction]);
+  if (l.status != kMiopenSuccess) {
     say(msg, len,
-        fmt::format("MIOpen: solution {} ({}) does not apply: {}", sol.id, sol.name,
-                    miopen_error(st)));
+        fmt::format("MIOpen lists no solution for this problem ({}Count: {}), so {} (id {}) is "
+                    "not run",
+                    call, miopen_error(l.status), sol.name, sol.id));
     return CG_NOT_APPLICABLE;
   }
-  if (ws) *ws = bytes;
-  return CG_OK;
+  for (const auto& c : l.solutions) {
+    if (c.solution_id != sol.id) continue;
+    // The listed size is what IsApplicable's solver computed (or the find-db recorded); the
+    // workspace query adds nothing here but is asked too, and the larger is taken, so a
+    // find-db record from another MIOpen cannot leave a kernel short of workspace.
+    TensorDesc a, b, o;
+    direction_order(d, p->direction, a, b, o);
+    std::size_t queried = 0;
+    if (s.api->workspace[p->direction](s.handle, a, b, d.conv, o, sol.id, &queried) !=
+        kMiopenSuccess) {
+      queried = 0;
+    }
+    if (ws) *ws = std::max(c.workspace_size, queried);
+    say(msg, len,
+        fmt::format("applicability: {} listed solution {} ({}) among {} for this problem", call,
+                    sol.id, sol.name, l.solutions.size()));
+    return CG_OK;
+  }
+  say(msg, len,
+      fmt::format("MIOpen does not list solution {} ({}) for this problem: {} asks IsApplicable() "
+                  "of the solvers in the find-db record, or without one of the dynamic solvers "
+                  "with a WTI estimate, and listed {}",
+                  sol.id, sol.name, call, listed_ids(l)));
+  return CG_NOT_APPLICABLE;
 }
 
 template <std::size_t I>
@@ -371,6 +453,17 @@ int run_solver(std::size_t index, const cg_problem* p, const cg_tensor* x, const
   TensorDesc a, b, o;
   direction_order(d, p->direction, a, b, o);
   const int dir = p->direction;
+  // A fault kills this process before any reply: stderr (kept with the trial) says what ran and
+  // why it was thought to apply, once per problem and solver (timing runs repeat).
+  static std::string announced;
+  if (const std::string key = problem_key(p) + sol.name; key != announced) {
+    announced = key;
+    char note[512] = {};
+    (void)check_solver(index, p, note, sizeof note, nullptr);
+    std::fprintf(stderr, "convguard-miopen: running %s (id %llu): %s\n", sol.name.c_str(),
+                 static_cast<unsigned long long>(sol.id), note);
+    std::fflush(stderr);
+  }
   if (int st = s.api->compile[dir](s.handle, a, b, d.conv, o, sol.id); st != kMiopenSuccess) {
     say(msg, len, fmt::format("MIOpen could not compile {}: {}", sol.name, miopen_error(st)));
     return CG_ERROR;

@@ -79,7 +79,11 @@ TrialResult run_staged_trial(const Solver& s, const Problem& p, TrialTensors& ho
     r.status = std::move(st);
     return r;
   };
-  if (auto st = s.check(p); !st) return fail(st);
+  if (auto st = s.check(p); !st) {
+    return fail(st);
+  } else {
+    r.note = st.message();
+  }
   auto ws = s.workspace_bytes(p);
   if (!ws) return fail(ws.status());
   r.workspace_bytes = *ws;

@@ -83,7 +83,9 @@ class PluginSolver final : public Solver {
     char msg[512] = {};
     const cg_problem cp = to_c(p);
     const int rc = s_->check(&cp, msg, sizeof msg);
-    if (rc == CG_OK) return Status::ok();
+    // A plugin may say how it decided that its solver applies (e.g. which vendor call listed
+    // it): an ok status carries that note into the trial's record.
+    if (rc == CG_OK) return msg[0] ? Status{StatusCode::ok, msg} : Status::ok();
     return not_applicable(message_of(msg));
   }
   Result<std::size_t> workspace_bytes(const Problem& p) const override {

@@ -305,11 +305,12 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
     rep.sampled = r.verdict->sampled;
     if (!r.verdict->ok) {
       rep.status = "wrong";
-      rep.reason = r.verdict->message;
+      rep.reason = r.verdict->message + (r.note.empty() ? "" : " [" + r.note + "]");
       return rep;
     }
   }
   rep.status = "ok";
+  rep.reason = r.note;  // how the solver was found applicable, where its plugin says
   return rep;
 }
 }  // namespace

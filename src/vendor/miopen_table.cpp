@@ -45,8 +45,8 @@ Result<Table> load(const std::string& path) {
       t.family_description[f[1]] = f[3];
       continue;
     }
-    if (f.size() != 6 || f[0] != "solver") {
-      return bad("not a family line (4 fields) or a solver line (6 fields)");
+    if ((f.size() != 6 && f.size() != 7) || f[0] != "solver") {
+      return bad("not a family line (4 fields) or a solver line (6 or 7 fields)");
     }
     Solver s;
     s.name = f[1];
@@ -68,6 +68,10 @@ Result<Table> load(const std::string& path) {
       s.id = std::stoull(f[5]);
     } catch (const std::exception&) {
       return bad("solution id '" + f[5] + "' is not a number");
+    }
+    if (f.size() == 7) {
+      if (f[6] != "on" && f[6] != "off") return bad("default '" + f[6] + "' is not on or off");
+      s.default_on = f[6] == "on";
     }
     if (t.find(s.name) || (s.id && t.find(s.id))) return bad("solver listed twice: " + s.name);
     t.solvers.push_back(std::move(s));

@@ -19,6 +19,9 @@ struct Solver {
   std::string switch_name;                     // empty: MIOpen has no per-solver switch
   bool directions[3] = {false, false, false};  // by convguard::Direction
   std::uint64_t id = 0;                        // MIOpen's solution id
+  // false: MIOpen leaves the solver out unless its switch is set to 1 (a workaround in its
+  // IsApplicable()), so setting the switch to 0 changes nothing.
+  bool default_on = true;
   bool runs(Direction d) const { return directions[static_cast<int>(d)]; }
 };
 

@@ -9,15 +9,25 @@
 //   - ConvOclBwdWrW53 returns wrong values (seed 003);
 //   - implicit-GEMM, Winograd, naive and the other solvers work where they apply.
 //
+// Everything else follows MIOpen's source (rocm-5.7.0; docs/miopen.md "What MIOpen checks"): only
+// *GetSolution(Count) ask IsApplicable(); the workspace query answers 0 unasked for solvers whose
+// MayNeedWorkspace() is false; CompileSolution and Immediate run whatever they are given (an
+// inapplicable kernel computes garbage); per-solver switches act in IsApplicable(), family switches
+// in GetSolution's filter, each variable read once. The simulated system find-db has a record for
+// every problem unless FAKE_MIOPEN_SYSTEM_FIND_DB=0 (then the fallback's shorter list applies).
+//
 // The device calls itself "gfx1010 (simulated)". Device memory is host memory. Nothing outside
 // tests loads this library (CONVGUARD_MIOPEN_PATH / CONVGUARD_HIP_PATH point the plugin at it).
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "convguard/reference.hpp"
 #include "vendor/miopen_table.hpp"
@@ -129,6 +139,114 @@ std::size_t workspace_of(const std::string& name, const Problem& p) {
   return static_cast<std::size_t>(p.c * p.taps() * o[0] * o[1] * o[2]) * 4;
 }
 
+// ---- MIOpen's rules, with its source as the specification (rocm-5.7.0) -------------------
+// src/include/miopen/solver.hpp at rocm-5.7.0: the solvers that override MayNeedWorkspace() to
+// true. For every other solver *GetSolutionWorkspaceSize returns 0 before IsApplicable() is
+// consulted (src/ocl/convolutionocl.cpp:721, 932, 1132).
+bool may_need_workspace(const std::string& n) {
+  return n == "ConvAsm1x1U" || n == "ConvHipImplicitGemmBwdDataV1R1" ||
+         n == "ConvAsmImplicitGemmV4R1DynamicWrw" || has(n, "ConvMPBidirectWinograd") ||
+         has(n, "ConvWinograd3x3MultipassWrW") || n == "ConvAsmBwdWrW1x1" ||
+         has(n, "ConvOclBwdWrW2") || n == "ConvOclBwdWrW53" || n == "ConvOclBwdWrW1x1" ||
+         n == "fft" || (n.rfind("Gemm", 0) == 0 && n != "GemmWrw1x1_stride1");
+}
+// Same header: IsDynamic() true, and GetWti() overridden (the default is -2, "unknown"). The
+// immediate-mode fallback lists only dynamic solvers with a known WTI (convolutionocl.cpp:601).
+bool dynamic_with_wti(const std::string& n) {
+  return n == "ConvBinWinogradRxSf2x3g1" || has(n, "ConvDirectNaiveConv") ||
+         n.rfind("Gemm", 0) == 0;
+}
+
+// MIOpen reads each MIOPEN_* variable once, at its first use in the process (env.hpp at
+// rocm-5.7.0: a function-local static per variable), so setting one later changes nothing.
+const std::string& env_value(const std::string& var) {
+  static std::map<std::string, std::string> seen;
+  if (auto it = seen.find(var); it != seen.end()) return it->second;
+  const char* v = var.empty() ? nullptr : std::getenv(var.c_str());
+  std::string s = v ? v : "";
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return seen[var] = s;
+}
+bool env_disabled(const std::string& var) {
+  const std::string& s = env_value(var);
+  return s == "0" || s == "no" || s == "false" || s == "disable" || s == "disabled";
+}
+bool env_enabled(const std::string& var) {
+  const std::string& s = env_value(var);
+  return s == "1" || s == "yes" || s == "true" || s == "enable" || s == "enabled";
+}
+
+// IsApplicable(): the structural rules plus the solver's own MIOPEN_DEBUG_* switch, which real
+// solvers test inside IsApplicable() (e.g. src/solver/conv_ocl_dir2D_bwdWrW_2.cpp:452).
+bool is_applicable(const convguard::miopen_table::Solver& sol, const Problem& p) {
+  // A solver off by default (a WORKAROUND_* guard in IsApplicable()) needs its switch at 1.
+  if (!sol.default_on && !env_enabled(sol.switch_name)) return false;
+  return sol.runs(p.direction) && applies(sol.name, p) && !env_disabled(sol.switch_name);
+}
+// IsAlgorithmDisabled() (src/conv/solver_finders.cpp:316): the family switches, which GetSolution
+// and Find apply, and IsApplicable() does not.
+bool algorithm_disabled(const convguard::miopen_table::Solver& sol) {
+  auto it = table().family_switch.find(sol.family);
+  return it != table().family_switch.end() && env_disabled(it->second);
+}
+
+// The installed (system) find-db. Real ones hold records only for the problems AMD ran Find on;
+// the simulated one holds a record for every problem, listing what applied under default
+// switches, unless FAKE_MIOPEN_SYSTEM_FIND_DB=0 (then every problem takes the fallback).
+std::vector<const convguard::miopen_table::Solver*> find_db_record(const Problem& p) {
+  std::vector<const convguard::miopen_table::Solver*> r;
+  if (const char* v = std::getenv("FAKE_MIOPEN_SYSTEM_FIND_DB"); v && std::string(v) == "0") {
+    return r;
+  }
+  for (const auto& sol : table().solvers) {
+    if (sol.runs(p.direction) && applies(sol.name, p) && sol.default_on) r.push_back(&sol);
+  }
+  return r;
+}
+
+struct Listed {
+  int status = 0;
+  std::vector<const convguard::miopen_table::Solver*> solvers;
+  std::size_t count = 0;  // what *GetSolutionCount answers
+};
+
+// *GetSolutionCount / *GetSolution (convolutionocl.cpp:460-710 at rocm-5.7.0): a find-db record is
+// counted unfiltered and listed filtered by IsAlgorithmDisabled() and IsApplicable(); an empty
+// result takes the fallback, which fails with NotImplemented when it finds nothing.
+Listed list_solutions(const Problem& p) {
+  Listed l;
+  const auto record = find_db_record(p);
+  for (const auto* sol : record) {
+    if (!algorithm_disabled(*sol) && is_applicable(*sol, p)) l.solvers.push_back(sol);
+  }
+  l.count = record.size();
+  if (!l.solvers.empty()) return l;
+  if (env_disabled("MIOPEN_DEBUG_CONV_IMMED_FALLBACK")) {
+    l.status = 6;  // miopenStatusNotImplemented
+    return l;
+  }
+  for (const auto& sol : table().solvers) {
+    if (dynamic_with_wti(sol.name) && !algorithm_disabled(sol) && is_applicable(sol, p)) {
+      l.solvers.push_back(&sol);
+    }
+  }
+  l.count = l.solvers.size();
+  if (l.solvers.empty()) l.status = 6;
+  return l;
+}
+
+// What a kernel leaves when it runs on a problem it was not written for: numbers, not an error.
+void write_garbage(const Problem& p, const convguard::ConvTensors& t, std::uint64_t id) {
+  const convguard::TensorView& out = convguard::output_of(p, t);
+  const std::int64_t n = out.desc.elements();
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ id;
+  for (std::int64_t i = 0; i < n; ++i) {
+    h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+    convguard::store_from_float(out.data, i, out.desc.dtype,
+                                static_cast<float>(h % 2001) / 100.0f - 10.0f);
+  }
+}
+
 int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, const Tensor& yd,
         void* y, const Conv& c, std::uint64_t id) {
   settle();
@@ -136,9 +254,15 @@ int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, con
   if (!sol) return 3;  // miopenStatusBadParm
   Problem p = problem_of(dir, xd, wd, c);
   set_strides(p, xd, wd, yd);
-  // Immediate mode does not re-check applicability of zero-workspace solutions: a solver run
-  // where it does not apply writes nothing (the caller's poisoned output stays NaN).
-  if (!sol->runs(dir) || !applies(sol->name, p)) return 0;
+  const convguard::ConvTensors t{
+      {x, convguard::x_desc(p)}, {w, convguard::w_desc(p)}, {y, convguard::y_desc(p)}};
+  // Immediate mode asks no one whether the solution applies (convolutionocl.cpp:743 at
+  // rocm-5.7.0), and the per-solver switches act only in IsApplicable(): whatever it is given
+  // runs. Where the kernel does not fit the problem it computes garbage.
+  if (!sol->runs(dir) || !applies(sol->name, p)) {
+    write_garbage(p, t, id);
+    return 0;
+  }
   if (sol->name == "GemmBwdRest" || has(sol->name, "ConvOclBwdWrW2")) {
     g_pending = Pending::fault;
     return 0;
@@ -148,8 +272,6 @@ int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, con
     g_pending = Pending::hang;
     return 0;
   }
-  const convguard::ConvTensors t{
-      {x, convguard::x_desc(p)}, {w, convguard::w_desc(p)}, {y, convguard::y_desc(p)}};
   if (!convguard::reference_conv(p, t).is_ok()) return 5;  // miopenStatusInternalError
   if (sol->name == "ConvOclBwdWrW53") {  // every third weight gradient off by a quarter
     const convguard::TensorView& out = convguard::output_of(p, t);
@@ -163,13 +285,56 @@ int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, con
   return 0;
 }
 
+// *GetSolutionWorkspaceSize: 0 and success for a solver that may not need a workspace, whether
+// or not it applies; only the others are asked IsApplicable() (BadParm when it says no).
 int workspace(Direction dir, const Tensor& xd, const Tensor& wd, const Conv& c, std::uint64_t id,
               std::size_t* bytes) {
   const auto* sol = table().find(id);
   if (!sol) return 3;
+  if (!may_need_workspace(sol->name)) {
+    *bytes = 0;
+    return 0;
+  }
   const Problem p = problem_of(dir, xd, wd, c);
-  if (!sol->runs(dir) || !applies(sol->name, p)) return 3;  // "not applicable": BadParm
+  if (!is_applicable(*sol, p)) return 3;
   *bytes = workspace_of(sol->name, p);
+  return 0;
+}
+
+struct Solution {  // miopenConvSolution_t
+  float time;
+  std::size_t workspace_size;
+  std::uint64_t solution_id;
+  int algorithm;
+};
+
+int algorithm_of(const std::string& family) {  // miopenConvAlgorithm_t
+  return family == "gemm"       ? 0
+         : family == "direct"   ? 1
+         : family == "fft"      ? 2
+         : family == "winograd" ? 3
+                                : 5;
+}
+
+int count_solutions(Direction dir, const Tensor& xd, const Tensor& wd, const Conv& c,
+                    std::size_t* n) {
+  const Listed l = list_solutions(problem_of(dir, xd, wd, c));
+  if (l.status != 0) return l.status;
+  *n = l.count;
+  return 0;
+}
+
+int get_solutions(Direction dir, const Tensor& xd, const Tensor& wd, const Conv& c, std::size_t max,
+                  std::size_t* n, Solution* out) {
+  if (!n || !out) return 3;  // 5.2 checks both; later releases too
+  const Problem p = problem_of(dir, xd, wd, c);
+  const Listed l = list_solutions(p);
+  if (l.status != 0) return l.status;
+  *n = 0;
+  for (const auto* sol : l.solvers) {
+    if (*n >= max) break;
+    out[(*n)++] = Solution{-1.0f, workspace_of(sol->name, p), sol->id, algorithm_of(sol->family)};
+  }
   return 0;
 }
 
@@ -237,7 +402,10 @@ EXPORT int miopenGetVersion(std::size_t* a, std::size_t* b, std::size_t* c) {
   return 0;
 }
 EXPORT const char* miopenGetErrorString(int s) {
-  return s == 0 ? "miopenStatusSuccess" : s == 3 ? "miopenStatusBadParm" : "miopenStatusError";
+  return s == 0   ? "miopenStatusSuccess"
+         : s == 3 ? "miopenStatusBadParm"
+         : s == 6 ? "miopenStatusNotImplemented"
+                  : "miopenStatusError";
 }
 EXPORT int miopenCreate(void** h) {
   static int handle;
@@ -285,6 +453,32 @@ EXPORT int miopenDestroyConvolutionDescriptor(void* d) {
 
 #define T(p) (*static_cast<const Tensor*>(p))
 #define C(p) (*static_cast<const Conv*>(p))
+// Count and list, per direction, with the descriptors in the order *GetSolutionWorkspaceSize takes.
+EXPORT int miopenConvolutionForwardGetSolutionCount(void*, void* w, void* x, void* c, void*,
+                                                    std::size_t* n) {
+  return count_solutions(Direction::forward, T(x), T(w), C(c), n);
+}
+EXPORT int miopenConvolutionForwardGetSolution(void*, void* w, void* x, void* c, void*,
+                                               std::size_t max, std::size_t* n, Solution* s) {
+  return get_solutions(Direction::forward, T(x), T(w), C(c), max, n, s);
+}
+EXPORT int miopenConvolutionBackwardDataGetSolutionCount(void*, void*, void* w, void* c, void* dx,
+                                                         std::size_t* n) {
+  return count_solutions(Direction::backward_data, T(dx), T(w), C(c), n);
+}
+EXPORT int miopenConvolutionBackwardDataGetSolution(void*, void*, void* w, void* c, void* dx,
+                                                    std::size_t max, std::size_t* n, Solution* s) {
+  return get_solutions(Direction::backward_data, T(dx), T(w), C(c), max, n, s);
+}
+EXPORT int miopenConvolutionBackwardWeightsGetSolutionCount(void*, void*, void* x, void* c,
+                                                            void* dw, std::size_t* n) {
+  return count_solutions(Direction::backward_weights, T(x), T(dw), C(c), n);
+}
+EXPORT int miopenConvolutionBackwardWeightsGetSolution(void*, void*, void* x, void* c, void* dw,
+                                                       std::size_t max, std::size_t* n,
+                                                       Solution* s) {
+  return get_solutions(Direction::backward_weights, T(x), T(dw), C(c), max, n, s);
+}
 // Forward: (w, x) -> y.
 EXPORT int miopenConvolutionForwardGetSolutionWorkspaceSize(void*, void* w, void* x, void* c, void*,
                                                             std::uint64_t id, std::size_t* n) {

@@ -160,6 +160,15 @@ int env_main(int argc, char** argv) {
       continue;
     }
     const auto& s = *found;
+    if (!s.default_on) {
+      // Off unless its switch is 1: "=0" would change nothing; the fix is not to enable it.
+      comment(
+          fmt::format("{}: {} bad trial(s); MIOpen runs it only when {}=1 is set: unset that "
+                      "(no switch to add)",
+                      name, trials.size(), s.switch_name));
+      print_trials(trials);
+      continue;
+    }
     std::string sw = s.switch_name, why;
     if (sw.empty()) {
       sw = table->family_switch[s.family];
