@@ -80,6 +80,12 @@ class PluginSolver final : public Solver {
   std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
+    // Vendor APIs take non-negative padding (cuDNN's post-padding, MIOpen's symmetric pads): a
+    // negative end padding (benchdnn's derived one) is not passed to them.
+    for (int d = 0; d < 3; ++d) {
+      if (p.pad_end[d] < 0)
+        return not_applicable("negative end padding: vendor libraries take padding >= 0");
+    }
     char msg[512] = {};
     const cg_problem cp = to_c(p);
     const int rc = s_->check(&cp, msg, sizeof msg);
