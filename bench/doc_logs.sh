@@ -39,12 +39,12 @@ timed probe_standard_3dir_jobs2 env CONVGUARD_DB="$tmp/jobs2.db" "$bin/convguard
   --directions fwd,bwd_data,bwd_weights --jobs 2
 # The sandbox's own costs: 200 trials of 1x1 problems in a reused worker, and 50 crashes (each a
 # fresh worker).
-for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1"; done; done | head -200 >"$tmp/tiny.txt"
+for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1kw1"; done; done | head -200 >"$tmp/tiny.txt"
 head -50 "$tmp/tiny.txt" >"$tmp/tiny50.txt"
 timed probe_overhead_200_trials env CONVGUARD_DB="$tmp/ov.db" "$bin/convguard" probe --suite "$tmp/tiny.txt" \
   --solvers cpu:direct
 timed probe_overhead_50_crashes env CONVGUARD_DB="$tmp/cr.db" "$bin/convguard" probe --suite "$tmp/tiny50.txt" \
-  --solvers chaos:segfault --plugin "$bin/convguard_chaos.so"
+  --solvers chaos:segfault --plugin "$bin/convguard_chaos.so" --workarounds off
 CONVGUARD_LOG_DIR=$(readlink -f "$dir") bash tests/miopen_test.sh "$bin/convguard" \
   "$bin/convguard_miopen.so" "$bin/tests/libfake_miopen.so" >"$dir/miopen_test.out" 2>&1 || true
 echo "doc_logs: wrote $dir" >&2
