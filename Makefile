@@ -21,12 +21,14 @@ build-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build --preset sanitize -j $(JOBS)
 
-# Every test: the release build's full suite, the unit tests under ASan+UBSan, and the GPU
-# kernels compiled as HIP for the seeds' AMD GPUs (nothing here can run them).
+# Every test: the release build's full suite, the unit tests under ASan+UBSan, the GPU kernels
+# compiled as HIP for the seeds' AMD GPUs (nothing here can run them), and 30 s of libFuzzer on
+# each reader of outside input (scripts/fuzz.sh).
 test: build build-sanitize
 	ctest --preset release -j $(JOBS)
 	ctest --preset sanitize -j $(JOBS)
 	bash scripts/hip_check.sh
+	bash scripts/fuzz.sh 30
 
 # The main job: the standard suite, every CPU solver, each trial in a sandboxed worker under a
 # deadline, verified against the fp64 reference, recorded in the results database

@@ -26,6 +26,7 @@ test_packages=(
   python3                 # CLI and probe tests read .npy headers and JSON lines back
   chromium                # renders the HTML report in its test (headless, no network)
   hipcc                   # compile-checks the GPU kernels as HIP for AMD gfx1010/gfx1030
+  clang libclang-rt-14-dev # libFuzzer with ASan/UBSan: scripts/fuzz.sh
 )
 
 case "$tier" in

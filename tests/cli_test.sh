@@ -113,6 +113,16 @@ fi
 expect 2 "x.npy: shape must be \(2, 4, 7, 6\)" -- "$CG" driver conv -n 2 -c 4 -H 7 -W 6 -k 5 -F 1 --load-dir "$TMP/a"
 expect 2 "x.npy: dtype must be <f2" -- "$CG" driver convfp16 -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 1 --load-dir "$TMP/a"
 expect 2 "dy.npy: cannot open" -- "$CG" driver conv -n 2 -c 3 -H 7 -W 6 -k 5 -p 1 -q 1 -F 2 --load-dir "$TMP/a"
+# Hostile headers (fuzz/regressions/npy): a 4 GiB header length in a 20-byte file, and the expected
+# text under another key of an f8 Fortran-order file: refused, nothing allocated.
+FZ=$(dirname "$0")/../fuzz/regressions/npy
+mkdir -p "$TMP/h1" "$TMP/h2" && cp "$TMP/a/w.npy" "$TMP/h1/" && cp "$TMP/a/w.npy" "$TMP/h2/"
+cp "$FZ/huge_header_length" "$TMP/h1/x.npy"
+expect 2 "x.npy: header length .* is not plausible" -- "$CG" driver conv -n 2 -c 3 -H 4 -W 5 -k 5 -F 1 --load-dir "$TMP/h1"
+cp "$FZ/expected_text_under_another_key" "$TMP/h2/x.npy"
+expect 2 "x.npy: (header: unexpected|dtype must be)" -- "$CG" driver conv -n 2 -c 3 -H 4 -W 5 -k 5 -F 1 --load-dir "$TMP/h2"
+# A name that holds '"' (found by the fuzzer: it printed a string that did not parse back).
+expect 2 "name: contains" -- "$CG" driver --problem 'mb1ic1ih4oc1kh1_nab"cd' -F 1
 
 # --- JSON output parses and has one row per solver run -----------------------------------------
 if command -v python3 >/dev/null; then

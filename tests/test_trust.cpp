@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "probe/protocol.hpp"
 #include "convguard/registry.hpp"
 #include "core/json_text.hpp"
 #include "core/safe_text.hpp"
@@ -206,4 +207,21 @@ TEST(Trust, TheProbesWritesAreCheckedToo) {
   ASSERT_TRUE(t.store->begin(r).is_ok());
   ASSERT_TRUE(t.store->finish(r).is_ok());
   EXPECT_TRUE(t.store->find("dev", "g1mb1ic1ih4iw4oc1oh4ow4kh1kw1sh1sw1ph0pw0", "cpu:direct"));
+}
+
+// Numbers from outside are read by kind and range (found by the protocol fuzzer: a seq of 7.2e19
+// converted to uint64 was undefined behaviour): refused with the field named, never converted.
+TEST(Trust, NumbersFromOutsideAreCheckedByKindAndRange) {
+  auto reply = convguard::probe::decode_reply(
+      R"({"seq":72222222222222222222,"status":"ok"})");
+  EXPECT_FALSE(reply.is_ok());
+  auto neg = convguard::probe::decode_reply(R"({"seq":-1,"status":"ok"})");
+  EXPECT_FALSE(neg.is_ok());
+  auto runs = convguard::probe::decode_reply(R"({"seq":1,"status":"ok","runs":1e30})");
+  ASSERT_FALSE(runs.is_ok());
+  EXPECT_NE(runs.status().message().find("runs"), std::string::npos) << runs.status().message();
+  auto good = convguard::probe::decode_reply(R"({"seq":1,"status":"ok","runs":5,"first_ms":2})");
+  ASSERT_TRUE(good.is_ok()) << good.status().message();
+  EXPECT_EQ(good->runs, 5);
+  EXPECT_EQ(good->first_ms, 2.0);
 }

@@ -81,6 +81,15 @@ Status lex_descriptor(std::string_view s, WrittenDescriptor& out) {
         } else {
           out.name = std::string(rest);  // benchdnn: everything after 'n' is the name
         }
+        // The name is printed back as n"...": a '"' in it would end it early, and a control
+        // character would end a line of a suite or a report (the fuzzer found the first).
+        for (char c : out.name) {
+          const auto u = static_cast<unsigned char>(c);
+          if (c == '"' || u < 0x20 || u == 0x7f)
+            return invalid_argument(fmt::format(
+                "name: contains {} (names hold no '\"' and no control characters)",
+                c == '"' ? std::string("'\"'") : fmt::format("byte 0x{:02x}", u)));
+        }
         return Status::ok();
       }
       std::size_t j = i;

@@ -42,13 +42,13 @@ Result<TrialRequest> decode_request(const std::string& line) {
   try {
     const json j = json::parse(line);
     TrialRequest r;
-    r.seq = j.at("seq").get<std::uint64_t>();
-    r.problem = j.at("problem").get<std::string>();
-    r.solver = j.at("solver").get<std::string>();
-    r.seed = j.value("seed", std::uint64_t{1});
-    r.verify = j.value("verify", true);
-    r.max_runs = j.value("max_runs", 20);
-    r.max_time_ms = j.value("max_time_ms", 1000.0);
+    json_field(j, "seq", r.seq, true);
+    json_field(j, "problem", r.problem, true);
+    json_field(j, "solver", r.solver, true);
+    json_field(j, "seed", r.seed);
+    json_field(j, "verify", r.verify);
+    json_field(j, "max_runs", r.max_runs);
+    json_field(j, "max_time_ms", r.max_time_ms);
     return r;
   } catch (const std::exception& e) {
     return invalid_argument(std::string("worker request: ") + e.what());
@@ -59,20 +59,20 @@ Result<TrialReply> decode_reply(const std::string& line) {
   try {
     const json j = json::parse(line);
     TrialReply r;
-    r.seq = j.at("seq").get<std::uint64_t>();
-    r.status = j.at("status").get<std::string>();
-    r.reason = j.value("reason", std::string());
-    r.first_ms = j.value("first_ms", 0.0);
-    r.median_ms = j.value("median_ms", 0.0);
-    r.min_ms = j.value("min_ms", 0.0);
-    r.runs = j.value("runs", 0);
-    r.workspace_bytes = j.value("workspace_bytes", std::uint64_t{0});
-    r.peak_rss_bytes = j.value("peak_rss_bytes", std::uint64_t{0});
-    r.rel_error = j.value("rel_error", 0.0);
-    r.max_abs_error = j.value("max_abs_error", 0.0);
-    r.tolerance = j.value("tolerance", 0.0);
-    r.sampled = j.value("sampled", false);
-    r.fatal = j.value("fatal", false);
+    json_field(j, "seq", r.seq, true);
+    json_field(j, "status", r.status, true);
+    json_field(j, "reason", r.reason);
+    json_field(j, "first_ms", r.first_ms);
+    json_field(j, "median_ms", r.median_ms);
+    json_field(j, "min_ms", r.min_ms);
+    json_field(j, "runs", r.runs);
+    json_field(j, "workspace_bytes", r.workspace_bytes);
+    json_field(j, "peak_rss_bytes", r.peak_rss_bytes);
+    json_field(j, "rel_error", r.rel_error);
+    json_field(j, "max_abs_error", r.max_abs_error);
+    json_field(j, "tolerance", r.tolerance);
+    json_field(j, "sampled", r.sampled);
+    json_field(j, "fatal", r.fatal);
     return r;
   } catch (const std::exception& e) {
     return Status{StatusCode::internal_error, std::string("worker reply: ") + e.what()};

@@ -16,82 +16,16 @@
 #include "core/json_text.hpp"
 #include "core/safe_text.hpp"
 #include "db/fields.hpp"
+#include "db/record_json.hpp"
 #include "db/store.hpp"
 #include "flags.hpp"
 
 namespace convguard::cli {
 namespace {
 
-nlohmann::json to_json(const db::TrialRecord& t) {
-  return {{"device", t.device},
-          {"device_description", t.device_description},
-          {"problem", t.problem},
-          {"solver", t.solver},
-          {"status", t.status},
-          {"reason", t.reason},
-          {"first_ms", t.first_ms},
-          {"median_ms", t.median_ms},
-          {"min_ms", t.min_ms},
-          {"runs", t.runs},
-          {"workspace_bytes", t.workspace_bytes},
-          {"peak_rss_bytes", t.peak_rss_bytes},
-          {"rel_error", t.rel_error},
-          {"max_abs_error", t.max_abs_error},
-          {"tolerance", t.tolerance},
-          {"signal", t.signal},
-          {"exit_code", t.exit_code},
-          {"stderr_tail", t.stderr_tail},
-          {"deadline_ms", t.deadline_ms},
-          {"started_at", t.started_at},
-          {"finished_at", t.finished_at},
-          {"command", t.command}};
-}
+using db::from_json;
+using db::to_json;
 
-// One record from one JSON line; an error names the field. Unknown keys are ignored (a newer
-// exporter may add some).
-Result<db::TrialRecord> from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return invalid_argument("not a JSON object");
-  db::TrialRecord t;
-  std::string field;
-  auto text = [&](const char* name, std::string& out, bool required) {
-    field = name;
-    if (required || j.contains(name)) out = j.at(name).get<std::string>();
-  };
-  auto number = [&](const char* name, auto& out) {
-    field = name;
-    if (j.contains(name)) out = j.at(name).get<std::remove_reference_t<decltype(out)>>();
-  };
-  try {
-    text("device", t.device, true);
-    text("device_description", t.device_description, false);
-    text("problem", t.problem, true);
-    text("solver", t.solver, true);
-    text("status", t.status, true);
-    text("reason", t.reason, false);
-    number("first_ms", t.first_ms);
-    number("median_ms", t.median_ms);
-    number("min_ms", t.min_ms);
-    number("runs", t.runs);
-    number("workspace_bytes", t.workspace_bytes);
-    number("peak_rss_bytes", t.peak_rss_bytes);
-    number("rel_error", t.rel_error);
-    number("max_abs_error", t.max_abs_error);
-    number("tolerance", t.tolerance);
-    number("signal", t.signal);
-    number("exit_code", t.exit_code);
-    text("stderr_tail", t.stderr_tail, false);
-    number("deadline_ms", t.deadline_ms);
-    text("started_at", t.started_at, false);
-    text("finished_at", t.finished_at, true);
-    text("command", t.command, false);
-  } catch (const std::exception& e) {
-    return invalid_argument(field + ": " + e.what());
-  }
-  // The checks every stored record passes (db/fields.hpp), here so the message can name the
-  // line; the store checks again inside its transaction.
-  if (auto st = db::check_record(t, db::Origin::import); !st) return st;
-  return t;
-}
 
 // The next line of `in` into `line`, refusing one longer than kMaxLine: a file with no newline
 // (a device, a huge blob) must be an error, not unbounded memory.

@@ -1,0 +1,33 @@
+// .npy files loaded into a tensor (driver --load-dir): any bytes are loaded into the tensor or
+// refused with a message; the header is bounded and parsed as a dict, never searched as text.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "convguard/tensor.hpp"
+#include "npy.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::string path = "/tmp/convguard-fuzz-npy-" + std::to_string(getpid());
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return 0;
+  std::fwrite(data, 1, size, f);
+  std::fclose(f);
+  // A 2x3x4x5 tensor, f32 or f16 by the first byte: the shapes the fuzzer's headers must match.
+  convguard::TensorDesc d;
+  d.rank = 4;
+  d.dtype = size > 0 && (data[0] & 1) ? convguard::DType::f16 : convguard::DType::f32;
+  const std::int64_t dims[4] = {2, 3, 4, 5};
+  std::int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    d.dims[i] = dims[i];
+    d.strides[i] = stride;
+    stride *= dims[i];
+  }
+  convguard::HostTensor t(d);
+  auto st = convguard::cli::load_npy(path, t.view());
+  if (!st && st.message().empty()) __builtin_trap();
+  return 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing (libFuzzer, clang from Debian) of everything convguard reads from
+# outside: problem strings, suite files, .npy files, the worker protocol's lines and `db import`
+# lines, under AddressSanitizer and UndefinedBehaviorSanitizer. `make test` runs each harness for
+# SECONDS (default 30) from its committed corpus (fuzz/corpus/NAME) and first replays every input
+# that once crashed (fuzz/regressions/NAME): a crash fails the run and prints the input to commit
+# as a regression. Per harness it prints runs, execs/s and the coverage reached (libFuzzer's cov:
+# edges and ft: features); docs/verification.md quotes them.
+#   bash scripts/fuzz.sh [SECONDS] [NAME...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+shift || true
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(problem_string suite_file npy protocol import_line)
+out=build/fuzz
+mkdir -p "$out/obj"
+command -v clang++ >/dev/null || { echo "fuzz: FAIL: clang++ not installed (scripts/install-deps.sh test installs clang)" >&2; exit 1; }
+
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+       -Iinclude -Isrc -Itools/convguard -DCONVGUARD_FUZZ)
+core=(src/core/canonical.cpp src/core/descriptor_lex.cpp src/core/descriptor_rules.cpp
+      src/core/problem.cpp src/core/tensor.cpp src/core/dtype.cpp src/core/status.cpp
+      src/core/text_file.cpp src/core/memory.cpp src/core/solver_id.cpp src/core/safe_text.cpp)
+declare -A extra=(
+  [problem_string]=""
+  [suite_file]=""
+  [npy]="tools/convguard/npy.cpp"
+  [protocol]="src/probe/protocol.cpp"
+  [import_line]="src/db/record_json.cpp src/db/fields.cpp"
+)
+compile() {  # compile SRC: its object under $out/obj, echoed
+  local o="$out/obj/$(echo "$1" | tr '/' '_').o"
+  if [ ! -e "$o" ] || [ "$1" -nt "$o" ]; then
+    clang++ "${flags[@]}" -c "$1" -o "$o" || return 1
+  fi
+  echo "$o"
+}
+failures=0
+for name in "${names[@]}"; do
+  objs=()
+  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do
+    o=$(compile "$src") || { echo "fuzz: FAIL: $src does not compile with clang" >&2; exit 1; }
+    objs+=("$o")
+  done
+  clang++ "${flags[@]}" -fsanitize=fuzzer "${objs[@]}" -lfmt -o "$out/$name" || { echo "fuzz: FAIL: link $name" >&2; exit 1; }
+  # Every input that once crashed, replayed first.
+  if compgen -G "fuzz/regressions/$name/*" >/dev/null; then
+    if ! "$out/$name" fuzz/regressions/$name/* >"$out/$name.regressions.log" 2>&1; then
+      echo "fuzz: FAIL: $name: a committed regression input crashes again ($out/$name.regressions.log)"
+      tail -20 "$out/$name.regressions.log"
+      failures=$((failures + 1))
+      continue
+    fi
+  fi
+  mkdir -p "$out/corpus/$name" "$out/crashes/$name"
+  cp -n fuzz/corpus/$name/* "$out/corpus/$name/" 2>/dev/null
+  "$out/$name" "$out/corpus/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=4096 -print_final_stats=1 -artifact_prefix="$out/crashes/$name/" \
+    >"$out/$name.log" 2>&1
+  rc=$?
+  stats=$(grep -aE "^#[0-9]+[[:space:]]+DONE" "$out/$name.log" | tail -1)
+  execs=$(grep -E "^stat::number_of_executed_units" "$out/$name.log" | awk '{print $2}')
+  rate=$(grep -E "^stat::average_exec_per_sec" "$out/$name.log" | awk '{print $2}')
+  if [ $rc -ne 0 ]; then
+    crash=$(ls -t "$out/crashes/$name/" 2>/dev/null | head -1)
+    echo "fuzz: FAIL: $name crashed (exit $rc); input: $out/crashes/$name/$crash (commit it under fuzz/regressions/$name/ with the fix)"
+    grep -E "ERROR|SUMMARY|runtime error|round trip" "$out/$name.log" | head -5
+    failures=$((failures + 1))
+  else
+    echo "fuzz: ok: $name: ${execs:-?} runs in ${seconds} s, ${rate:-?} execs/s, $(echo "$stats" | grep -oE "cov: [0-9]+ ft: [0-9]+")"
+  fi
+done
+[ "$failures" -eq 0 ]
