@@ -20,7 +20,10 @@ bool is_pointwise(const Geometry& G) {
 // Output columns whose input position ow*s - p + e*dil lies in [0, size).
 void valid_range(std::int64_t out, std::int64_t s, std::int64_t off, std::int64_t size,
                  std::int64_t& lo, std::int64_t& hi) {
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  // Both within [0, out]: with a negative end padding (benchdnn's derived one) the first valid
+  // column can lie past the last output, and the zero fill before it once wrote past the row
+  // (ASan, NegativeEndPadding.EverySolverDeclinesOrVerifies).
+  lo = std::min(out, off >= 0 ? 0 : (-off + s - 1) / s);
   hi = size - off <= 0 ? 0 : std::min(out, (size - off + s - 1) / s);
   if (hi < lo) hi = lo;
 }
