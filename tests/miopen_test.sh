@@ -90,7 +90,22 @@ check "a recorded reproduce command names the plugin device" sh -c "echo '$cmd' 
 (cd "$TMP" && eval "${cmd/convguard driver/$CG driver}" >"$TMP/repro.log" 2>&1)
 check "the reproduce command reproduces the wrong result" grep -q "Backward Convolution Weights FAILED" "$TMP/repro.log"
 check "no MIOpen database folder left behind (killed workers' are removed by the next)" \
-  sh -c "test -z \"\$(ls -d '$TMP'/convguard-miopen-* 2>/dev/null)\""
+  sh -c "test -z \"\$(ls -A '$TMP'/convguard-miopen-u$(id -u)/ 2>/dev/null)\""
+check "MIOpen folders live in a private per-user parent (0700)" \
+  sh -c "test \"\$(stat -c %a '$TMP'/convguard-miopen-u$(id -u))\" = 700"
+# Stale folders: a dead worker's of this user is removed by the next worker; another user's, and
+# one of another pid namespace, are left alone (a pid invisible here may be alive there).
+ns=$(readlink /proc/self/ns/pid | tr -cd '0-9')
+P=$TMP/convguard-miopen-u$(id -u)
+mkdir -p "$P/$ns-4194000-dead" "$P/$ns-4194001-other" "$P/1-4194002-otherns"
+[ "$(id -u)" -eq 0 ] && chown nobody "$P/$ns-4194001-other"
+CONVGUARD_PLUGINS=$PLUGIN "$CG" driver --problem mb1ic3ih8oc4kh3ph1 --device hip:0 -S miopen:GemmFwdRest -F 1 >"$TMP/stale.log" 2>&1
+check "a dead worker's stale folder is removed" test ! -e "$P/$ns-4194000-dead"
+check "another pid namespace's folder is left alone" test -e "$P/1-4194002-otherns"
+if [ "$(id -u)" -eq 0 ]; then
+  check "another user's folder is left alone" test -e "$P/$ns-4194001-other"
+fi
+rm -rf "$P/$ns-4194001-other" "$P/1-4194002-otherns"
 
 # The doctor reads the same evidence for a gfx1010 snapshot.
 cat >"$TMP/snap.json" <<'JSON'

@@ -14,6 +14,7 @@
 // folder removed at exit), so probing never reads or pollutes the user's MIOpen databases.
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,14 +102,41 @@ int device_count() {
   return s.api && s.api->hipGetDeviceCount(&n) == kHipSuccess ? n : 0;
 }
 
-// Folders of workers that were killed (a hang is ended with SIGKILL, so atexit never ran): their
-// names carry the worker's pid, and a pid that no longer exists owns nothing.
-void remove_stale_dirs(const std::string& root) {
+// Each worker's MIOpen folders live in a parent of the user's own, $TMPDIR/convguard-miopen-u<uid>
+// (mode 0700, refused unless it is a real directory owned by this user), named
+// <pid namespace>-<pid>-XXXXXX. Folders of workers that were killed (a hang is ended with SIGKILL,
+// so atexit never ran) are removed by the next worker: only in that parent, only entries owned by
+// this user, and only those of this pid namespace whose pid no longer exists there (a pid that
+// cannot be seen from another namespace says nothing about its owner).
+std::string pid_namespace() {
+  char buf[64] = {};
+  const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
+  std::string ns = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "pid:[0]";
+  std::string digits;
+  for (char c : ns)
+    if (c >= '0' && c <= '9') digits += c;
+  return digits.empty() ? "0" : digits;
+}
+
+std::string user_parent(const std::string& root) {
+  const std::string dir = fmt::format("{}/convguard-miopen-u{}", root, getuid());
+  (void)mkdir(dir.c_str(), 0700);
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 0077) != 0)
+    return {};  // not ours (or not private): MIOpen gets no folder of ours rather than that one
+  return dir;
+}
+
+void remove_stale_dirs(const std::string& parent) {
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+  const std::string prefix = pid_namespace() + "-";
+  for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
     const std::string name = e.path().filename().string();
-    const std::string prefix = "convguard-miopen-";
     if (name.rfind(prefix, 0) != 0) continue;
+    struct stat st {};
+    if (lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+      continue;
     const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
     if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
       std::filesystem::remove_all(e.path(), ec);
@@ -118,9 +146,10 @@ void remove_stale_dirs(const std::string& root) {
 
 std::string make_temp_dir() {
   const char* tmp = std::getenv("TMPDIR");
-  const std::string root = tmp && *tmp ? tmp : "/tmp";
-  remove_stale_dirs(root);
-  std::string pattern = fmt::format("{}/convguard-miopen-{}-XXXXXX", root, getpid());
+  const std::string parent = user_parent(tmp && *tmp ? tmp : "/tmp");
+  if (parent.empty()) return {};
+  remove_stale_dirs(parent);
+  std::string pattern = fmt::format("{}/{}-{}-XXXXXX", parent, pid_namespace(), getpid());
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
