@@ -1,20 +1,17 @@
 // .npy files loaded into a tensor (driver --load-dir): any bytes are loaded into the tensor or
 // refused with a message; the header is bounded and parsed as a dict, never searched as text.
-#include <unistd.h>
+#include "npy.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "convguard/tensor.hpp"
-#include "npy.hpp"
+#include "input_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = "/tmp/convguard-fuzz-npy-" + std::to_string(getpid());
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return 0;
-  std::fwrite(data, 1, size, f);
-  std::fclose(f);
+  const std::string path = fuzz_input_file("npy", data, size);
+  if (path.empty()) return 0;
   // A 2x3x4x5 tensor, f32 or f16 by the first byte: the shapes the fuzzer's headers must match.
   convguard::TensorDesc d;
   d.rank = 4;

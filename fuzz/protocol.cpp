@@ -1,9 +1,9 @@
 // The worker protocol's lines (requests and replies): any bytes decode or are refused; what
 // decodes encodes and decodes again to the same fields.
+#include "probe/protocol.hpp"
+
 #include <cstdint>
 #include <string>
-
-#include "probe/protocol.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace convguard::probe;

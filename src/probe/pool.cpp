@@ -21,6 +21,7 @@ extern char** environ;
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_text.hpp"
 #include "core/safe_text.hpp"
 
 namespace convguard::probe {
@@ -124,16 +125,25 @@ Worker::~Worker() {
 }
 
 void Worker::kill_and_reap() {
+  (void)end_process();
+  close_pipes();
+}
+
+int Worker::end_process() {
+  int st = 0;
   if (pid_ > 0) {
     ::kill(-pid_, SIGKILL);  // the whole process group: threads and any children
-    ::kill(pid_, SIGKILL);
-    int st = 0;
+    ::kill(pid_, SIGKILL);   // (a zombie keeps the status it died with)
     while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
     }
     live_workers(pid_, false);
     reap_strays();
   }
   pid_ = -1;
+  return st;
+}
+
+void Worker::close_pipes() {
   close_fd(to_child_);
   close_fd(from_child_);
   close_fd(err_child_);
@@ -297,25 +307,27 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
       const std::string line = out_buf_.substr(0, nl);
       out_buf_.erase(0, nl + 1);
       o.elapsed_ms = now_ms() - start;
-      nlohmann::json j;
+      // Parsed once, here: whose it is (its seq), a progress line, or the reply.
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      std::uint64_t seq = 0;
+      double first_ms = 0;
+      bool ours = false;
       try {
-        j = nlohmann::json::parse(line);
+        json_field(j, "seq", seq, true);
+        ours = seq == r.seq;
+        json_field(j, "first_ms", first_ms);
       } catch (const std::exception&) {
       }
-      const bool ours = j.is_object() && j.contains("seq") && j["seq"].is_number_unsigned() &&
-                        j["seq"].get<std::uint64_t>() == r.seq;
       if (ours && j.contains("progress")) {
         // One progress line extends the deadline, once: the rest is sized from the first run's
         // time. Later ones are ignored, so no output can keep a trial alive forever.
         if (!first_run_seen) {
-          double first_ms = 0;
-          if (j["first_ms"].is_number()) first_ms = j["first_ms"].get<double>();
           deadline_ms = o.elapsed_ms + rest_ms(std::max(0.0, first_ms));
           first_run_seen = true;
         }
         continue;
       }
-      auto rep = ours ? decode_reply(line)
+      auto rep = ours ? decode_reply_json(j)
                       : Result<TrialReply>(
                             Status{StatusCode::internal_error,
                                    "worker protocol: a line that is not the reply to request " +
@@ -368,23 +380,10 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     if (exited) pump(0);  // a reply written just before the end is still the reply
   }
   // The worker died. Kill what it left in its group, reap it and say how.
-  ::kill(-pid_, SIGKILL);
-  int st = 0;
-  pid_t got = 0;
-  for (int i = 0; i < 200 && (got = ::waitpid(pid_, &st, WNOHANG)) == 0; ++i) ::usleep(5000);
-  if (got == 0) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &st, 0);
-  }
-  live_workers(pid_, false);
-  reap_strays();
+  const int st = end_process();
   o.elapsed_ms = now_ms() - start;
   o.stderr_tail = take_stderr_tail();
-  pid_ = -1;
-  close_fd(to_child_);
-  close_fd(from_child_);
-  close_fd(err_child_);
-  out_buf_.clear();
+  close_pipes();
   o.status = "crash";
   if (WIFSIGNALED(st)) {
     o.signal = WTERMSIG(st);

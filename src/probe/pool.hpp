@@ -55,7 +55,10 @@ class Worker {
   bool alive() const { return pid_ > 0; }
 
  private:
-  void kill_and_reap();
+  void kill_and_reap();  // end_process() then close_pipes()
+  // Kills the worker's process group, reaps the worker and any strays; its wait status.
+  int end_process();
+  void close_pipes();
   // Reads available output; returns false on EOF of stdout.
   bool pump(int timeout_ms);
   std::string take_stderr_tail();

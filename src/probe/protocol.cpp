@@ -56,8 +56,15 @@ Result<TrialRequest> decode_request(const std::string& line) {
 }
 
 Result<TrialReply> decode_reply(const std::string& line) {
+  const json j = json::parse(line, nullptr, false);
+  if (j.is_discarded())
+    return Status{StatusCode::internal_error,
+                  "worker reply: not JSON: '" + line.substr(0, 200) + "'"};
+  return decode_reply_json(j);
+}
+
+Result<TrialReply> decode_reply_json(const json& j) {
   try {
-    const json j = json::parse(line);
     TrialReply r;
     json_field(j, "seq", r.seq, true);
     json_field(j, "status", r.status, true);

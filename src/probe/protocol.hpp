@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -55,6 +56,8 @@ std::string encode(const TrialRequest& r);
 std::string encode(const TrialReply& r);
 [[nodiscard]] Result<TrialRequest> decode_request(const std::string& line);
 [[nodiscard]] Result<TrialReply> decode_reply(const std::string& line);
+// The same from a line already parsed (the parent parses each line once to see whose it is).
+[[nodiscard]] Result<TrialReply> decode_reply_json(const nlohmann::json& j);
 
 // Line I/O on the protocol's descriptors (no stdio: those are the solvers'). read_line fills
 // `line` with the next line from fd (buffering the rest in `buf`); false at end of file or on an

@@ -207,7 +207,6 @@ void job(Shared& s, Worker& worker) {
             kHangConfirmFactor, first_ms);
         out.reason = out.reason.empty() ? note : out.reason + " (" + note + ")";
       }
-      rec.deadline_ms = out.deadline_ms;
       lock.lock();
       s.sum.hang_cost_s += first_ms / 1000;
       s.sum.sandbox_s += first_ms / 1000;
