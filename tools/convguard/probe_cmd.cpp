@@ -46,7 +46,8 @@ std::vector<FlagSpec> probe_flags() {
        "a model's conv layers (convguard models lists them), with a verdict for the model; "
        "repeatable",
        false, true},
-      {0, "batch", "1", "batch size of --model layers"},
+      {0, "batch", "",
+       "batch size of --model layers (default: the file's own; the built-in models have 1)"},
       {0, "device", "",
        "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
        "this build and its plugins can drive)"},
@@ -291,7 +292,9 @@ int probe_main(int argc, char** argv) {
   // Models: their layers, and which base problems belong to which model (for the verdicts).
   std::vector<std::string> models;
   std::vector<int> base_model(base.size(), -1);
-  auto batch = f.integer("batch");
+  // 0: each layer keeps the batch its file gives (a suite from convguard.torch.extract_suite).
+  Result<std::int64_t> batch = std::int64_t{0};
+  if (!f.str("batch").empty()) batch = f.integer_in("batch", 1, kMaxFieldValue);
   if (!batch) return fail(batch.status().message());
   for (const auto& name : f.all("model")) {
     auto m = load_model(name, *batch);
@@ -425,8 +428,9 @@ int probe_main(int argc, char** argv) {
     if (sum->interrupted || probe::stop_requested()) {
       // Stopped by the user: what finished is recorded, the trial cut off is `interrupted` (not
       // evidence), and a rerun resumes from there.
-      std::fprintf(info, "probe interrupted by the user: finished trials are recorded; run the "
-                         "same command again to resume\n");
+      std::fprintf(info,
+                   "probe interrupted by the user: finished trials are recorded; run the "
+                   "same command again to resume\n");
       return 130;
     }
     // Workarounds: transforms around the solvers that failed, recorded like any trial.

@@ -1,0 +1,33 @@
+"""Loads the C++ extension (libconvguard_torch.so) into PyTorch's operator registry."""
+
+import os
+
+import torch
+
+_NAME = "libconvguard_torch.so"
+
+
+def _candidates():
+    env = os.environ.get("CONVGUARD_TORCH_LIBRARY")
+    if env:
+        yield env
+        return
+    # Installed (pip install ./python) or a build tree (build/<preset>/python): beside the package.
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    yield os.path.join(package, _NAME)
+
+
+def load():
+    tried = []
+    for path in _candidates():
+        if os.path.exists(path):
+            torch.ops.load_library(path)
+            return path
+        tried.append(path)
+    raise ImportError(
+        "convguard.torch: the C++ extension is not built (looked for %s); build it with "
+        "`make python` or set CONVGUARD_TORCH_LIBRARY (docs/pytorch.md)" % ", ".join(tried))
+
+
+LIBRARY = load()
+ops = torch.ops.convguard
