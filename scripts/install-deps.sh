@@ -27,6 +27,9 @@ test_packages=(
   chromium                # renders the HTML report in its test (headless, no network)
   hipcc                   # compile-checks the GPU kernels as HIP for AMD gfx1010/gfx1030
   clang libclang-rt-14-dev # libFuzzer with ASan/UBSan: scripts/fuzz.sh
+  libtorch-dev            # the PyTorch extension (python/) builds against PyTorch's CMake package
+  python3-torch           # ... and its tests import torch (Debian's 1.13.1, CPU)
+  python3-torchvision     # resnet18 and mobilenet_v2 converted in the extension's tests
 )
 
 case "$tier" in

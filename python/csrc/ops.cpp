@@ -71,12 +71,16 @@ at::Tensor conv_forward(const at::Tensor& x_in, const at::Tensor& w_in, IntArray
   const Site site = site_of(x_in, w_in, "x", "w");
   Layout xl{}, wl{};
   const at::Tensor x = dense(x_in, &xl), w = dense(w_in, &wl);
+  // The output in x's memory format; w's when x is dense in both (C = 1, 1x1 images), as PyTorch.
+  const bool ambiguous =
+      x.is_contiguous() && x.is_contiguous(memory_format(Layout::nhwc, x.dim()));
+  const Layout yl = ambiguous ? wl : xl;
   const Problem p = problem_or_throw(
       {x.sizes().vec(), w.sizes().vec(), span_of(stride), span_of(pad_begin), span_of(pad_end),
-       span_of(dilation), groups, dtype_of(x, "x"), xl, wl, xl, Direction::forward},
+       span_of(dilation), groups, dtype_of(x, "x"), xl, wl, yl, Direction::forward},
       layer);
   at::Tensor y =
-      at::empty(output_size(p, x.size(0)), x.options().memory_format(memory_format(xl, x.dim())));
+      at::empty(output_size(p, x.size(0)), x.options().memory_format(memory_format(yl, x.dim())));
   if (x.size(0) > 0) run_or_throw(p, site, layer, x, w, y);
   return y;
 }

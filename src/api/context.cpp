@@ -136,8 +136,12 @@ class Ctx final : public Context {
     auto sum = probe::run_sweep(c, *store_, {});
     std::string said;
     double wall = 0;
+    int ran = 0;
     if (sum) {
       wall = sum->wall_s;
+      for (const auto& [what, count] : sum->counts)
+        if (what != "reused" && what != "known bad" && what != "not needed" && what != "skipped")
+          ran += count;
       probe::SweepConfig w = c;
       w.stop_at_first_ok = true;
       w.solvers = probe::workaround_candidates(p, c.solvers, *store_, dev_.fingerprint,
@@ -154,7 +158,8 @@ class Ctx final : public Context {
     }
     store_->unlock();
     if (!sum) return "probe failed (" + sum.status().message() + "); ";
-    return fmt::format("probed now: {} solver(s){} in {:.2f} s; ", c.solvers.size(), said, wall);
+    return fmt::format("probed now: {} trial(s) of {} solver(s){} in {:.2f} s; ", ran, c.solvers.size(),
+                       said, wall);
   }
 
   std::unique_ptr<db::Store> store_;

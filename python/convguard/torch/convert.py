@@ -7,6 +7,8 @@ from . import _lib
 from .modules import REPLACEMENTS
 from .options import set_options
 
+_CONVGUARD_CLASSES = frozenset(REPLACEMENTS.values())
+
 
 class Row:
     """One layer's problem in one direction and what computes it."""
@@ -120,8 +122,8 @@ def convert(model, example_inputs=None, training=None, options=None):
     for name, m in model.named_modules():
         layer = name or type(m).__name__
         cls = REPLACEMENTS.get(type(m))
-        if cls is not None:
-            m.__class__ = cls
+        if cls is not None or type(m) in _CONVGUARD_CLASSES:
+            m.__class__ = cls or type(m)
             m._convguard_layer = layer
         elif isinstance(m, torch.nn.modules.conv._ConvNd) and \
                 getattr(m, "_convguard_layer", None) is None:
