@@ -1,5 +1,5 @@
 # The README's two commands. Everything else is CMake presets (CMakePresets.json).
-.PHONY: test probe deps build build-sanitize bench clean fresh-root-check
+.PHONY: test probe deps build build-sanitize bench clean fresh-root-check python
 
 JOBS ?= $(shell nproc)
 
@@ -35,6 +35,12 @@ test: build build-sanitize
 # ($$CONVGUARD_DB or ~/.cache/convguard/convguard.db); a rerun reuses what is known.
 probe: build
 	./build/release/convguard probe --suite standard
+
+# The PyTorch extension in the build tree (docs/pytorch.md; `pip install --no-build-isolation
+# ./python` installs it instead).
+python: DEPS_TIER = test
+python: build
+	@echo "convguard.torch is built: export PYTHONPATH=$(CURDIR)/build/release/python (then: import convguard.torch)"
 
 bench: build
 	./build/release/bench/convguard_bench --suite data/suites/resnet50.txt

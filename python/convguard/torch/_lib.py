@@ -17,7 +17,17 @@ def _candidates():
     yield os.path.join(package, _NAME)
 
 
+def _use_packaged_worker():
+    """An installed package carries the convguard binary that runs probe trials (bin/convguard);
+    a build tree's library finds its own build's binary."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    worker = os.path.join(package, "bin", "convguard")
+    if os.access(worker, os.X_OK):
+        os.environ.setdefault("CONVGUARD_WORKER", worker)
+
+
 def load():
+    _use_packaged_worker()
     tried = []
     for path in _candidates():
         if os.path.exists(path):
