@@ -130,6 +130,15 @@ class Models(FreshDatabase):
         self.assertEqual([layer for layer, _ in report.skipped], ["0"])
 
 
+    def test_jit_trace_records_the_operators(self):
+        m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())
+        cgt.convert(m)
+        x = torch.randn(1, 3, 8, 8)
+        traced = torch.jit.trace(m, x)
+        self.assertIn("convguard::conv", str(traced.inlined_graph))
+        self.assertTrue(torch.equal(traced(x), m(x)))
+
+
 class Policies(unittest.TestCase):
     def test_bad_options_name_the_field(self):
         with self.assertRaisesRegex(ValueError, "policy 'fast'"):
