@@ -288,7 +288,9 @@ void fill(Prepared& r, const cg_problem& p, Variant v, const std::string& impl) 
       each_impl(p, v, g, [&](dnnl_primitive_desc_t pd, dnnl_primitive_desc_t hint) {
         const std::string n = sanitized(impl_name(pd));
         if (n != impl) {
-          names.push_back(n);
+          bool seen = false;
+          for (const auto& m : names) seen = seen || m == n;
+          if (!seen) names.push_back(n);
           return false;
         }
         r.pd = pd, r.hint = hint;
