@@ -185,6 +185,7 @@ LoadReport load_one(Registry& r, const std::string& path) {
     }
   }
   if (v2 && pl->describe) rep.description = pl->describe();
+  rep.device = device;
   if (api) r.devices.push_back(api);
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
     r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api));
@@ -226,12 +227,13 @@ std::vector<const Solver*> plugin_solvers() {
   return v;
 }
 
-std::vector<std::string> descriptions() {
+std::vector<std::string> descriptions(Device device) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   std::vector<std::string> v;
   for (const auto& rep : r.reports) {
-    if (rep.loaded && !rep.description.empty()) v.push_back(rep.description);
+    if (rep.loaded && rep.device == device && !rep.description.empty())
+      v.push_back(rep.description);
   }
   return v;
 }

@@ -21,14 +21,16 @@ namespace convguard::plugins {
 struct LoadReport {
   std::string path;
   bool loaded = false;
-  std::string message;      // why not, or the plugin's name and solver count
-  std::string description;  // ABI 2: the vendor library loaded (part of device fingerprints)
+  std::string message;          // why not, or the plugin's name and solver count
+  std::string description;      // ABI 2: the vendor library loaded (part of device fingerprints)
+  Device device = Device::cpu;  // where its solvers run
 };
 
 // Loads every plugin named by CONVGUARD_PLUGINS plus `extra`; idempotent per path.
 std::vector<LoadReport> load(const std::vector<std::string>& extra = {});
-// What the loaded plugins said about the vendor libraries they loaded (ABI 2 describe()).
-std::vector<std::string> descriptions();
+// What the loaded plugins whose solvers run on `device` said about the vendor libraries they
+// loaded (ABI 2 describe()).
+std::vector<std::string> descriptions(Device device);
 // Solvers of the plugins loaded so far, in load order.
 std::vector<const Solver*> plugin_solvers();
 
