@@ -10,6 +10,7 @@
 #include <span>
 
 #include "conv_args.hpp"
+#include "cuda_order.hpp"
 #include "planner.hpp"
 #include "torch_tensors.hpp"
 
@@ -61,6 +62,7 @@ std::vector<std::int64_t> output_size(const Problem& p, std::int64_t n) {
 void run_or_throw(const Problem& p, const Site& site, c10::string_view layer, const at::Tensor& x,
                   const at::Tensor& w, const at::Tensor& y) {
   const ConvTensors t{view_of(x, x_desc(p)), view_of(w, w_desc(p)), view_of(y, y_desc(p))};
+  const CudaOrder order(x);
   const Status st = Planner::instance().run(p, site.device, site.allow_tf32, std::string(layer), t);
   TORCH_CHECK(st.is_ok(), st.message());
 }

@@ -10,6 +10,13 @@ import torch
 
 import convguard.torch as cgt
 
+# Where the tensors under test live ("cpu"; "cuda" on a GPU machine, docs/pytorch.md).
+DEVICE = os.environ.get("CONVGUARD_TORCH_TEST_DEVICE", "cpu")
+if DEVICE != "cpu":
+    # fp32 accuracy on both sides (PyTorch's default lets cuDNN use TF32 for convolutions).
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+
 # Unit roundoff of each storage type (the result is rounded to it once).
 UNIT_ROUNDOFF = {torch.float32: 2.0 ** -24, torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}
 

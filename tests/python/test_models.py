@@ -10,7 +10,7 @@ import torch
 import torchvision
 
 import convguard.torch as cgt
-from cg_testing import FreshDatabase
+from cg_testing import DEVICE, FreshDatabase
 
 
 def rel_err(a, b):
@@ -41,11 +41,11 @@ class Models(FreshDatabase):
         # near-zero variances late in the network and magnifies fp32 rounding differences
         # (resnet18 at 64x64 in train mode: 1e-2 on conv1's gradient between two correct
         # implementations). Every convolution still runs all three directions.
-        ref = make().eval()
+        ref = make().eval().to(DEVICE)
         model = copy.deepcopy(ref)
         report = cgt.convert(model)
         self.assertGreater(len(report.unplanned), 0)
-        x = torch.randn(shape)
+        x = torch.randn(shape, device=DEVICE)
         if channels_last:
             ref, model = ref.to(memory_format=torch.channels_last), model.to(
                 memory_format=torch.channels_last)
@@ -85,14 +85,14 @@ class Models(FreshDatabase):
 
     def test_five_sgd_steps_match(self):
         torch.manual_seed(1)
-        ref = SmallCnn()
+        ref = SmallCnn().to(DEVICE)
         model = copy.deepcopy(ref)
         cgt.convert(model)
         self.assertIsInstance(model.c1, cgt.Conv2d)
         self.assertIsInstance(model.up, cgt.ConvTranspose2d)
         self.assertIsInstance(model.head, cgt.Conv1d)
         opts = [torch.optim.SGD(m.parameters(), lr=0.05) for m in (ref, model)]
-        data = [torch.randn(4, 3, 16, 16) for _ in range(5)]
+        data = [torch.randn(4, 3, 16, 16, device=DEVICE) for _ in range(5)]
         for step, x in enumerate(data):
             losses = []
             for m, opt in zip((ref, model), opts):

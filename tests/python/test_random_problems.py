@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import convguard.torch as cgt
-from cg_testing import FreshDatabase, assert_close
+from cg_testing import DEVICE, FreshDatabase, assert_close
 
 COUNT = int(os.environ.get("CONVGUARD_TORCH_RANDOM_COUNT", "320"))
 SEED = int(os.environ.get("CONVGUARD_TORCH_SEED", "20261124"))
@@ -98,12 +98,12 @@ def run_one(test, q, made, gen, tag):
     x64, w64, b64 = made
     dt = q["dtype"]
     mf = [None, None, torch.channels_last, torch.channels_last_3d][q["n"]]
-    x = x64.to(dt)
+    x = x64.to(dt).to(DEVICE)
     if q["channels_last"]:
         x = x.contiguous(memory_format=mf)
     x.requires_grad_(True)
-    w = w64.to(dt).requires_grad_(True)
-    b = b64.to(dt).requires_grad_(True) if b64 is not None else None
+    w = w64.to(dt).to(DEVICE).requires_grad_(True)
+    b = b64.to(dt).to(DEVICE).requires_grad_(True) if b64 is not None else None
     if q["transposed"]:
         y = cgt.conv_transpose(x, w, b, q["stride"], q["padding"], q["output_padding"], q["g"],
                                q["dilation"], layer=tag)
@@ -112,10 +112,13 @@ def run_one(test, q, made, gen, tag):
     if q["channels_last"] and not x.is_contiguous():  # (C = 1 or 1x1 images: both formats)
         test.assertTrue(y.is_contiguous(memory_format=mf), tag + ": output not channels_last")
     dy = torch.randn(y.shape, generator=gen, dtype=torch.float64).to(dt)
-    grads = torch.autograd.grad(y, [t for t in (x, w, b) if t is not None], dy)
+    grads = torch.autograd.grad(y, [t for t in (x, w, b) if t is not None], dy.to(DEVICE))
+    grads = [t.cpu() for t in grads]
+    y = y.cpu()
     # fp64 results and magnitudes (the same convolution of |x|, |w|, |b| and |dy|).
-    xe, we = x.detach().double().requires_grad_(True), w.detach().double().requires_grad_(True)
-    be = b.detach().double().requires_grad_(True) if b is not None else None
+    xe = x.detach().cpu().double().requires_grad_(True)
+    we = w.detach().cpu().double().requires_grad_(True)
+    be = b.detach().cpu().double().requires_grad_(True) if b is not None else None
     ye = reference_conv(xe, we, be, q)
     exact = torch.autograd.grad(ye, [t for t in (xe, we, be) if t is not None], dy.double())
     xa, wa = xe.detach().abs().requires_grad_(True), we.detach().abs().requires_grad_(True)

@@ -26,8 +26,28 @@ def _use_packaged_worker():
         os.environ.setdefault("CONVGUARD_WORKER", worker)
 
 
+def _same_cudnn_as_torch():
+    """The cuDNN plugin (when loaded through CONVGUARD_PLUGINS) and its probe workers use the
+    cuDNN this PyTorch loaded: one cuDNN in the process, and evidence whose device fingerprint
+    (which names the cuDNN) is the one the process looks up."""
+    if "CONVGUARD_CUDNN_PATH" in os.environ or not torch.cuda.is_available():
+        return
+    try:
+        if not torch.backends.cudnn.version():
+            return
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1] if line.count("/") else ""
+                if os.path.basename(path).startswith("libcudnn.so"):
+                    os.environ["CONVGUARD_CUDNN_PATH"] = path
+                    return
+    except (OSError, RuntimeError):
+        return
+
+
 def load():
     _use_packaged_worker()
+    _same_cudnn_as_torch()
     tried = []
     for path in _candidates():
         if os.path.exists(path):
