@@ -153,6 +153,17 @@ Problem normalized(const Problem& p) {
   return q;
 }
 
+std::optional<Problem> with_nonnegative_end_padding(const Problem& p) {
+  Problem q = normalized(p);
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t least = q.pad_end[d], most = least + p.stride[d] - 1;
+    if (most < 0) return std::nullopt;
+    const std::int64_t begin = p.pad_begin[d];
+    q.pad_end[d] = begin >= least && begin <= most ? begin : std::max<std::int64_t>(least, 0);
+  }
+  return q;
+}
+
 std::string to_canonical(const Problem& p) {
   std::string s;
   if (p.direction != Direction::forward) {

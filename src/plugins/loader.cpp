@@ -1,3 +1,4 @@
+#include "convguard/canonical.hpp"
 #include "plugins/loader.hpp"
 
 #include <dlfcn.h>
@@ -80,14 +81,14 @@ class PluginSolver final : public Solver {
   std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
-    // Vendor APIs take non-negative padding (cuDNN's post-padding, MIOpen's symmetric pads): a
-    // negative end padding (benchdnn's derived one) is not passed to them.
-    for (int d = 0; d < 3; ++d) {
-      if (p.pad_end[d] < 0)
-        return not_applicable("negative end padding: vendor libraries take padding >= 0");
+    const auto vp = vendor_problem(p);
+    if (!vp) {
+      return not_applicable(
+          "end padding: input rows past the last window that no padding >= 0 leaves unread "
+          "(vendor libraries take padding >= 0)");
     }
     char msg[512] = {};
-    const cg_problem cp = to_c(p);
+    const cg_problem cp = to_c(*vp);
     const int rc = s_->check(&cp, msg, sizeof msg);
     // A plugin may say how it decided that its solver applies (e.g. which vendor call listed
     // it): an ok status carries that note into the trial's record.
@@ -96,7 +97,7 @@ class PluginSolver final : public Solver {
   }
   Result<std::size_t> workspace_bytes(const Problem& p) const override {
     if (auto st = check(p); !st) return st;
-    const cg_problem cp = to_c(p);
+    const cg_problem cp = to_c(*vendor_problem(p));
     const std::uint64_t b = s_->workspace_bytes(&cp);
     if (b > (std::uint64_t{1} << 50)) {
       return Status{StatusCode::out_of_memory, fmt::format("workspace of {} bytes requested", b)};
@@ -104,12 +105,20 @@ class PluginSolver final : public Solver {
     return static_cast<std::size_t>(b);
   }
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
-    const cg_problem cp = to_c(plan.problem);
+    const auto vp = vendor_problem(plan.problem);
+    if (!vp) return not_applicable("end padding (see check())");
+    const cg_problem cp = to_c(*vp);
     const cg_tensor x = to_c(t.x), w = to_c(t.w), y = to_c(t.y);
     char msg[512] = {};
     const int rc = s_->run(&cp, &x, &w, &y, ws.data(), ws.size(), msg, sizeof msg);
     if (rc == CG_OK) return Status::ok();
     return status_of(rc, msg);
+  }
+  // Vendor APIs take non-negative padding (cuDNN's legacy API and MIOpen symmetric pads, cuDNN's
+  // graph API post-padding): the problem is passed with the equivalent end padding they take
+  // (pad_begin where the output is the same, canonical.hpp), never a negative one.
+  static std::optional<Problem> vendor_problem(const Problem& p) {
+    return with_nonnegative_end_padding(p);
   }
   // Unknown arithmetic: not required to be exact on integers; TF32 by the id convention.
   Accuracy accuracy(const Problem&) const override {
