@@ -560,6 +560,7 @@ extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plu
                                    solvers().data(),
                                    CG_DEVICE_PLUGIN,
                                    description,
-                                   &kDevice};
+                                   &kDevice,
+                                   nullptr};
   return &plugin;
 }
