@@ -45,7 +45,7 @@ Table Table::for_version(Version v) const {
   for (const Solver& s : solvers) {
     if (v < s.since || s.until < v) continue;
     t.solvers.push_back(s);
-    t.solvers.back().default_on = v < s.off_from;
+    t.solvers.back().default_on = s.off_from == kNewest || v < s.off_from;
   }
   return t;
 }
