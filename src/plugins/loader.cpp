@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "convguard/plugin.h"
@@ -74,8 +75,9 @@ Status status_of(int rc, const char* msg) {
 
 class PluginSolver final : public Solver {
  public:
-  PluginSolver(const cg_solver* s, Device d, const cg_device_api* api)
-      : s_(s), id_(s->id), device_(d), api_(api) {}
+  PluginSolver(const cg_solver* s, Device d, const cg_device_api* api, const cg_plugin* pl,
+               std::uint64_t index)
+      : s_(s), id_(s->id), device_(d), api_(api), plugin_(pl), index_(index) {}
   std::string_view id() const override { return id_; }
   Device device() const override { return device_; }
   std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
@@ -120,6 +122,16 @@ class PluginSolver final : public Solver {
   static std::optional<Problem> vendor_problem(const Problem& p) {
     return with_nonnegative_end_padding(p);
   }
+  // ABI 4: the compile step, when the plugin has one (nullopt otherwise).
+  std::optional<Status> prepare(const Problem& p) const {
+    if (plugin_->abi_version < 4 || !plugin_->prepare) return std::nullopt;
+    if (auto st = check(p); !st) return st;
+    const cg_problem cp = to_c(*vendor_problem(p));
+    char msg[512] = {};
+    const int rc = plugin_->prepare(index_, &cp, msg, sizeof msg);
+    if (rc == CG_NOT_APPLICABLE) return not_applicable(message_of(msg));
+    return status_of(rc, msg);
+  }
   // Unknown arithmetic: not required to be exact on integers; TF32 by the id convention.
   Accuracy accuracy(const Problem&) const override {
     Accuracy a{false, 1.0};
@@ -133,6 +145,8 @@ class PluginSolver final : public Solver {
   std::string id_;
   Device device_;
   const cg_device_api* api_;
+  const cg_plugin* plugin_;
+  std::uint64_t index_;
 };
 
 struct Registry {
@@ -197,7 +211,7 @@ LoadReport load_one(Registry& r, const std::string& path) {
   rep.device = device;
   if (api) r.devices.push_back(api);
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
-    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api));
+    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api, pl, i));
   }
   rep.loaded = true;
   rep.message = fmt::format("{}: {} solvers", pl->name, pl->solver_count);
@@ -333,13 +347,18 @@ Result<OpenedDevice> open_plugin_device(const std::string& device) {
     return invalid_argument(
         fmt::format("device: '{}': {} has {} device(s)", device, api->name, count));
   }
-  char desc[1024] = {}, fp[1024] = {};
+  char desc[4096] = {}, fp[4096] = {};  // MIOpen's carry the MIOPEN_* set the worker runs under
   if (const int rc = api->open(index, desc, sizeof desc, fp, sizeof fp); rc != CG_OK) {
     const Status st = status_of(rc, desc);
     return Status{st.code(), "device " + device + ": " + st.message()};
   }
   r.opened = api;
   return OpenedDevice{desc, fp};
+}
+
+std::optional<Status> prepare_plugin_solver(const Solver& s, const Problem& p) {
+  const auto* ps = dynamic_cast<const PluginSolver*>(&s);
+  return ps ? ps->prepare(p) : std::nullopt;
 }
 
 TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,9 @@ struct OpenedDevice {
 // The memory calls of the plugin device kind `kind` ("hip"), for transforms around its solvers;
 // nullptr when no loaded plugin drives it.
 std::unique_ptr<detail::DeviceMemory> plugin_device_memory(std::string_view kind);
+// ABI 4: the compile step of a plugin solver for p (plugin.h prepare()), after its check();
+// nullopt when the solver has none (not a plugin's, or a plugin without prepare()).
+[[nodiscard]] std::optional<Status> prepare_plugin_solver(const Solver& s, const Problem& p);
 // One trial on the opened plugin device (core/staged_trial.hpp with the plugin's memory calls).
 TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,
                              const TrialOptions& o);

@@ -61,6 +61,13 @@ std::vector<FlagSpec> probe_flags() {
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
       {0, "dtypes", "", "f32,f16,bf16: run each problem in these (default: its own)"},
       {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
+      {0, "compile-timeout", "600",
+       "deadline in seconds of a plugin's compile step (MIOpen's *CompileSolution), before the "
+       "trial's own deadline starts; exceeding it is recorded compile_timeout, not hang"},
+      {0, "inherit-miopen-env", "",
+       "pass your MIOPEN_* variables to the workers (default: removed; each trial records the "
+       "MIOPEN_* set it ran under)",
+       true},
       {0, "timing", "300",
        "milliseconds of steady-state timing per trial (stops earlier when stable; 0: the first "
        "run is the measurement, for sweeps that only need statuses)"},
@@ -272,6 +279,8 @@ int probe_main(int argc, char** argv) {
   if (!timeout) return fail(timeout.status().message());
   auto budget = f.number_in("budget", 1e-3, 7 * 24 * 3600.0);
   if (!budget) return fail(budget.status().message());
+  auto compile_timeout = f.number_in("compile-timeout", 1e-3, 7 * 24 * 3600.0);
+  if (!compile_timeout) return fail(compile_timeout.status().message());
   auto timing = f.number_in("timing", 0, 3600e3);
   if (!timing) return fail(timing.status().message());
   const double timeout_s = *timeout, budget_s = *budget, timing_ms = *timing;
@@ -391,6 +400,8 @@ int probe_main(int argc, char** argv) {
     cfg.solvers = solvers_for(device);
     cfg.named = want;
     cfg.timeout_s = timeout_s;
+    cfg.compile_timeout_s = *compile_timeout;
+    cfg.inherit_miopen_env = f.on("inherit-miopen-env");
     cfg.budget_s = budget_s;
     cfg.timing_ms = timing_ms;
     cfg.force = f.on("force");
