@@ -234,6 +234,7 @@ extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plu
                                    solvers().data(),
                                    CG_DEVICE_CPU,
                                    description,
-                                   nullptr};
+                                   nullptr,   // device_api: oneDNN computes on the host
+                                   nullptr};  // prepare: primitives are created in run()
   return &plugin;
 }

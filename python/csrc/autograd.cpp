@@ -41,26 +41,38 @@ Geometry load(AutogradContext* ctx) {
           ctx->saved_data["groups"].toInt(),        ctx->saved_data["layer"].toStringRef()};
 }
 
-at::Tensor forward_op(const at::Tensor& x, const at::Tensor& w, const Geometry& g) {
+at::Tensor forward_op(const at::Tensor& x, const at::Tensor& w, IntArrayRef stride,
+                      IntArrayRef pad_begin, IntArrayRef pad_end, IntArrayRef dilation,
+                      std::int64_t groups, c10::string_view layer) {
   static auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("convguard::conv_forward", "")
           .typed<at::Tensor(const at::Tensor&, const at::Tensor&, IntArrayRef, IntArrayRef,
                             IntArrayRef, IntArrayRef, std::int64_t, c10::string_view)>();
-  return op.call(x, w, g.stride, g.pad_begin, g.pad_end, g.dilation, g.groups, g.layer);
+  return op.call(x, w, stride, pad_begin, pad_end, dilation, groups, layer);
+}
+
+at::Tensor forward_op(const at::Tensor& x, const at::Tensor& w, const Geometry& g) {
+  return forward_op(x, w, g.stride, g.pad_begin, g.pad_end, g.dilation, g.groups, g.layer);
 }
 
 // The backward passes: `t` is dy (backward-data) or x (backward-weights), `u` w or dy, `size` and
 // `channels_last` describe the tensor written.
-at::Tensor backward_op(const char* name, const at::Tensor& t, const at::Tensor& u, IntArrayRef size,
+enum class Pass { data, weights };
+at::Tensor backward_op(Pass pass, const at::Tensor& t, const at::Tensor& u, IntArrayRef size,
                        bool channels_last, const Geometry& g) {
-  auto op = c10::Dispatcher::singleton()
-                .findSchemaOrThrow(name, "")
-                .typed<at::Tensor(const at::Tensor&, const at::Tensor&, IntArrayRef, bool,
-                                  IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, std::int64_t,
-                                  c10::string_view)>();
-  return op.call(t, u, size, channels_last, g.stride, g.pad_begin, g.pad_end, g.dilation, g.groups,
-                 g.layer);
+  using Signature =
+      at::Tensor(const at::Tensor&, const at::Tensor&, IntArrayRef, bool, IntArrayRef, IntArrayRef,
+                 IntArrayRef, IntArrayRef, std::int64_t, c10::string_view);
+  static auto data = c10::Dispatcher::singleton()
+                         .findSchemaOrThrow("convguard::conv_backward_data", "")
+                         .typed<Signature>();
+  static auto weights = c10::Dispatcher::singleton()
+                            .findSchemaOrThrow("convguard::conv_backward_weights", "")
+                            .typed<Signature>();
+  return (pass == Pass::data ? data : weights)
+      .call(t, u, size, channels_last, g.stride, g.pad_begin, g.pad_end, g.dilation, g.groups,
+            g.layer);
 }
 
 bool channels_last(const at::Tensor& t) {
@@ -107,10 +119,8 @@ class Conv : public torch::autograd::Function<Conv> {
     const Geometry g = load(ctx);
     const Wanted want = wanted(ctx, bias.defined());
     at::Tensor dx, dw, db;
-    if (want.x)
-      dx = backward_op("convguard::conv_backward_data", dy, w, x.sizes(), channels_last(x), g);
-    if (want.w)
-      dw = backward_op("convguard::conv_backward_weights", x, dy, w.sizes(), channels_last(w), g);
+    if (want.x) dx = backward_op(Pass::data, dy, w, x.sizes(), channels_last(x), g);
+    if (want.w) dw = backward_op(Pass::weights, x, dy, w.sizes(), channels_last(w), g);
     if (want.bias) db = bias_grad(dy, bias);
     return {dx, dw, db, at::Tensor()};
   }
@@ -154,9 +164,8 @@ class ConvTranspose : public torch::autograd::Function<ConvTranspose> {
                     static_cast<std::size_t>(x.dim()) == g.stride.size() + 2,
                 "convguard: layer '", g.layer, "': x has ", x.dim(), " dimensions, w ", w.dim(),
                 ", stride ", g.stride.size(), " values");
-    at::Tensor y =
-        backward_op("convguard::conv_backward_data", x, w,
-                    transposed_output_size(x, w, g, output_padding), channels_last(x), g);
+    at::Tensor y = backward_op(Pass::data, x, w, transposed_output_size(x, w, g, output_padding),
+                               channels_last(x), g);
     add_bias(y, bias);
     ctx->save_for_backward({x, w, bias.value_or(at::Tensor())});
     save(ctx, g);
@@ -170,16 +179,28 @@ class ConvTranspose : public torch::autograd::Function<ConvTranspose> {
     const Wanted want = wanted(ctx, bias.defined());
     at::Tensor dx, dw, db;
     if (want.x) dx = forward_op(dy, w, g);
-    if (want.w)
-      dw = backward_op("convguard::conv_backward_weights", dy, x, w.sizes(), channels_last(w), g);
+    if (want.w) dw = backward_op(Pass::weights, dy, x, w.sizes(), channels_last(w), g);
     if (want.bias) db = bias_grad(dy, bias);
     return {dx, dw, db, at::Tensor(), at::Tensor()};
   }
 };
 
+// Whether autograd will want gradients of this call: otherwise (inference, torch.no_grad, frozen
+// layers on inputs without gradients) the forward primitive runs without an autograd node, whose
+// creation costs more host time than the convolution's own call (docs/pytorch.md).
+bool needs_graph(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias) {
+  return at::GradMode::is_enabled() &&
+         (x.requires_grad() || w.requires_grad() || (bias && bias->requires_grad()));
+}
+
 at::Tensor conv(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
                 IntArrayRef stride, IntArrayRef pad_begin, IntArrayRef pad_end,
                 IntArrayRef dilation, std::int64_t groups, c10::string_view layer) {
+  if (!needs_graph(x, w, bias)) {
+    at::Tensor y = forward_op(x, w, stride, pad_begin, pad_end, dilation, groups, layer);
+    add_bias(y, bias);
+    return y;
+  }
   return Conv::apply(x, w, bias,
                      Geometry{stride.vec(), pad_begin.vec(), pad_end.vec(), dilation.vec(), groups,
                               std::string(layer)});

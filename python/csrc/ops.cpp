@@ -74,8 +74,7 @@ at::Tensor conv_forward(const at::Tensor& x_in, const at::Tensor& w_in, IntArray
   Layout xl{}, wl{};
   const at::Tensor x = dense(x_in, &xl), w = dense(w_in, &wl);
   // The output in x's memory format; w's when x is dense in both (C = 1, 1x1 images), as PyTorch.
-  const bool ambiguous =
-      x.is_contiguous() && x.is_contiguous(memory_format(Layout::nhwc, x.dim()));
+  const bool ambiguous = x.is_contiguous() && x.is_contiguous(memory_format(Layout::nhwc, x.dim()));
   const Layout yl = ambiguous ? wl : xl;
   const Problem p = problem_or_throw(
       {x.sizes().vec(), w.sizes().vec(), span_of(stride), span_of(pad_begin), span_of(pad_end),

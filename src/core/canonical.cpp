@@ -36,8 +36,8 @@ Status parse_stride_list(std::string_view field, std::string_view text,
           fmt::format("{}: '{}' is not an 'x'-separated list of integers", field, text));
     }
     if (v < 0 || v > kMaxTensorBytes) {
-      return invalid_argument(
-          fmt::format("{}: {} is out of range (0 to 2^48)", field, std::string_view(text).substr(i, j - i)));
+      return invalid_argument(fmt::format("{}: {} is out of range (0 to 2^48)", field,
+                                          std::string_view(text).substr(i, j - i)));
     }
     out.push_back(v);
     i = j + 1;

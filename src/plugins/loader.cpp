@@ -1,4 +1,3 @@
-#include "convguard/canonical.hpp"
 #include "plugins/loader.hpp"
 
 #include <dlfcn.h>
@@ -10,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "convguard/canonical.hpp"
 #include "convguard/plugin.h"
 #include "core/solver_id.hpp"
 #include "core/staged_trial.hpp"

@@ -56,11 +56,14 @@ class Models(FreshDatabase):
         y_ref.backward(g)
         y.backward(g)
         params = dict(model.named_parameters())
-        checked = 0
+        errors = {}
         for name, p in ref.named_parameters():
             self.assertIsNotNone(params[name].grad, name)
-            self.assertLess(rel_err(params[name].grad, p.grad), tol, name)
-            checked += 1
+            errors[name] = rel_err(params[name].grad, p.grad)
+        bad = sorted(((e, n) for n, e in errors.items() if not e < tol), reverse=True)
+        self.assertEqual(bad, [], "gradients outside %g (worst first); the model ran:\n%s"
+                         % (tol, cgt.report(model)))
+        checked = len(errors)
         report = cgt.report(model)
         self.assertEqual(report.unplanned, [])
         self.assertEqual(report.failures, [])
