@@ -66,7 +66,7 @@ class Report:
 
 
 def _converted(model):
-    return [(name or type(m).__name__, m) for name, m in model.named_modules()
+    return [(m._convguard_layer, m) for m in model.modules()
             if getattr(m, "_convguard_layer", None) is not None]
 
 
