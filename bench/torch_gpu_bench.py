@@ -162,8 +162,8 @@ def main():
     ap.add_argument("--parts", default="overhead,first,resnet50")
     ap.add_argument("--policy", default="known")
     ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=10)
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     db = os.environ.get("CONVGUARD_DB") or tempfile.mktemp(suffix=".db")

@@ -36,34 +36,48 @@ class SmallCnn(torch.nn.Module):
 
 class Models(FreshDatabase):
     def compare(self, make, shape, tol, channels_last=False):
+        """The converted model and the unconverted one, each against the same model in fp64 on
+        the CPU: convguard's output and every parameter gradient within `tol` (norm-relative) of
+        the fp64 result, or no further from it than PyTorch's own (on a GPU, cuDNN's fp32
+        algorithms may be the less accurate side: FFT and Winograd variants)."""
         torch.manual_seed(0)
         # Batch-norm in eval mode: with batch statistics over a few small images it divides by
         # near-zero variances late in the network and magnifies fp32 rounding differences
         # (resnet18 at 64x64 in train mode: 1e-2 on conv1's gradient between two correct
         # implementations). Every convolution still runs all three directions.
-        ref = make().eval().to(DEVICE)
+        ref = make().eval()
+        exact = copy.deepcopy(ref).double()
+        ref = ref.to(DEVICE)
         model = copy.deepcopy(ref)
         report = cgt.convert(model)
         self.assertGreater(len(report.unplanned), 0)
-        x = torch.randn(shape, device=DEVICE)
+        x = torch.randn(shape)
+        y_exact = exact(x.double())
+        x = x.to(DEVICE)
         if channels_last:
             ref, model = ref.to(memory_format=torch.channels_last), model.to(
                 memory_format=torch.channels_last)
             x = x.contiguous(memory_format=torch.channels_last)
         y_ref, y = ref(x), model(x)
-        self.assertLess(rel_err(y, y_ref), tol)
-        g = torch.randn_like(y_ref)
-        y_ref.backward(g)
-        y.backward(g)
-        params = dict(model.named_parameters())
-        errors = {}
-        for name, p in ref.named_parameters():
-            self.assertIsNotNone(params[name].grad, name)
-            errors[name] = rel_err(params[name].grad, p.grad)
-        bad = sorted(((e, n) for n, e in errors.items() if not e < tol), reverse=True)
-        self.assertEqual(bad, [], "gradients outside %g (worst first); the model ran:\n%s"
+        g = torch.randn(y_exact.shape)
+        y_exact.backward(g.double())
+        y_ref.backward(g.to(DEVICE))
+        y.backward(g.to(DEVICE))
+        mine, theirs = dict(model.named_parameters()), dict(ref.named_parameters())
+        errors = {"output": (rel_err(y.cpu(), y_exact), rel_err(y_ref.cpu(), y_exact))}
+        for name, p in exact.named_parameters():
+            self.assertIsNotNone(mine[name].grad, name)
+            errors[name] = (rel_err(mine[name].grad.cpu(), p.grad),
+                            rel_err(theirs[name].grad.cpu(), p.grad))
+        bad = sorted(((e, t, n) for n, (e, t) in errors.items() if not (e < tol or e <= 1.5 * t)),
+                     reverse=True)
+        self.assertEqual(bad, [], "(convguard's error, PyTorch's error, what) outside %g and "
+                         "above 1.5x PyTorch's, worst first; the model ran:\n%s"
                          % (tol, cgt.report(model)))
-        checked = len(errors)
+        worst = max(errors.items(), key=lambda kv: kv[1][0])
+        print("\n%s: worst convguard error vs fp64 %.2e (%s; PyTorch's %.2e)"
+              % (type(ref).__name__, worst[1][0], worst[0], worst[1][1]))
+        checked = len(errors) - 1
         report = cgt.report(model)
         self.assertEqual(report.unplanned, [])
         self.assertEqual(report.failures, [])
