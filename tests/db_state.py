@@ -3,14 +3,15 @@
 and disk_full_test.sh, so that both judge "nothing lost" the same way.
 
   db_state.py CONVGUARD DB [--before SNAP] [--reported JSONL] [--running-max N]
-                           [--final SOLVER=STATUS,...] [--save SNAP]
+                           [--final SOLVER=STATUS,...] [--save SNAP] [--running-to FILE]
 
 Always: SQLite's integrity_check says ok. --before: every finished row of an earlier snapshot is
 still there with the same status (and, for results later probes reuse or skip, the same
 finished_at: never rewritten). --reported: every trial the probe printed (--json) is in the
 database with that status. --running-max: at most N rows left running. --final: every row has its
 planted status (no healthy solver recorded bad, nothing running or interrupted). --save: writes
-this state for a later --before. Prints what is wrong and exits 1, or prints a summary line.
+this state for a later --before. --running-to: writes the rows left running, one a line, as the
+probe's --json output names a trial. Prints what is wrong and exits 1, or prints a summary line.
 """
 import argparse
 import json
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--running-max", type=int)
     ap.add_argument("--final")
     ap.add_argument("--save")
+    ap.add_argument("--running-to")
     a = ap.parse_args()
     bad = []
     con = sqlite3.connect(a.db)
@@ -78,6 +80,12 @@ def main():
     if a.save:
         with open(a.save, "w") as f:
             json.dump(list(now.values()), f)
+    if a.running_to:
+        # The reproduce command's words that name the trial, as the probe's --json lines hold them.
+        with open(a.running_to, "w") as f:
+            for r in now.values():
+                if r["status"] == "running":
+                    f.write("--problem '%s' -S '%s'\n" % (r["problem"], r["solver"]))
     for b in bad[:10]:
         print("   ", b)
     print("    %d rows, %d running, %d interrupted%s" % (
