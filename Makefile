@@ -1,10 +1,10 @@
 # The README's two commands. Everything else is CMake presets (CMakePresets.json).
-.PHONY: test probe deps build build-sanitize bench clean fresh-root-check
+.PHONY: test probe deps build build-sanitize bench clean fresh-root-check python
 
 JOBS ?= $(shell nproc)
 
-# Which packages scripts/install-deps.sh installs: `make probe` needs the build's (probe tier);
-# `make test` also needs the benchmark's peer, Chromium and hipcc (test tier). A target-specific
+# Which packages scripts/install-deps.sh installs: `make probe` needs the build's and oneDNN (probe
+# tier); `make test` also needs Chromium, hipcc and clang (test tier). A target-specific
 # variable is seen by the target's prerequisites too, so `build` under `test` installs the test tier.
 DEPS_TIER ?= probe
 test: DEPS_TIER = test
@@ -32,9 +32,20 @@ test: build build-sanitize
 
 # The main job: the standard suite, every CPU solver, each trial in a sandboxed worker under a
 # deadline, verified against the fp64 reference, recorded in the results database
-# ($$CONVGUARD_DB or ~/.cache/convguard/convguard.db); a rerun reuses what is known.
+# ($$CONVGUARD_DB or ~/.cache/convguard/convguard.db); a rerun reuses what is known. oneDNN's
+# implementations are solvers too when its plugin was built (dnnl.h present; docs/onednn.md),
+# except its AVX2 and SSE4.1 builds, which oneDNN itself never picks on an AVX-512 CPU and which
+# would double the sweep's time (a full `convguard probe --plugin` tries them too).
+ONEDNN_PLUGIN = build/release/convguard_onednn.so
+ONEDNN_FLAGS = --plugin $(ONEDNN_PLUGIN) --skip-solvers 'onednn:*_avx2*,onednn:*_sse41*'
 probe: build
-	./build/release/convguard probe --suite standard
+	./build/release/convguard probe --suite standard $(if $(wildcard $(ONEDNN_PLUGIN)),$(ONEDNN_FLAGS))
+
+# The PyTorch extension in the build tree (docs/pytorch.md; `pip install --no-build-isolation
+# ./python` installs it instead).
+python: DEPS_TIER = test
+python: build
+	@echo "convguard.torch is built: export PYTHONPATH=$(CURDIR)/build/release/python (then: import convguard.torch)"
 
 bench: build
 	./build/release/bench/convguard_bench --suite data/suites/resnet50.txt

@@ -1,21 +1,29 @@
-// convguard_bench: times every convguard CPU solver on fp32 forward problems against oneDNN in
-// the same run, interleaved (convguard solvers, oneDNN, oneDNN with reorders, then again), since
-// this machine's clock drifts 1.2-1.5x over minutes and only side-by-side ratios mean anything.
+// convguard_bench: convguard's best verified CPU solver per problem against oneDNN, in every
+// direction and dtype, interleaved in the same run (oneDNN, every convguard solver, oneDNN with
+// reorders, then again), since this machine's clock drifts 1.2-1.5x over minutes and only
+// side-by-side ratios mean anything. Each side's time is its fastest run.
 //
 //   convguard_bench --suite data/suites/resnet50.txt [--reps 5] [--threads N] [--solver ID]
+//                   [--directions fwd,bwd_data,bwd_weights] [--dtypes f32,bf16] [--problem STR]
 //
-// Two ratios per problem (> 1: convguard is faster):
-//   vs exec:     oneDNN's convolution alone, with the layouts it prefers (format_tag::any);
-//   vs reorder:  oneDNN plus the reorders a caller with plain NCHW tensors pays per call
-//                (src and weights in, dst out) -- what convguard's time includes.
+// Every suite problem is run in each listed direction and dtype, on the caller's layout it names
+// (NCHW unless the suite says otherwise). A convguard solver counts only after its output
+// verified against the fp64 reference (sampled above 2e8 multiply-adds) and only while every
+// timed run succeeded; oneDNN's runs are checked likewise. Two ratios per problem (> 1:
+// convguard is faster):
+//   vs exec:  oneDNN's convolution alone, on the layouts it prefers (format_tag::any);
+//   vs ro:    oneDNN plus the reorders a caller with plain tensors pays per call (inputs in,
+//             output out) -- what convguard's time includes.
+// Geomeans per direction and dtype, and per direction, close the report.
 #include <omp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,7 +32,7 @@
 #include "convguard/trial.hpp"
 
 #ifdef CONVGUARD_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_peer.hpp"
 #endif
 
 using namespace convguard;
@@ -36,241 +44,277 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-#ifdef CONVGUARD_HAVE_DNNL
-// oneDNN forward convolution of p with plain NCHW user tensors; run_exec times the primitive
-// alone (preferred layouts), run_with_reorders adds the per-call reorders from/to NCHW.
-struct Onednn {
-  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-  dnnl::stream strm{eng};
-  dnnl::convolution_forward conv;
-  dnnl::memory user_src, user_wei, user_dst, src, wei, dst;
-  dnnl::reorder r_src, r_wei, r_dst;
-  bool reorder_src = false, reorder_wei = false, reorder_dst = false;
-
-  explicit Onednn(const Problem& p, const float* x, const float* w) {
-    using tag = dnnl::memory::format_tag;
-    using dt = dnnl::memory::data_type;
-    const bool d3 = p.spatial_dims == 3;
-    const int first = d3 ? 0 : 1;
-    dnnl::memory::dims xs{p.n, p.c}, ys{p.n, p.k}, ws, strides, dil, pl, pr;
-    const Dims3 o = p.output_dims();
-    for (int d = first; d < 3; ++d) {
-      xs.push_back(p.input[d]);
-      ys.push_back(o[d]);
-      strides.push_back(p.stride[d]);
-      dil.push_back(p.dilation[d] - 1);
-      pl.push_back(p.pad_begin[d]);
-      pr.push_back(p.pad_end[d]);
-    }
-    if (p.g > 1)
-      ws = {p.g, p.k / p.g, p.c / p.g};
-    else
-      ws = {p.k, p.c};
-    for (int d = first; d < 3; ++d) ws.push_back(p.filter[d]);
-    const tag act = d3 ? tag::ncdhw : tag::nchw;
-    const tag wt = p.g > 1 ? (d3 ? tag::goidhw : tag::goihw) : (d3 ? tag::oidhw : tag::oihw);
-    auto any = [&](const dnnl::memory::dims& d) {
-      return dnnl::memory::desc(d, dt::f32, tag::any);
-    };
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                         dnnl::algorithm::convolution_direct, any(xs), any(ws),
-                                         any(ys), strides, dil, pl, pr);
-    dnnl::convolution_forward::primitive_desc pd(desc, eng);
-    conv = dnnl::convolution_forward(pd);
-    user_src = dnnl::memory({xs, dt::f32, act}, eng, const_cast<float*>(x));
-    user_wei = dnnl::memory({ws, dt::f32, wt}, eng, const_cast<float*>(w));
-    user_dst = dnnl::memory({ys, dt::f32, act}, eng);
-    src = pd.src_desc() == user_src.get_desc() ? user_src : dnnl::memory(pd.src_desc(), eng);
-    wei =
-        pd.weights_desc() == user_wei.get_desc() ? user_wei : dnnl::memory(pd.weights_desc(), eng);
-    dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : dnnl::memory(pd.dst_desc(), eng);
-    reorder_src = src != user_src;
-    reorder_wei = wei != user_wei;
-    reorder_dst = dst != user_dst;
-    if (reorder_src) r_src = dnnl::reorder(user_src, src);
-    if (reorder_wei) r_wei = dnnl::reorder(user_wei, wei);
-    if (reorder_dst) r_dst = dnnl::reorder(dst, user_dst);
-    reorders();  // weights and src in the preferred layout for exec-only runs
-  }
-  void reorders() {
-    if (reorder_src) r_src.execute(strm, user_src, src);
-    if (reorder_wei) r_wei.execute(strm, user_wei, wei);
-  }
-  void exec() {
-    conv.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
-    strm.wait();
-  }
-  void with_reorders() {
-    reorders();
-    exec();
-    if (reorder_dst) r_dst.execute(strm, dst, user_dst);
-    strm.wait();
-  }
-};
-#endif
-
 struct Args {
-  std::vector<std::string> suites;
+  std::vector<std::string> suites, problems;
   int reps = 5;
   std::string solver;
+  std::vector<Direction> directions{Direction::forward, Direction::backward_data,
+                                    Direction::backward_weights};
+  std::vector<DType> dtypes{DType::f32, DType::bf16};
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "convguard_bench: %s\nusage: convguard_bench --suite FILE|--problem STRING [--reps "
+               "N] [--threads N] [--solver ID] [--directions fwd,bwd_data,bwd_weights] [--dtypes "
+               "f32,bf16]\n",
+               why);
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) v.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return v;
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage((s + " needs a value").c_str());
+      return argv[++i];
+    };
+    if (s == "--suite") {
+      a.suites.push_back(value());
+    } else if (s == "--problem") {
+      a.problems.push_back(value());
+    } else if (s == "--reps") {
+      a.reps = std::atoi(value().c_str());
+    } else if (s == "--threads") {
+      omp_set_num_threads(std::atoi(value().c_str()));
+    } else if (s == "--solver") {
+      a.solver = value();
+    } else if (s == "--directions") {
+      a.directions.clear();
+      for (const std::string& d : split(value())) {
+        if (d == "fwd")
+          a.directions.push_back(Direction::forward);
+        else if (d == "bwd_data")
+          a.directions.push_back(Direction::backward_data);
+        else if (d == "bwd_weights")
+          a.directions.push_back(Direction::backward_weights);
+        else
+          usage(("unknown direction " + d).c_str());
+      }
+    } else if (s == "--dtypes") {
+      a.dtypes.clear();
+      for (const std::string& t : split(value())) {
+        const auto dt = parse_dtype(t);
+        if (!dt) usage(("unknown dtype " + t).c_str());
+        a.dtypes.push_back(*dt);
+      }
+    } else {
+      usage(("unknown argument " + s).c_str());
+    }
+  }
+  if ((a.suites.empty() && a.problems.empty()) || a.reps < 1)
+    usage("give --suite FILE or --problem STRING (and --reps >= 1)");
+  return a;
+}
+
+// Every problem of the suites, in each direction and dtype asked for, each once.
+std::vector<Problem> expand(const Args& a) {
+  std::vector<Problem> base, out;
+  for (const auto& path : a.suites) {
+    auto suite = read_problem_file(path);
+    if (!suite) usage(("--suite: " + suite.status().message()).c_str());
+    base.insert(base.end(), suite->begin(), suite->end());
+  }
+  for (const auto& text : a.problems) {
+    auto p = parse_problem(text);
+    if (!p) usage(("--problem: " + p.status().message()).c_str());
+    base.push_back(*p);
+  }
+  std::set<std::string> seen;
+  for (const Direction d : a.directions) {
+    for (const DType t : a.dtypes) {
+      for (Problem p : base) {
+        p.direction = d, p.dtype = t;
+        if (seen.insert(identity_string(p)).second) out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+// One own solver under test: its plan, workspace and fastest time; planless once it failed.
+struct Candidate {
+  const Solver* solver;
+  std::unique_ptr<Plan> plan;
+  std::vector<std::byte> ws;
+  double best = INFINITY;
+};
+
+std::string joined(const std::string& a, const std::string& b) {
+  return a.empty() ? b : a + ", " + b;
+}
+
+// The verified own solvers of p, warmed up; those >10x slower than the fastest are dropped.
+std::vector<Candidate> candidates(const Problem& p, TrialTensors& t, const Args& a,
+                                  std::string& notes) {
+  TrialOptions o;
+  o.full_reference_limit = 2e8;  // sampled verification above: the bench is about time
+  std::vector<Candidate> v;
+  double fastest = INFINITY;
+  for (const Solver* s : solvers_on(Device::cpu)) {
+    const std::string id(s->id());
+    if (!id.starts_with("cpu:") || id == "cpu:ref" || !s->check(p).is_ok()) continue;
+    if (!a.solver.empty() && id != a.solver) continue;
+    const TrialResult r = run_trial(*s, p, t, o);
+    if (!r.ran() || !r.verdict || !r.verdict->ok) {
+      notes = joined(notes, id + (r.ran() ? " WRONG: " + r.verdict->message
+                                          : " FAILED: " + r.status.message()));
+      continue;
+    }
+    Candidate c{s, nullptr, {}};
+    c.ws.resize(*s->workspace_bytes(p));
+    auto plan = s->plan(p);
+    if (!plan) {
+      notes = joined(notes, id + " FAILED: " + plan.status().message());
+      continue;
+    }
+    c.plan = std::move(*plan);
+    const double t0 = now_ms();
+    const Status st = s->run(*c.plan, t.view(), c.ws);
+    const double warm = now_ms() - t0;
+    if (!st.is_ok()) {
+      notes = joined(notes, id + " FAILED: " + st.message());
+      continue;
+    }
+    if (warm > 10 * fastest && warm > 20) {
+      notes = joined(notes, id + " >10x slower, not timed");
+      continue;
+    }
+    fastest = std::min(fastest, warm);
+    v.push_back(std::move(c));
+  }
+  return v;
+}
+
+struct Row {
+  std::string own_id = "-";
+  double own = NAN, exec = NAN, ro = NAN;
+};
+
+Row bench_problem(const Problem& p, const Args& a, std::string& notes) {
+  TrialTensors t(p);
+  fill_inputs(p, t, 1, FillMode::uniform);
+  std::vector<Candidate> own = candidates(p, t, a, notes);
+  Row row;
+  double exec = INFINITY, ro = INFINITY;
+#ifdef CONVGUARD_HAVE_DNNL
+  std::unique_ptr<bench::OnednnPeer> peer;
+  if (auto made = bench::OnednnPeer::create(p, t.view()); made) {
+    peer = std::move(*made);
+    if (auto st = peer->exec(); st.is_ok()) st = peer->with_reorders();  // warm-up
+    notes = joined(notes, "oneDNN " + peer->implementation());
+  } else {
+    notes = joined(notes, "oneDNN declined: " + made.status().message());
+  }
+  auto time_peer = [&](bool reorders, double& best) {
+    if (!peer) return;
+    const double t0 = now_ms();
+    const Status st = reorders ? peer->with_reorders() : peer->exec();
+    if (!st.is_ok()) {
+      notes = joined(notes, "oneDNN FAILED: " + st.message());
+      peer.reset();
+      return;
+    }
+    best = std::min(best, now_ms() - t0);
+  };
+#endif
+  for (int r = 0; r < a.reps; ++r) {
+#ifdef CONVGUARD_HAVE_DNNL
+    time_peer(false, exec);
+#endif
+    for (Candidate& c : own) {
+      if (!c.plan) continue;
+      const double t0 = now_ms();
+      const Status st = c.solver->run(*c.plan, t.view(), c.ws);
+      const double ms = now_ms() - t0;
+      if (!st.is_ok()) {
+        notes = joined(notes, std::string(c.solver->id()) + " FAILED: " + st.message());
+        c.plan.reset();
+        continue;
+      }
+      c.best = std::min(c.best, ms);
+    }
+#ifdef CONVGUARD_HAVE_DNNL
+    time_peer(true, ro);
+#endif
+  }
+  for (const Candidate& c : own) {
+    if (c.plan && !(c.best >= row.own)) row.own = c.best, row.own_id = std::string(c.solver->id());
+  }
+#ifdef CONVGUARD_HAVE_DNNL
+  if (peer) row.exec = exec, row.ro = ro;
+#endif
+  std::string others;
+  for (const Candidate& c : own) {
+    if (!c.plan || std::string(c.solver->id()) == row.own_id) continue;
+    char ms[32];
+    std::snprintf(ms, sizeof ms, " %.3f", c.best);
+    others += " " + std::string(c.solver->id()) + ms;
+  }
+  if (!others.empty()) notes = joined(notes, "others (ms):" + others);
+  return row;
+}
+
+struct Geomean {
+  double log_exec = 0, log_ro = 0;
+  int n = 0;
+  void add(const Row& r) {
+    if (!std::isfinite(r.exec / r.own) || !std::isfinite(r.ro / r.own)) return;
+    log_exec += std::log(r.exec / r.own), log_ro += std::log(r.ro / r.own), ++n;
+  }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "convguard_bench: %s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (s == "--suite")
-      a.suites.push_back(value());
-    else if (s == "--reps")
-      a.reps = std::atoi(value().c_str());
-    else if (s == "--threads")
-      omp_set_num_threads(std::atoi(value().c_str()));
-    else if (s == "--solver")
-      a.solver = value();
-    else {
-      std::fprintf(stderr,
-                   "usage: convguard_bench --suite FILE [--reps N] [--threads N] [--solver ID]\n");
-      return 2;
-    }
-  }
-  if (a.suites.empty() || a.reps < 1) {
-    std::fprintf(stderr, "convguard_bench: give --suite FILE (and --reps >= 1)\n");
-    return 2;
-  }
-  std::vector<Problem> problems;
-  for (const auto& path : a.suites) {
-    auto suite = read_problem_file(path);
-    if (!suite) {
-      std::fprintf(stderr, "convguard_bench: --suite: %s\n", suite.status().message().c_str());
-      return 2;
-    }
-    for (const Problem& p : *suite) {
-      if (p.direction == Direction::forward && p.dtype == DType::f32) problems.push_back(p);
-    }
-  }
+  const Args a = parse_args(argc, argv);
+  const std::vector<Problem> problems = expand(a);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("threads %d, reps %d (median), fp32 forward, NCHW user tensors\n",
+  std::printf("threads %d, reps %d (fastest of each), caller's layout as the suite names it\n",
               omp_get_max_threads(), a.reps);
 #ifdef CONVGUARD_HAVE_DNNL
-  const dnnl_version_t* dv = dnnl_version();
-  std::printf("peer: oneDNN %d.%d.%d (%s)\n", dv->major, dv->minor, dv->patch, dv->hash);
+  std::printf("peer: %s\n", bench::onednn_version().c_str());
 #else
-  std::printf("peer: none: oneDNN was not found when this was configured (install libdnnl-dev); "
-              "the comparison is off, only convguard's times are shown\n");
+  std::printf(
+      "peer: none: oneDNN was not found when this was configured (install libdnnl-dev); "
+      "the comparison is off, only convguard's times are shown\n");
 #endif
-  std::printf("%-44s %7s %-24s %9s %9s %9s %8s %8s\n", "problem", "GFLOP", "best convguard solver",
-              "cg ms", "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
-  double log_exec = 0, log_ro = 0;
-  int counted = 0;
+  std::printf("%-36s %-11s %-4s %7s %-26s %9s %9s %9s %7s %7s\n", "problem", "dir", "dt", "GFLOP",
+              "best verified convguard", "cg ms", "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
+  std::map<std::string, Geomean> by_dir_dtype, by_dir;
   for (const Problem& p : problems) {
-    TrialTensors t(p);
-    fill_inputs(p, t, 1, FillMode::uniform);
-    std::vector<const Solver*> solvers;
-    for (const Solver* s : solvers_on(Device::cpu)) {
-      if (s->id() == "cpu:ref" || !s->check(p).is_ok()) continue;
-      if (!a.solver.empty() && s->id() != a.solver) continue;
-      solvers.push_back(s);
-    }
-    std::vector<std::vector<double>> times(solvers.size());
-    std::vector<std::size_t> ws_bytes(solvers.size());
-    std::vector<std::vector<std::byte>> ws(solvers.size());
-    std::vector<std::unique_ptr<Plan>> plans(solvers.size());
-    // Warm-up run of each solver; one more than 10x slower than the fastest so far is not
-    // timed further (it would only make the sweep long), and is listed as such.
-    double fastest = INFINITY;
-    std::string dropped, failed;
-    for (std::size_t i = 0; i < solvers.size(); ++i) {
-      ws[i].resize(*solvers[i]->workspace_bytes(p));
-      plans[i] = std::move(*solvers[i]->plan(p));
-      const double t0 = now_ms();
-      const Status st = solvers[i]->run(*plans[i], t.view(), ws[i]);
-      const double warm = now_ms() - t0;
-      if (!st.is_ok()) {  // a failed run is not a time: list it with its reason, never time it
-        failed += std::string(failed.empty() ? "" : ", ") + std::string(solvers[i]->id()) + " (" +
-                  st.message() + ")";
-        plans[i].reset();
-        continue;
-      }
-      if (warm > 10 * fastest && warm > 20) {
-        dropped += std::string(dropped.empty() ? "" : ", ") + std::string(solvers[i]->id());
-        plans[i].reset();
-        continue;
-      }
-      fastest = std::min(fastest, warm);
-    }
-    std::vector<double> dnnl_exec, dnnl_ro;
-#ifdef CONVGUARD_HAVE_DNNL
-    Onednn dn(p, static_cast<const float*>(t.x.data()), static_cast<const float*>(t.w.data()));
-    dn.exec();
-    dn.with_reorders();
-#endif
-    for (int r = 0; r < a.reps; ++r) {
-      for (std::size_t i = 0; i < solvers.size(); ++i) {
-        if (!plans[i]) continue;
-        const double t0 = now_ms();
-        const Status st = solvers[i]->run(*plans[i], t.view(), ws[i]);
-        times[i].push_back(now_ms() - t0);
-        if (!st.is_ok()) {
-          failed += std::string(failed.empty() ? "" : ", ") + std::string(solvers[i]->id()) +
-                    " (" + st.message() + ")";
-          plans[i].reset();
-        }
-      }
-#ifdef CONVGUARD_HAVE_DNNL
-      double t0 = now_ms();
-      dn.exec();
-      dnnl_exec.push_back(now_ms() - t0);
-      t0 = now_ms();
-      dn.with_reorders();
-      dnnl_ro.push_back(now_ms() - t0);
-#endif
-    }
-    std::size_t best = 0;
-    while (best < solvers.size() && !plans[best]) ++best;
-    for (std::size_t i = best + 1; i < solvers.size(); ++i) {
-      if (plans[i] && median(times[i]) < median(times[best])) best = i;
-    }
-    const double cg = best < solvers.size() ? median(times[best]) : NAN;
-    const double de = median(dnnl_exec), dr = median(dnnl_ro);
-    const std::string name = p.name.empty() ? to_canonical(p) : p.name;
-    std::printf("%-44.44s %7.2f %-24s %9.3f %9.3f %9.3f %8.2f %8.2f\n", name.c_str(),
-                p.flops() / 1e9,
-                best < solvers.size() ? std::string(solvers[best]->id()).c_str() : "-", cg, de, dr,
-                de / cg, dr / cg);
-    std::printf("    convguard driver --problem '%s' -S %s -t 1\n", to_canonical(p).c_str(),
-                best < solvers.size() ? std::string(solvers[best]->id()).c_str() : "-");
-    std::printf("    others (median ms):");
-    for (std::size_t i = 0; i < solvers.size(); ++i) {
-      if (plans[i] && i != best)
-        std::printf(" %s %.3f", std::string(solvers[i]->id()).c_str(), median(times[i]));
-    }
-    std::printf("%s%s\n", dropped.empty() ? "" : ("; >10x slower, not timed: " + dropped).c_str(),
-                failed.empty() ? "" : ("; FAILED, not timed: " + failed).c_str());
-    if (std::isfinite(de / cg) && std::isfinite(dr / cg)) {
-      log_exec += std::log(de / cg);
-      log_ro += std::log(dr / cg);
-      ++counted;
-    }
+    std::string notes;
+    const Row r = bench_problem(p, a, notes);
+    const std::string name = p.name.empty() ? identity_string(p) : p.name;
+    const std::string dir(to_string(p.direction)), dt(to_string(p.dtype));
+    std::printf("%-36.36s %-11s %-4s %7.2f %-26s %9.3f %9.3f %9.3f %7.2f %7.2f\n", name.c_str(),
+                dir.c_str(), dt.c_str(), p.flops() / 1e9, r.own_id.c_str(), r.own, r.exec, r.ro,
+                r.exec / r.own, r.ro / r.own);
+    std::printf("    convguard driver --problem '%s' -S %s -t %d\n", identity_string(p).c_str(),
+                r.own_id.c_str(), omp_get_max_threads());
+    if (!notes.empty()) std::printf("    %s\n", notes.c_str());
+    by_dir_dtype[dir + " " + dt].add(r);
+    by_dir[dir].add(r);
   }
-  if (counted) {
-    std::printf(
-        "geomean over %d problems: convguard speed / oneDNN: vs exec %.3f, vs with-reorders %.3f\n",
-        counted, std::exp(log_exec / counted), std::exp(log_ro / counted));
+  std::printf("geomean convguard speed / oneDNN speed (> 1: convguard faster):\n");
+  for (const auto* m : {&by_dir_dtype, &by_dir}) {
+    for (const auto& [key, g] : *m) {
+      if (g.n == 0) continue;
+      std::printf("  %-18s over %3d problems: vs exec %.3f, vs with-reorders %.3f\n", key.c_str(),
+                  g.n, std::exp(g.log_exec / g.n), std::exp(g.log_ro / g.n));
+    }
   }
   return 0;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Writes the raw logs behind the CPU figures of docs/perf.md, docs/probe.md and docs/miopen.md into
 # DIR (default docs/perf/<date>-<commit>/): the machine (lscpu's model and flags, the commit), the
-# benchmark against oneDNN on the ResNet-50 and standard suites, the wall time of `make probe`'s
-# sweep (the standard suite, forward) and of the three-direction sweep into fresh databases, and
+# benchmark against oneDNN on the ResNet-50 and standard suites (three directions, f32 and bf16), the
+# wall time of `make probe`'s sweep (the standard suite, forward, with the oneDNN plugin when built)
+# and of the three-direction sweep into fresh databases, and
 # the simulated-MIOpen probe of tests/miopen_test.sh (the standard suite, three directions).
 # Run it on a quiet machine: nothing else may use the cores while it runs.
 #   bash bench/doc_logs.sh [DIR]
@@ -32,11 +33,17 @@ timed() {  # timed NAME CMD...: like run, with the wall time appended
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   printf 'wall: %d.%03d s\n' $((ms / 1000)) $((ms % 1000)) >>"$dir/$name.log"
 }
-timed probe_standard_fwd env CONVGUARD_DB="$tmp/fwd.db" "$bin/convguard" probe --suite standard
+# `make probe` loads the oneDNN plugin when it was built; the sweeps here do too, and the forward
+# one also runs without it (convguard's own solvers alone).
+onednn=()
+if [ -f "$bin/convguard_onednn.so" ]; then onednn=(--plugin "$bin/convguard_onednn.so"); fi
+timed probe_standard_fwd env CONVGUARD_DB="$tmp/fwd.db" "$bin/convguard" probe --suite standard \
+  "${onednn[@]}"
+timed probe_standard_fwd_own env CONVGUARD_DB="$tmp/fwd_own.db" "$bin/convguard" probe --suite standard
 timed probe_standard_3dir env CONVGUARD_DB="$tmp/3dir.db" "$bin/convguard" probe --suite standard \
-  --directions fwd,bwd_data,bwd_weights
+  --directions fwd,bwd_data,bwd_weights "${onednn[@]}"
 timed probe_standard_3dir_jobs2 env CONVGUARD_DB="$tmp/jobs2.db" "$bin/convguard" probe --suite standard \
-  --directions fwd,bwd_data,bwd_weights --jobs 2
+  --directions fwd,bwd_data,bwd_weights --jobs 2 "${onednn[@]}"
 # The sandbox's own costs: 200 trials of 1x1 problems in a reused worker, and 50 crashes (each a
 # fresh worker).
 for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1kw1"; done; done | head -200 >"$tmp/tiny.txt"

@@ -19,14 +19,18 @@ probe_packages=(
   libopenblas0-pthread    # BLAS for cpu:im2col_gemm and cpu:winograd (loaded at run time)
   libsqlite3-dev          # the results database (convguard probe)
   libgtest-dev googletest # the tests are configured with the build (CMakeLists.txt requires GTest)
+  libdnnl-dev             # oneDNN: dnnl.h builds the oneDNN plugin that `make probe` loads; pulls in
+                          # libdnnl2, the library the plugin opens at run time (and the bench's peer)
 )
 test_packages=(
-  libdnnl-dev             # oneDNN: the peer the CPU benchmark compares against (bench/ only)
   ocl-icd-opencl-dev      # libdnnl-dev's CMake config calls find_package(OpenCL REQUIRED)
   python3                 # CLI and probe tests read .npy headers and JSON lines back
   chromium                # renders the HTML report in its test (headless, no network)
   hipcc                   # compile-checks the GPU kernels as HIP for AMD gfx1010/gfx1030
   clang libclang-rt-14-dev # libFuzzer with ASan/UBSan: scripts/fuzz.sh
+  libtorch-dev            # the PyTorch extension (python/) builds against PyTorch's CMake package
+  python3-torch           # ... and its tests import torch (Debian's 1.13.1, CPU)
+  python3-torchvision     # resnet18 and mobilenet_v2 converted in the extension's tests
 )
 
 case "$tier" in

@@ -25,7 +25,20 @@ env -u CONVGUARD_MIOPEN_PATH -u CONVGUARD_HIP_PATH ROCM_PATH=$TMP/none \
   CONVGUARD_PLUGINS=$PLUGIN "$CG" driver --problem mb1ic3ih8oc4kh3 -t 1 >"$TMP/absent2.txt" 2>&1
 check "absent MIOpen: convguard runs without it" grep -q "Verifies OK" "$TMP/absent2.txt"
 
-export CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE
+# One HIP runtime: the plugin takes libamdhip64 from the libMIOpen it loaded (the simulated one
+# links fake_rocm/libamdhip64.so.5, as the real one links libamdhip64), never on its own.
+HIP=$(dirname "$FAKE")/fake_rocm/libamdhip64.so.5
+env -u CONVGUARD_HIP_PATH CONVGUARD_MIOPEN_PATH=$HIP "$CG" probe --plugin "$PLUGIN" --device hip:0 \
+  --problem mb1ic3ih8oc4kh3 --db "$TMP/h1.db" >"$TMP/hip1.txt" 2>&1
+check "a libMIOpen that links no libamdhip64 is refused, saying so" \
+  grep -q "cannot establish which HIP runtime .*links no libamdhip64 (DT_NEEDED: " "$TMP/hip1.txt"
+CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE "$CG" probe --plugin "$PLUGIN" --device hip:0 \
+  --problem mb1ic3ih8oc4kh3 --db "$TMP/h2.db" >"$TMP/hip2.txt" 2>&1
+check "CONVGUARD_HIP_PATH naming another HIP than libMIOpen's is refused" \
+  grep -q "CONVGUARD_HIP_PATH=.* is not the HIP runtime .* links against (.*fake_rocm/libamdhip64.so.5)" "$TMP/hip2.txt"
+
+export CONVGUARD_MIOPEN_PATH=$FAKE
+unset CONVGUARD_HIP_PATH
 # Small budgets: the simulated GPU computes with the fp64 reference on the CPU (the 13-GFLOP
 # seed-003 problem is skipped by --budget), statuses are what is tested (--timing 0), and a
 # hang costs its 2 s deadline.
@@ -37,11 +50,13 @@ rc=$?
 echo "probe: exit $rc in $(($(date +%s) - start)) s; $(grep 'probe finished' "$TMP/probe.log")"
 # bench/doc_logs.sh keeps this log as the evidence behind docs/miopen.md's figures.
 if [ -n "${CONVGUARD_LOG_DIR:-}" ]; then
-  { echo "\$ $CG probe --plugin convguard_miopen.so --device hip:0 --suite standard --directions fwd,bwd_data,bwd_weights --timing 0 --budget 0.25 --timeout 2   # CONVGUARD_MIOPEN_PATH=CONVGUARD_HIP_PATH=libfake_miopen.so"
+  { echo "\$ $CG probe --plugin convguard_miopen.so --device hip:0 --suite standard --directions fwd,bwd_data,bwd_weights --timing 0 --budget 0.25 --timeout 2   # CONVGUARD_MIOPEN_PATH=libfake_miopen.so"
     cat "$TMP/probe.log"; echo "wall: $(($(date +%s) - start)) s"; } >"$CONVGUARD_LOG_DIR/miopen_standard_3dir.log"
 fi
 check "the probe finished (the parent never hung)" test "$rc" -ne 124
 check "the device is the simulated gfx1010" grep -q "gfx1010 (simulated)" "$TMP/probe.log"
+check "its description names the HIP runtime libMIOpen links" \
+  grep -q "linking HIP .*fake_rocm/libamdhip64.so.5" "$TMP/probe.log"
 
 "$CG" db show --db "$DB" --json >"$TMP/trials.jsonl"
 check "every MIOpen solver classified as planted" python3 - "$TMP/trials.jsonl" <<'PY'
@@ -90,7 +105,7 @@ check "a recorded reproduce command names the plugin device" sh -c "echo '$cmd' 
 (cd "$TMP" && eval "${cmd/convguard driver/$CG driver}" >"$TMP/repro.log" 2>&1)
 check "the reproduce command reproduces the wrong result" grep -q "Backward Convolution Weights FAILED" "$TMP/repro.log"
 check "no MIOpen database folder left behind (killed workers' are removed by the next)" \
-  sh -c "test -z \"\$(ls -A '$TMP'/convguard-miopen-u$(id -u)/ 2>/dev/null)\""
+  sh -c "test -z \"\$(ls -A '$TMP'/convguard-miopen-u$(id -u)/ 2>/dev/null | grep -v '^kernels-')\""
 check "MIOpen folders live in a private per-user parent (0700)" \
   sh -c "test \"\$(stat -c %a '$TMP'/convguard-miopen-u$(id -u))\" = 700"
 # Stale folders: a dead worker's of this user is removed by the next worker; another user's, and

@@ -71,7 +71,7 @@ check "a transform around a crashing solver is a crash (signal recorded)" \
 # A transform named in --solvers, around a device solver (the simulated MIOpen's GEMM hangs
 # above 42x42 in every direction): the tensors go through the device's memory calls. The batch-2
 # problem is the one split_batch(1) applies to (on P64's single image it declines: one part).
-CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE timeout 120 "$CG" probe --db "$TMP/h.db" \
+CONVGUARD_MIOPEN_PATH=$FAKE timeout 120 "$CG" probe --db "$TMP/h.db" \
   --plugin "$MIOPEN" --device hip:0 --problem "$P64" --problem mb2ic16ih64oc32kh3ph1 \
   --directions fwd,bwd_weights \
   --solvers 'miopen:GemmFwdRest,miopen:GemmWrwUniversal,xform:split_batch(1):xform:tile(32x32):miopen:GemmFwdRest' \
@@ -79,7 +79,7 @@ CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE timeout 120 "$CG" probe --d
 check "device: the named nested transform verifies on hip:0 (fwd)" \
   grep -qE "xform:split_batch\(1\):xform:tile\(32x32\):miopen:GemmFwdRest +ok" "$TMP/hip.txt"
 check "device: --workarounds off tries none" bash -c "! grep -q '^workarounds' '$TMP/hip.txt'"
-CONVGUARD_MIOPEN_PATH=$FAKE CONVGUARD_HIP_PATH=$FAKE timeout 120 "$CG" probe --db "$TMP/h.db" \
+CONVGUARD_MIOPEN_PATH=$FAKE timeout 120 "$CG" probe --db "$TMP/h.db" \
   --plugin "$MIOPEN" --device hip:0 --problem "$P64" --directions fwd,bwd_weights \
   --solvers 'miopen:GemmFwdRest,miopen:GemmWrwUniversal' --timeout 2 --timing 0 >"$TMP/hip2.txt" 2>&1
 check "device: backward-weights tiles add their dw on the host (verified)" \

@@ -18,6 +18,7 @@
 // output implies).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,12 @@ std::string identity_string(const Problem& p);
 // when input rows are never read (the form the canonical string denotes; padding no window reads
 // does not change the result).
 Problem normalized(const Problem& p);
+// The same convolution with an end padding of at least 0 for APIs that take no negative one
+// (vendor libraries): per dimension, pad_begin when that gives the same output size (so a
+// symmetric-padding API can take it), else the smallest value >= 0 that does. Any end padding
+// in [e, e + stride - 1] for the smallest valid e gives the same output and the same result
+// (padding no window reads). nullopt when every such value is negative (input rows beyond the
+// last window that even stride - 1 more padding cannot reach: the input would have to shrink).
+std::optional<Problem> with_nonnegative_end_padding(const Problem& p);
 
 }  // namespace convguard

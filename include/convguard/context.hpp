@@ -29,6 +29,17 @@ struct ContextOptions {
   // that hangs or crashes costs its deadline, never the caller's process. Skipped (and said in
   // why()) when another probe holds the database.
   bool probe_unknown = false;
+  // Only a solver or workaround recorded ok for the problem on this device may be chosen: plan()
+  // fails with not_applicable, naming the evidence, when none is (after probing, when
+  // probe_unknown is set and nothing verified yet). Off: without verified evidence, the first
+  // applicable solver in list order (docs/probe.md "Selection").
+  bool verified_only = false;
+  // How an unknown problem is probed: every solver (timings compared), or solvers in list order
+  // until the first verifies (a cheaper first call). Either way, when no plain solver verifies,
+  // transforms around the ones that failed are tried until one verifies (probe --workarounds auto).
+  bool probe_until_first_ok = false;
+  // Each trial's deadline in seconds (0: derived from the problem's cost, docs/probe.md).
+  double trial_timeout_s = 0;
   // The convguard binary whose `worker` command runs the trials. Empty: $CONVGUARD_WORKER, else the
   // binary of this build, else `convguard` on PATH.
   std::string worker;

@@ -15,9 +15,10 @@ extern "C" {
 #endif
 
 /* 2 added `device` and `describe` at the end of cg_plugin and the tensor strides at the end of
- * cg_problem; 3 added `device_api` (a device the plugin drives itself). Plugins built for 1 and 2
- * still load (1 as CPU plugins without a description). */
-#define CONVGUARD_PLUGIN_ABI_VERSION 3u
+ * cg_problem; 3 added `device_api` (a device the plugin drives itself); 4 added `prepare` (a
+ * compile step timed apart from the run). Plugins built for 1 to 3 still load (1 as CPU plugins
+ * without a description). */
+#define CONVGUARD_PLUGIN_ABI_VERSION 4u
 
 /* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
  * direction: 0 forward, 1 backward-data, 2 backward-weights. dtype: 0 f32, 1 f16, 2 bf16. */
@@ -98,6 +99,12 @@ typedef struct cg_plugin {
   const char* (*describe)(void);
   /* ABI 3, NULL unless device == CG_DEVICE_PLUGIN. */
   const cg_device_api* device_api;
+  /* ABI 4, may be NULL: solver `solver_index`'s one-time preparation for p (MIOpen: compiling its
+   * kernels, seconds to minutes the first time, then found in the kernel cache). A probe worker
+   * calls it after check() accepts p and before the first run, under a deadline of its own (the
+   * run's deadline starts after it), so a slow compile is never taken for a hang. run() must work
+   * without it (the driver never calls it). CG_OK, CG_NOT_APPLICABLE, or an error code. */
+  int (*prepare)(uint64_t solver_index, const cg_problem* p, char* message, size_t message_len);
 } cg_plugin;
 
 #define CG_DEVICE_CPU 0

@@ -114,6 +114,7 @@ inline int always_available(char*, size_t) {
                              SOLVERS,                                                         \
                              CG_DEVICE_CPU,                                                   \
                              nullptr,                                                         \
+                             nullptr,                                                         \
                              nullptr};                                                        \
   }                                                                                           \
   extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plugin(void) { \

@@ -70,7 +70,8 @@ const cg_solver kSolvers[] = {
 };
 
 const cg_plugin kPlugin = {
-    CONVGUARD_PLUGIN_ABI_VERSION, "chaos_gpu", available, 2, kSolvers, CG_DEVICE_GPU, nullptr, nullptr};
+    CONVGUARD_PLUGIN_ABI_VERSION, "chaos_gpu", available, 2, kSolvers, CG_DEVICE_GPU, nullptr, nullptr,
+    nullptr};
 
 }  // namespace
 

@@ -418,6 +418,7 @@ extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plu
                                    solvers().data(),
                                    CG_DEVICE_GPU,
                                    description,
+                                   nullptr,
                                    nullptr};
   return &plugin;
 }

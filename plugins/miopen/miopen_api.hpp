@@ -90,8 +90,9 @@ struct Api {
   std::string miopen_path, hip_path;
 };
 
-// Loads libMIOpen and the HIP runtime: CONVGUARD_MIOPEN_PATH / CONVGUARD_HIP_PATH (files), then
-// $ROCM_PATH/lib, /opt/rocm/lib, then the loader path. Returns nullptr and says why in `why`.
+// Loads libMIOpen (CONVGUARD_MIOPEN_PATH, a file, then $ROCM_PATH/lib, /opt/rocm/lib, then the
+// loader path) and takes the HIP runtime from it: the libamdhip64 that libMIOpen links against,
+// already loaded with it, never one looked up independently. Returns nullptr and says why in `why`.
 const Api* load_api(std::string& why);
 
 }  // namespace convguard_miopen

@@ -10,25 +10,23 @@
 // workspace, and *CompileSolution / *Immediate never ask: a solver MIOpen does not list is never
 // run. Without an open device (a parent listing solvers) check() applies the static rules only.
 //
-// Each worker session gets its own MIOPEN_USER_DB_PATH and MIOPEN_CUSTOM_CACHE_DIR (a temporary
-// folder removed at exit), so probing never reads or pollutes the user's MIOpen databases.
+// Each worker session gets its own MIOPEN_USER_DB_PATH (a temporary folder removed at exit), so
+// probing never reads or pollutes the user's MIOpen databases; its MIOPEN_CUSTOM_CACHE_DIR is the
+// kernel cache shared by this user's workers on the device (miopen_env.hpp).
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "convguard/plugin.h"
 #include "miopen_api.hpp"
+#include "miopen_env.hpp"
 #include "vendor/miopen_table.hpp"
 
 namespace convguard_miopen {
@@ -58,14 +56,25 @@ Session& session() {
       s.why = t.status().message();
       s.api = nullptr;
     } else {
-      s.table = std::move(*t);
-      if (s.table.solvers.size() > kMaxSolvers) s.table.solvers.resize(kMaxSolvers);
+      s.table = std::move(*t);  // without MIOpen: the newest rows, for listing
     }
     if (s.api) {
       std::size_t ma = 0, mi = 0, pa = 0;
       s.api->miopenGetVersion(&ma, &mi, &pa);
-      s.describe = fmt::format("MIOpen {}.{}.{} ({})", ma, mi, pa, s.api->miopen_path);
+      s.describe = fmt::format("MIOpen {}.{}.{} ({}, linking HIP {})", ma, mi, pa,
+                               s.api->miopen_path, s.api->hip_path);
+      // The rows of this MIOpen only: solvers it does not register are not offered, and each
+      // switch's default is this version's (data/miopen/solvers.tsv, VERSIONS and DEFAULT).
+      s.table = s.table.for_version({static_cast<int>(ma), static_cast<int>(mi)});
+      if (s.table.solvers.empty()) {
+        s.why = fmt::format(
+            "MIOpen {}.{}.{} ({}) is outside every version data/miopen/solvers.tsv was checked "
+            "against (from 2.17, ROCm 5.2)",
+            ma, mi, pa, s.api->miopen_path);
+        s.api = nullptr;
+      }
     }
+    if (s.table.solvers.size() > kMaxSolvers) s.table.solvers.resize(kMaxSolvers);
   }
   return s;
 }
@@ -102,65 +111,8 @@ int device_count() {
   return s.api && s.api->hipGetDeviceCount(&n) == kHipSuccess ? n : 0;
 }
 
-// Each worker's MIOpen folders live in a parent of the user's own, $TMPDIR/convguard-miopen-u<uid>
-// (mode 0700, refused unless it is a real directory owned by this user), named
-// <pid namespace>-<pid>-XXXXXX. Folders of workers that were killed (a hang is ended with SIGKILL,
-// so atexit never ran) are removed by the next worker: only in that parent, only entries owned by
-// this user, and only those of this pid namespace whose pid no longer exists there (a pid that
-// cannot be seen from another namespace says nothing about its owner).
-std::string pid_namespace() {
-  char buf[64] = {};
-  const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
-  std::string ns = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "pid:[0]";
-  std::string digits;
-  for (char c : ns)
-    if (c >= '0' && c <= '9') digits += c;
-  return digits.empty() ? "0" : digits;
-}
-
-std::string user_parent(const std::string& root) {
-  const std::string dir = fmt::format("{}/convguard-miopen-u{}", root, getuid());
-  (void)mkdir(dir.c_str(), 0700);
-  struct stat st {};
-  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-      (st.st_mode & 0077) != 0)
-    return {};  // not ours (or not private): MIOpen gets no folder of ours rather than that one
-  return dir;
-}
-
-void remove_stale_dirs(const std::string& parent) {
-  std::error_code ec;
-  const std::string prefix = pid_namespace() + "-";
-  for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    struct stat st {};
-    if (lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
-      continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::filesystem::remove_all(e.path(), ec);
-    }
-  }
-}
-
-std::string make_temp_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string parent = user_parent(tmp && *tmp ? tmp : "/tmp");
-  if (parent.empty()) return {};
-  remove_stale_dirs(parent);
-  std::string pattern = fmt::format("{}/{}-{}-XXXXXX", parent, pid_namespace(), getpid());
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
-}
-
 void remove_temp_dir() {
-  std::error_code ec;
-  const std::string dir = session().temp_dir;
-  if (dir.empty()) return;
-  std::filesystem::remove_all(dir, ec);
-  remove_stale_dirs(std::filesystem::path(dir).parent_path().string());
+  remove_worker_dir(session().temp_dir);
 }
 
 int device_open(int index, char* desc, std::size_t dlen, char* fp, std::size_t flen) {
@@ -188,16 +140,26 @@ int device_open(int index, char* desc, std::size_t dlen, char* fp, std::size_t f
   const char* override_gfx = std::getenv("HSA_OVERRIDE_GFX_VERSION");
   const std::string override_note =
       override_gfx ? fmt::format(", HSA_OVERRIDE_GFX_VERSION={}", override_gfx) : "";
-  // Private MIOpen databases for this session (before the handle exists: MIOpen reads them then).
+  // The MIOPEN_* set this worker runs under (the probe withholds the user's unless told to
+  // inherit them): part of the fingerprint, so evidence taken under a user's switches is recorded
+  // with them and never reused for, or overwrites, evidence taken without.
+  const std::string env = miopen_environment();
+  const std::string fingerprint =
+      fmt::format("hip|{}|{}|cus={}|runtime={}|driver={}|{}{}|MIOPEN_*: {}", name, arch, cus,
+                  runtime, driver, s.describe, override_note, env.empty() ? "none" : env);
+  // Private user databases for this worker, and the kernel cache this device's workers share
+  // (set before the handle exists: MIOpen reads both once, binary_cache.cpp / db_path.cpp.in).
   if (s.temp_dir.empty()) {
-    s.temp_dir = make_temp_dir();
+    s.temp_dir = make_worker_dir();
     if (s.temp_dir.empty()) {
       say(desc, dlen, "cannot create a temporary folder for MIOpen's databases");
       return CG_ERROR;
     }
     std::atexit(remove_temp_dir);
+    std::string cache = kernel_cache_dir(fingerprint);
+    if (cache.empty()) cache = s.temp_dir + "/cache";
     setenv("MIOPEN_USER_DB_PATH", (s.temp_dir + "/db").c_str(), 1);
-    setenv("MIOPEN_CUSTOM_CACHE_DIR", (s.temp_dir + "/cache").c_str(), 1);
+    setenv("MIOPEN_CUSTOM_CACHE_DIR", cache.c_str(), 1);
   }
   if (!s.handle) {
     if (int st = s.api->miopenCreate(&s.handle); st != kMiopenSuccess) {
@@ -207,11 +169,10 @@ int device_open(int index, char* desc, std::size_t dlen, char* fp, std::size_t f
     }
   }
   say(desc, dlen,
-      fmt::format("hip:{}: {} ({}, {} CUs{}), HIP runtime {}, driver {}, {}", index, name, arch,
-                  cus, override_note, runtime, driver, s.describe));
-  say(fp, flen,
-      fmt::format("hip|{}|{}|cus={}|runtime={}|driver={}|{}{}", name, arch, cus, runtime, driver,
-                  s.describe, override_note));
+      fmt::format("hip:{}: {} ({}, {} CUs{}), HIP runtime {}, driver {}, {}, {}", index, name, arch,
+                  cus, override_note, runtime, driver, s.describe,
+                  env.empty() ? "no MIOPEN_* variables" : "MIOPEN_* inherited: " + env));
+  say(fp, flen, fingerprint);
   return CG_OK;
 }
 
@@ -469,6 +430,57 @@ std::uint64_t workspace_fn(const cg_problem* p) {
   return check_solver(I, p, msg, sizeof msg, &ws) == CG_OK ? ws : 0;
 }
 
+// A fault kills this process before any reply: stderr (kept with the trial) says what ran and
+// why it was thought to apply, once per problem and solver (timing runs repeat).
+void announce(std::size_t index, const cg_problem* p) {
+  static std::string announced;
+  const auto& sol = session().table.solvers[index];
+  if (const std::string key = problem_key(p) + sol.name; key != announced) {
+    announced = key;
+    char note[512] = {};
+    (void)check_solver(index, p, note, sizeof note, nullptr);
+    std::fprintf(stderr, "convguard-miopen: running %s (id %llu): %s\n", sol.name.c_str(),
+                 static_cast<unsigned long long>(sol.id), note);
+    std::fflush(stderr);
+  }
+}
+
+// *CompileSolution: builds the solver's kernels for the problem, or finds them in the kernel
+// cache (MIOPEN_CUSTOM_CACHE_DIR, shared by the device's workers) and in the handle's own.
+int compile_solution(std::size_t index, const cg_problem* p, const Descriptors& d, char* msg,
+                     std::size_t len) {
+  Session& s = session();
+  const auto& sol = s.table.solvers[index];
+  announce(index, p);
+  TensorDesc a, b, o;
+  direction_order(d, p->direction, a, b, o);
+  if (int st = s.api->compile[p->direction](s.handle, a, b, d.conv, o, sol.id);
+      st != kMiopenSuccess) {
+    say(msg, len, fmt::format("MIOpen could not compile {}: {}", sol.name, miopen_error(st)));
+    return CG_ERROR;
+  }
+  return CG_OK;
+}
+
+// plugin.h prepare() (ABI 4): the compile step alone, after MIOpen has listed the solver (its
+// CompileSolution asks no one whether the solver applies), so the probe times it apart from the
+// run under its own deadline.
+int prepare_solver(std::uint64_t index, const cg_problem* p, char* msg, std::size_t len) {
+  Session& s = session();
+  if (index >= s.table.solvers.size()) {
+    say(msg, len, "no such solver");
+    return CG_ERROR;
+  }
+  if (int rc = check_solver(index, p, msg, len, nullptr); rc != CG_OK) return rc;
+  Descriptors d;
+  std::string why;
+  if (!describe(p, d, why)) {
+    say(msg, len, why);
+    return CG_NOT_APPLICABLE;
+  }
+  return compile_solution(index, p, d, msg, len);
+}
+
 int run_solver(std::size_t index, const cg_problem* p, const cg_tensor* x, const cg_tensor* w,
                const cg_tensor* y, void* ws, std::uint64_t ws_bytes, char* msg, std::size_t len) {
   Session& s = session();
@@ -482,21 +494,7 @@ int run_solver(std::size_t index, const cg_problem* p, const cg_tensor* x, const
   TensorDesc a, b, o;
   direction_order(d, p->direction, a, b, o);
   const int dir = p->direction;
-  // A fault kills this process before any reply: stderr (kept with the trial) says what ran and
-  // why it was thought to apply, once per problem and solver (timing runs repeat).
-  static std::string announced;
-  if (const std::string key = problem_key(p) + sol.name; key != announced) {
-    announced = key;
-    char note[512] = {};
-    (void)check_solver(index, p, note, sizeof note, nullptr);
-    std::fprintf(stderr, "convguard-miopen: running %s (id %llu): %s\n", sol.name.c_str(),
-                 static_cast<unsigned long long>(sol.id), note);
-    std::fflush(stderr);
-  }
-  if (int st = s.api->compile[dir](s.handle, a, b, d.conv, o, sol.id); st != kMiopenSuccess) {
-    say(msg, len, fmt::format("MIOpen could not compile {}: {}", sol.name, miopen_error(st)));
-    return CG_ERROR;
-  }
+  if (int rc = compile_solution(index, p, d, msg, len); rc != CG_OK) return rc;
   const void* ap = dir == 0 ? w->data : y->data;
   const void* bp = dir == 1 ? w->data : x->data;
   void* op = dir == 0 ? y->data : dir == 1 ? x->data : w->data;
@@ -560,6 +558,7 @@ extern "C" __attribute__((visibility("default"))) const cg_plugin* convguard_plu
                                    solvers().data(),
                                    CG_DEVICE_PLUGIN,
                                    description,
-                                   &kDevice};
+                                   &kDevice,
+                                   prepare_solver};
   return &plugin;
 }

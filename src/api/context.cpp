@@ -1,6 +1,7 @@
 #include "convguard/context.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "db/select.hpp"
 #include "probe/device.hpp"
 #include "probe/sweep.hpp"
+#include "probe/workarounds.hpp"
 
 namespace convguard {
 namespace {
@@ -77,14 +79,20 @@ class Ctx final : public Context {
       : store_(std::move(store)), dev_(std::move(dev)), o_(std::move(o)) {}
   const std::string& device_description() const override { return dev_.description; }
   Result<std::unique_ptr<ConvPlan>> plan(const Problem& p) override {
-    const db::SelectPolicy policy{dev_.kind, dev_.plugin_kind, o_.allow_tf32};
+    const db::SelectPolicy policy{dev_.kind, dev_.plugin_kind, o_.allow_tf32, o_.verified_only};
     auto sel = db::select_solver(*store_, dev_.fingerprint, p, policy);
-    if (!sel) return sel.status();
     std::string probed;
-    if (o_.probe_unknown && sel->evidence == 0) {
+    // Probe when nothing is known, or (verified only) when nothing known verifies: the sweep
+    // reuses what is recorded and runs the rest, then workarounds.
+    const bool unknown =
+        sel ? sel->evidence == 0 : sel.status().code() == StatusCode::not_applicable;
+    if (o_.probe_unknown && unknown) {
       probed = probe(p, policy);
       sel = db::select_solver(*store_, dev_.fingerprint, p, policy);
-      if (!sel) return sel.status();
+    }
+    if (!sel) {
+      if (probed.empty()) return sel.status();
+      return Status{sel.status().code(), probed + sel.status().message()};
     }
     const Solver& s = *sel->solver;
     if (auto st = s.check(p); !st) return st;
@@ -98,25 +106,60 @@ class Ctx final : public Context {
   }
 
  private:
-  // Probes one problem with every solver in the sandbox; returns what to put in front of why().
+  // Probes one problem in the sandbox: its solvers (all, or in list order up to the first that
+  // verifies), then, when none verified, workarounds around the ones that failed. Returns what to
+  // put in front of why().
   std::string probe(const Problem& p, const db::SelectPolicy& policy) {
     const std::string worker = find_worker(o_.worker);
     if (worker.empty())
       return "not probed (no convguard binary for the worker: set CONVGUARD_WORKER); ";
     if (auto st = store_->lock_for_writing(); !st) return "not probed (" + st.message() + "); ";
-    if (auto rec = store_->recover_running(); !rec)
+    if (auto rec = store_->recover_running(); !rec) {
+      store_->unlock();
       return "not probed (" + rec.status().message() + "); ";
+    }
     probe::SweepConfig c;
     c.problems = {p};
     for (const Solver* s : solvers_on(policy.device)) {
-      if (s->plugin_device() == policy.plugin_kind) c.solvers.emplace_back(s->id());
+      if (s->plugin_device() == policy.plugin_kind && !skipped_by_environment(s->id()) &&
+          (policy.allow_tf32 || !is_tf32_variant(s->id())))
+        c.solvers.emplace_back(s->id());
     }
     c.device = o_.device;
     c.worker_exe = worker;
+    c.timeout_s = o_.trial_timeout_s;
+    // Plans run in this process with its OpenMP thread count (a host program's, or PyTorch's
+    // torch.set_num_threads): the trials measure with the same, and the device fingerprint (which
+    // names the thread count) is then this process's, so the evidence is found again.
+    if (policy.device == Device::cpu) c.threads = omp_get_max_threads();
+    c.stop_at_first_ok = o_.probe_until_first_ok;
     auto sum = probe::run_sweep(c, *store_, {});
+    std::string said;
+    double wall = 0;
+    int ran = 0;
+    if (sum) {
+      wall = sum->wall_s;
+      for (const auto& [what, count] : sum->counts)
+        if (what != "reused" && what != "known bad" && what != "not needed" && what != "skipped")
+          ran += count;
+      probe::SweepConfig w = c;
+      w.stop_at_first_ok = true;
+      w.solvers = probe::workaround_candidates(p, c.solvers, *store_, dev_.fingerprint,
+                                               probe::WorkaroundMode::automatic);
+      if (!w.solvers.empty() && !sum->interrupted) {
+        auto wsum = probe::run_sweep(w, *store_, {});
+        if (wsum) {
+          wall += wsum->wall_s;
+          said = fmt::format(", then up to {} workaround(s)", w.solvers.size());
+        } else {
+          sum = wsum;
+        }
+      }
+    }
     store_->unlock();
     if (!sum) return "probe failed (" + sum.status().message() + "); ";
-    return fmt::format("probed now: {} trials in {:.2f} s; ", c.solvers.size(), sum->wall_s);
+    return fmt::format("probed now: {} trial(s) of {} solver(s){} in {:.2f} s; ", ran, c.solvers.size(),
+                       said, wall);
   }
 
   std::unique_ptr<db::Store> store_;

@@ -36,8 +36,8 @@ Status parse_stride_list(std::string_view field, std::string_view text,
           fmt::format("{}: '{}' is not an 'x'-separated list of integers", field, text));
     }
     if (v < 0 || v > kMaxTensorBytes) {
-      return invalid_argument(
-          fmt::format("{}: {} is out of range (0 to 2^48)", field, std::string_view(text).substr(i, j - i)));
+      return invalid_argument(fmt::format("{}: {} is out of range (0 to 2^48)", field,
+                                          std::string_view(text).substr(i, j - i)));
     }
     out.push_back(v);
     i = j + 1;
@@ -149,6 +149,17 @@ Problem normalized(const Problem& p) {
   for (int d = 0; d < 3; ++d) {
     q.pad_end[d] =
         (p.output(d) - 1) * p.stride[d] + p.filter_extent(d) - p.input[d] - p.pad_begin[d];
+  }
+  return q;
+}
+
+std::optional<Problem> with_nonnegative_end_padding(const Problem& p) {
+  Problem q = normalized(p);
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t least = q.pad_end[d], most = least + p.stride[d] - 1;
+    if (most < 0) return std::nullopt;
+    const std::int64_t begin = p.pad_begin[d];
+    q.pad_end[d] = begin >= least && begin <= most ? begin : std::max<std::int64_t>(least, 0);
   }
   return q;
 }

@@ -87,8 +87,8 @@ Status check_record(TrialRecord& r, Origin origin) {
       return invalid_argument("device: contains a control character");
   }
   static constexpr std::string_view kStatuses[] = {
-      "running", "ok",          "wrong",   "hang",       "crash", "error",
-      "oom",     "unsupported", "skipped", "interrupted"};
+      "running", "ok",          "wrong",   "hang",        "crash",          "error",
+      "oom",     "unsupported", "skipped", "interrupted", "compile_timeout"};
   bool known = false;
   for (auto s : kStatuses) known = known || r.status == s;
   if (!known)

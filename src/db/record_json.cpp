@@ -27,7 +27,9 @@ nlohmann::json to_json(const TrialRecord& t) {
           {"deadline_ms", t.deadline_ms},
           {"started_at", t.started_at},
           {"finished_at", t.finished_at},
-          {"command", t.command}};
+          {"command", t.command},
+          {"compile_ms", t.compile_ms},
+          {"compile_deadline_ms", t.compile_deadline_ms}};
 }
 
 Result<TrialRecord> from_json(const nlohmann::json& j) {
@@ -56,6 +58,8 @@ Result<TrialRecord> from_json(const nlohmann::json& j) {
     json_field(j, "started_at", t.started_at);
     json_field(j, "finished_at", t.finished_at, true);
     json_field(j, "command", t.command);
+    json_field(j, "compile_ms", t.compile_ms);
+    json_field(j, "compile_deadline_ms", t.compile_deadline_ms);
   } catch (const std::exception& e) {
     return invalid_argument(e.what());
   }

@@ -1,4 +1,5 @@
--- convguard results database, schema version 2 (2 adds the status 'interrupted'). Applied by src/db/store.cpp (migrations run in
+-- convguard results database, schema version 3 (2 adds the status 'interrupted'; 3 the status
+-- 'compile_timeout' and the compile step's time and deadline). Applied by src/db/store.cpp (migrations run in
 -- order from the stored version). One row per (device, problem, solver): the latest evidence.
 CREATE TABLE IF NOT EXISTS devices (
   id INTEGER PRIMARY KEY,
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS trials (
   device_id INTEGER NOT NULL REFERENCES devices(id),
   problem_id INTEGER NOT NULL REFERENCES problems(id),
   solver_id TEXT NOT NULL REFERENCES solvers(id),
-  status TEXT NOT NULL CHECK (status IN ('running','ok','wrong','hang','crash','error','oom','unsupported','skipped','interrupted')),
+  status TEXT NOT NULL CHECK (status IN ('running','ok','wrong','hang','crash','error','oom','unsupported','skipped','interrupted','compile_timeout')),
   reason TEXT NOT NULL DEFAULT '',
   first_ms REAL, median_ms REAL, min_ms REAL, runs INTEGER,
   workspace_bytes INTEGER, peak_rss_bytes INTEGER,
@@ -31,6 +32,8 @@ CREATE TABLE IF NOT EXISTS trials (
   started_at TEXT NOT NULL,
   finished_at TEXT,
   command TEXT NOT NULL,              -- reproduces the trial
+  compile_ms REAL,                    -- a plugin's compile step (MIOpen's *CompileSolution), before deadline_ms started
+  compile_deadline_ms REAL,           -- the compile step's own deadline (--compile-timeout)
   UNIQUE (device_id, problem_id, solver_id)
 );
 CREATE INDEX IF NOT EXISTS trials_status ON trials(status);

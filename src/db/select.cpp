@@ -72,6 +72,12 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
                     best.solver->id(), best_ms, verified, avoided);
     return best;
   }
+  if (policy.verified_only) {
+    return Status{StatusCode::not_applicable,
+                  fmt::format("no solver or workaround verified for this problem on this device "
+                              "({} with evidence){}",
+                              best.evidence, avoided)};
+  }
   if (!fallback && !reference.empty()) fallback = find_solver(reference);
   if (!fallback) {
     return Status{

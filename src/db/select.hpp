@@ -25,6 +25,9 @@ struct SelectPolicy {
   Device device = Device::cpu;
   std::string plugin_kind;  // Device::plugin: "hip"
   bool allow_tf32 = false;
+  // Only solvers and workarounds recorded ok here: without one, not_applicable naming the
+  // evidence instead of the list-order fallback.
+  bool verified_only = false;
 };
 
 [[nodiscard]] Result<Selection> select_solver(Store& store, const std::string& device_fingerprint,

@@ -64,7 +64,7 @@ const char* kSelectTrial =
     "t.runs, t.workspace_bytes, t.peak_rss_bytes, t.rel_error, t.max_abs_error, t.tolerance, "
     "t.signal, "
     "t.exit_code, t.stderr_tail, t.deadline_ms, t.started_at, t.finished_at, t.command, "
-    "d.description "
+    "d.description, t.compile_ms, t.compile_deadline_ms "
     "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
 
 TrialRecord read_record(Stmt& s) {
@@ -91,6 +91,8 @@ TrialRecord read_record(Stmt& s) {
   r.finished_at = s.col_text(19);
   r.command = s.col_text(20);
   r.device_description = s.col_text(21);
+  r.compile_ms = s.col_real(22);
+  r.compile_deadline_ms = s.col_real(23);
   return r;
 }
 
@@ -175,14 +177,22 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
   // Migrations, in order. A new database gets schema.sql, the current schema, whole.
   std::string migrate;
   if (version < 1) {
-    migrate = std::string(kSchemaSql) + "INSERT INTO schema_version VALUES (2);";
-  } else if (version < 2) {
-    // 1 -> 2: the status CHECK gains 'interrupted'. SQLite cannot alter a CHECK: the trials table
-    // is rebuilt from schema.sql's definition and its rows copied.
-    migrate = std::string("ALTER TABLE trials RENAME TO trials_v1;") + kSchemaSql +
-              "INSERT INTO trials SELECT * FROM trials_v1; DROP TABLE trials_v1;"
+    migrate = std::string(kSchemaSql) + "INSERT INTO schema_version VALUES (3);";
+  } else if (version < 3) {
+    // 1 -> 2: the status CHECK gains 'interrupted'; 2 -> 3: 'compile_timeout' and two columns at
+    // the end. SQLite cannot alter a CHECK: the trials table is rebuilt from schema.sql's
+    // definition and the old columns copied by name (the new ones stay NULL).
+    const char* cols =
+        "id, device_id, problem_id, solver_id, status, reason, first_ms, median_ms, min_ms, runs, "
+        "workspace_bytes, peak_rss_bytes, rel_error, max_abs_error, tolerance, signal, exit_code, "
+        "stderr_tail, deadline_ms, started_at, finished_at, command";
+    migrate = std::string(
+                  "DROP INDEX IF EXISTS trials_status;"
+                  "ALTER TABLE trials RENAME TO trials_old;") +
+              kSchemaSql + "INSERT INTO trials (" + cols + ") SELECT " + cols +
+              " FROM trials_old; DROP TABLE trials_old;"
               "CREATE INDEX IF NOT EXISTS trials_status ON trials(status);"
-              "INSERT INTO schema_version VALUES (2);";
+              "INSERT INTO schema_version VALUES (3);";
   }
   if (auto st = s->exec(migrate + "COMMIT;"); !st) {
     (void)s->exec("ROLLBACK;");
@@ -268,11 +278,13 @@ Status Store::upsert(const TrialRecord& given) {
       "min_ms, runs, "
       "workspace_bytes, peak_rss_bytes, rel_error, max_abs_error, tolerance, signal, exit_code, "
       "stderr_tail, "
-      "deadline_ms, started_at, finished_at, command) VALUES ((SELECT id FROM devices WHERE "
+      "deadline_ms, started_at, finished_at, command, compile_ms, compile_deadline_ms) VALUES "
+      "((SELECT id FROM devices WHERE "
       "fingerprint = ?1), "
       "(SELECT id FROM problems WHERE canonical = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
       "?13, ?14, ?15, "
-      "?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT (device_id, problem_id, solver_id) DO UPDATE SET "
+      "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT (device_id, problem_id, solver_id) DO "
+      "UPDATE SET "
       "status = excluded.status, reason = excluded.reason, first_ms = excluded.first_ms, median_ms "
       "= "
       "excluded.median_ms, min_ms = excluded.min_ms, runs = excluded.runs, workspace_bytes = "
@@ -283,7 +295,8 @@ Status Store::upsert(const TrialRecord& given) {
       "exit_code = excluded.exit_code, stderr_tail = excluded.stderr_tail, deadline_ms = "
       "excluded.deadline_ms, "
       "started_at = excluded.started_at, finished_at = excluded.finished_at, command = "
-      "excluded.command");
+      "excluded.command, compile_ms = excluded.compile_ms, compile_deadline_ms = "
+      "excluded.compile_deadline_ms");
   s.text(1, r.device).text(2, r.problem).text(3, r.solver).text(4, r.status).text(5, r.reason);
   s.real(6, r.first_ms).real(7, r.median_ms).real(8, r.min_ms).integer(9, r.runs);
   s.integer(10, r.workspace_bytes).integer(11, r.peak_rss_bytes);
@@ -292,6 +305,7 @@ Status Store::upsert(const TrialRecord& given) {
   s.text(19, r.started_at.empty() ? now_text() : r.started_at);
   s.text(20, r.status == "running" ? "" : (r.finished_at.empty() ? now_text() : r.finished_at))
       .text(21, r.command);
+  s.real(22, r.compile_ms).real(23, r.compile_deadline_ms);
   if (s.step() != SQLITE_DONE) return failure();
   return Status::ok();
 }

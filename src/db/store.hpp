@@ -15,7 +15,7 @@ struct sqlite3;
 
 namespace convguard::db {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct TrialRecord {
   std::string device;  // fingerprint
@@ -31,6 +31,8 @@ struct TrialRecord {
   std::string stderr_tail;
   double deadline_ms = 0;
   std::string started_at, finished_at, command;
+  // A plugin's compile step, timed apart from the run (0: none); its deadline (--compile-timeout).
+  double compile_ms = 0, compile_deadline_ms = 0;
 };
 
 // The statuses that mark a solver bad for a problem: never chosen, skipped by later probes,

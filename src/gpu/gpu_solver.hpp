@@ -29,16 +29,6 @@ class GpuSolver : public Solver {
   }
 
  protected:
-  // Negative end padding (benchdnn's derived padding; input rows the convolution never reads)
-  // became valid after these kernels were last verified on a GPU: declined until they are.
-  static Status check_end_padding(const Problem& p) {
-    for (int d = 0; d < 3; ++d) {
-      if (p.pad_end[d] < 0)
-        return not_applicable(
-            "negative end padding: not yet verified on a GPU for the own GPU solvers");
-    }
-    return Status::ok();
-  }
   // The geometry GpuSolver::plan() computed.
   static const Geometry& geometry(const Plan& plan) {
     return static_cast<const GeometryPlan&>(plan).G;

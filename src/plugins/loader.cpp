@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
+#include "convguard/canonical.hpp"
 #include "convguard/plugin.h"
 #include "core/solver_id.hpp"
 #include "core/staged_trial.hpp"
@@ -73,21 +75,22 @@ Status status_of(int rc, const char* msg) {
 
 class PluginSolver final : public Solver {
  public:
-  PluginSolver(const cg_solver* s, Device d, const cg_device_api* api)
-      : s_(s), id_(s->id), device_(d), api_(api) {}
+  PluginSolver(const cg_solver* s, Device d, const cg_device_api* api, const cg_plugin* pl,
+               std::uint64_t index)
+      : s_(s), id_(s->id), device_(d), api_(api), plugin_(pl), index_(index) {}
   std::string_view id() const override { return id_; }
   Device device() const override { return device_; }
   std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
-    // Vendor APIs take non-negative padding (cuDNN's post-padding, MIOpen's symmetric pads): a
-    // negative end padding (benchdnn's derived one) is not passed to them.
-    for (int d = 0; d < 3; ++d) {
-      if (p.pad_end[d] < 0)
-        return not_applicable("negative end padding: vendor libraries take padding >= 0");
+    const auto vp = vendor_problem(p);
+    if (!vp) {
+      return not_applicable(
+          "end padding: input rows past the last window that no padding >= 0 leaves unread "
+          "(vendor libraries take padding >= 0)");
     }
     char msg[512] = {};
-    const cg_problem cp = to_c(p);
+    const cg_problem cp = to_c(*vp);
     const int rc = s_->check(&cp, msg, sizeof msg);
     // A plugin may say how it decided that its solver applies (e.g. which vendor call listed
     // it): an ok status carries that note into the trial's record.
@@ -96,7 +99,7 @@ class PluginSolver final : public Solver {
   }
   Result<std::size_t> workspace_bytes(const Problem& p) const override {
     if (auto st = check(p); !st) return st;
-    const cg_problem cp = to_c(p);
+    const cg_problem cp = to_c(*vendor_problem(p));
     const std::uint64_t b = s_->workspace_bytes(&cp);
     if (b > (std::uint64_t{1} << 50)) {
       return Status{StatusCode::out_of_memory, fmt::format("workspace of {} bytes requested", b)};
@@ -104,11 +107,29 @@ class PluginSolver final : public Solver {
     return static_cast<std::size_t>(b);
   }
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
-    const cg_problem cp = to_c(plan.problem);
+    const auto vp = vendor_problem(plan.problem);
+    if (!vp) return not_applicable("end padding (see check())");
+    const cg_problem cp = to_c(*vp);
     const cg_tensor x = to_c(t.x), w = to_c(t.w), y = to_c(t.y);
     char msg[512] = {};
     const int rc = s_->run(&cp, &x, &w, &y, ws.data(), ws.size(), msg, sizeof msg);
     if (rc == CG_OK) return Status::ok();
+    return status_of(rc, msg);
+  }
+  // Vendor APIs take non-negative padding (cuDNN's legacy API and MIOpen symmetric pads, cuDNN's
+  // graph API post-padding): the problem is passed with the equivalent end padding they take
+  // (pad_begin where the output is the same, canonical.hpp), never a negative one.
+  static std::optional<Problem> vendor_problem(const Problem& p) {
+    return with_nonnegative_end_padding(p);
+  }
+  // ABI 4: the compile step, when the plugin has one (nullopt otherwise).
+  std::optional<Status> prepare(const Problem& p) const {
+    if (plugin_->abi_version < 4 || !plugin_->prepare) return std::nullopt;
+    if (auto st = check(p); !st) return st;
+    const cg_problem cp = to_c(*vendor_problem(p));
+    char msg[512] = {};
+    const int rc = plugin_->prepare(index_, &cp, msg, sizeof msg);
+    if (rc == CG_NOT_APPLICABLE) return not_applicable(message_of(msg));
     return status_of(rc, msg);
   }
   // Unknown arithmetic: not required to be exact on integers; TF32 by the id convention.
@@ -124,6 +145,8 @@ class PluginSolver final : public Solver {
   std::string id_;
   Device device_;
   const cg_device_api* api_;
+  const cg_plugin* plugin_;
+  std::uint64_t index_;
 };
 
 struct Registry {
@@ -185,9 +208,10 @@ LoadReport load_one(Registry& r, const std::string& path) {
     }
   }
   if (v2 && pl->describe) rep.description = pl->describe();
+  rep.device = device;
   if (api) r.devices.push_back(api);
   for (std::uint64_t i = 0; i < pl->solver_count; ++i) {
-    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api));
+    r.solvers.push_back(std::make_unique<PluginSolver>(&pl->solvers[i], device, api, pl, i));
   }
   rep.loaded = true;
   rep.message = fmt::format("{}: {} solvers", pl->name, pl->solver_count);
@@ -226,12 +250,13 @@ std::vector<const Solver*> plugin_solvers() {
   return v;
 }
 
-std::vector<std::string> descriptions() {
+std::vector<std::string> descriptions(Device device) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   std::vector<std::string> v;
   for (const auto& rep : r.reports) {
-    if (rep.loaded && !rep.description.empty()) v.push_back(rep.description);
+    if (rep.loaded && rep.device == device && !rep.description.empty())
+      v.push_back(rep.description);
   }
   return v;
 }
@@ -322,13 +347,18 @@ Result<OpenedDevice> open_plugin_device(const std::string& device) {
     return invalid_argument(
         fmt::format("device: '{}': {} has {} device(s)", device, api->name, count));
   }
-  char desc[1024] = {}, fp[1024] = {};
+  char desc[4096] = {}, fp[4096] = {};  // MIOpen's carry the MIOPEN_* set the worker runs under
   if (const int rc = api->open(index, desc, sizeof desc, fp, sizeof fp); rc != CG_OK) {
     const Status st = status_of(rc, desc);
     return Status{st.code(), "device " + device + ": " + st.message()};
   }
   r.opened = api;
   return OpenedDevice{desc, fp};
+}
+
+std::optional<Status> prepare_plugin_solver(const Solver& s, const Problem& p) {
+  const auto* ps = dynamic_cast<const PluginSolver*>(&s);
+  return ps ? ps->prepare(p) : std::nullopt;
 }
 
 TrialResult run_plugin_trial(const Solver& s, const Problem& p, TrialTensors& host,

@@ -24,8 +24,11 @@ DeviceInfo cpu_device() {
       break;
     }
   }
-  // The built-in solver set; plugin solvers carry their own ids, so which plugins one command
-  // loaded must not change the device (evidence recorded with --plugin stays this device's).
+  // The built-in solver set; plugin solvers carry their own ids, so a plugin's solver list does
+  // not change the device. The vendor library a CPU plugin loaded does ("oneDNN 2.6.3 (...)"), as
+  // on the GPU: its upgrade starts fresh evidence. A command that loads no such plugin (or one
+  // that says nothing of its library, like chaos) keeps the plain CPU fingerprint.
+  (void)all_solvers();  // loads CONVGUARD_PLUGINS, whose libraries enter the fingerprint
   std::string ids;
   for (const Solver* s : cpu_solvers()) ids += std::string(s->id()) + ",";
   const std::size_t solver_hash = std::hash<std::string>{}(ids);
@@ -36,6 +39,10 @@ DeviceInfo cpu_device() {
                   "|threads=" + std::to_string(omp_get_max_threads()) +
                   "|blas=" + cpu::blas::describe() +
                   "|convguard=" CONVGUARD_VERSION "|solvers=" + std::to_string(solver_hash);
+  for (const std::string& lib : plugins::descriptions(Device::cpu)) {
+    d.fingerprint += "|" + lib;
+    d.description += ", " + lib;
+  }
   return d;
 }
 
@@ -67,7 +74,7 @@ Result<DeviceInfo> gpu_device(const std::string& name) {
                   CONVGUARD_VERSION, std::hash<std::string>{}(ids));
   // Vendor libraries loaded by plugins (e.g. "cuDNN 9.14.0 (/usr/lib/...)"): an upgrade, or the
   // other of two installed builds, is another device as far as evidence goes.
-  for (const std::string& lib : plugins::descriptions()) {
+  for (const std::string& lib : plugins::descriptions(Device::gpu)) {
     d.fingerprint += "|" + lib;
     d.description += ", " + lib;
   }

@@ -1,6 +1,7 @@
 // Device fingerprints: everything that can change a result, so an upgrade starts fresh evidence
 // without deleting the old. For the CPU: model, the ISA the backend may use, thread count, the
-// BLAS loaded, convguard's version and the built-in solver set (plugin solvers have their own ids).
+// BLAS loaded, convguard's version, the built-in solver set (plugin solvers have their own ids) and
+// the vendor libraries CPU plugins loaded (oneDNN's version).
 #pragma once
 
 #include <string>

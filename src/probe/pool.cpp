@@ -109,6 +109,13 @@ int reap_strays() {
   return killed;
 }
 
+// An entry "PREFIX*" (no '=') of a worker's environment removes every inherited variable whose
+// name starts with PREFIX (the MIOpen plugin's workers start without the user's MIOPEN_*).
+static bool removes(const std::string& entry, const std::string& name) {
+  return !entry.empty() && entry.back() == '*' && entry.find('=') == std::string::npos &&
+         name.rfind(entry.substr(0, entry.size() - 1), 0) == 0;
+}
+
 std::string describe_signal(int sig) {
   const char* name = strsignal(sig);
   return "signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
@@ -166,10 +173,14 @@ Status Worker::ensure_started(double startup_deadline_ms) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
     bool overridden = false;
-    for (const auto& o : env_) overridden = overridden || o.substr(0, o.find('=')) == name;
+    for (const auto& o : env_) {
+      overridden = overridden || o.substr(0, o.find('=')) == name || removes(o, name);
+    }
     if (!overridden) env_strings.push_back(entry);
   }
-  env_strings.insert(env_strings.end(), env_.begin(), env_.end());
+  for (const auto& o : env_) {
+    if (o.find('=') != std::string::npos) env_strings.push_back(o);
+  }
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -299,6 +310,9 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   r.seq = ++seq_;
   err_buf_.clear();
   bool first_run_seen = false;
+  int phase = 0;  // 0 before compiling, 1 compiling, 2 running, 3 verifying and timing
+  const double run_deadline_ms = deadline_ms;
+  double run_start_ms = 0;  // when the compile step ended: the trial's deadline counts from there
   o.deadline_ms = deadline_ms;
   bool exited = !write_line(to_child_, encode(r));
   for (;;) {
@@ -311,20 +325,34 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
       const auto j = nlohmann::json::parse(line, nullptr, false);
       std::uint64_t seq = 0;
       double first_ms = 0;
+      std::string progress;
       bool ours = false;
       try {
         json_field(j, "seq", seq, true);
         ours = seq == r.seq;
         json_field(j, "first_ms", first_ms);
+        json_field(j, "progress", progress);
+        json_field(j, "compile_ms", o.compile_ms);
       } catch (const std::exception&) {
       }
       if (ours && j.contains("progress")) {
-        // One progress line extends the deadline, once: the rest is sized from the first run's
-        // time. Later ones are ignored, so no output can keep a trial alive forever.
-        if (!first_run_seen) {
+        // Each phase moves the deadline once and only forwards (compiling, compiled, first run),
+        // so no output can keep a trial alive forever. Compiling gets the compile deadline; the
+        // trial's own deadline starts when it ends; the rest is sized from the first run's time.
+        if (progress == "compiling" && phase == 0 && compile_deadline_ms_ > 0) {
+          deadline_ms = o.elapsed_ms + compile_deadline_ms_;
+          o.compile_deadline_ms = compile_deadline_ms_;
+          phase = 1;
+        } else if (progress == "compiled" && phase <= 1) {
+          deadline_ms = o.elapsed_ms + run_deadline_ms;
+          run_start_ms = o.elapsed_ms;
+          phase = 2;
+        } else if (progress != "compiling" && progress != "compiled" && !first_run_seen) {
           deadline_ms = o.elapsed_ms + rest_ms(std::max(0.0, first_ms));
           first_run_seen = true;
+          phase = 3;
         }
+        o.deadline_ms = phase == 1 ? run_deadline_ms : deadline_ms - run_start_ms;
         continue;
       }
       auto rep = ours ? decode_reply_json(j)
@@ -357,15 +385,32 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
-    o.deadline_ms = deadline_ms;
+    o.deadline_ms = phase == 1 ? run_deadline_ms : deadline_ms - run_start_ms;
+    if (left <= 0 && phase == 1) {
+      // Compiling took longer than its deadline: slow, not stuck (MIOpen's first compile can take
+      // minutes); not evidence against the solver, and the next probe tries again.
+      o.elapsed_ms = now_ms() - start;
+      o.compile_ms = o.elapsed_ms;
+      o.status = "compile_timeout";
+      o.reason = "the compile step took longer than its deadline of " +
+                 std::to_string(static_cast<long>(compile_deadline_ms_)) +
+                 " ms (--compile-timeout); worker killed; not evidence against the solver";
+      o.stderr_tail = take_stderr_tail();
+      kill_and_reap();
+      return o;
+    }
     if (left <= 0) {
       o.elapsed_ms = now_ms() - start;
       o.status = "hang";
       o.reason =
-          "no answer within the deadline of " + std::to_string(static_cast<long>(deadline_ms)) +
+          "no answer within the deadline of " + std::to_string(static_cast<long>(o.deadline_ms)) +
           " ms; worker killed" +
           (first_run_seen ? " (its first run had finished: the hang is in verification or timing)"
-                          : "");
+                          : "") +
+          (phase >= 2 && o.compile_ms > 0
+               ? " (counted after its compile step, which took " +
+                     std::to_string(static_cast<long>(o.compile_ms)) + " ms)"
+               : "");
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
       return o;

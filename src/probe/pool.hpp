@@ -16,8 +16,8 @@
 namespace convguard::probe {
 
 struct Outcome {
-  // ok/wrong/error/oom/unsupported come from the worker's reply; hang and crash are the
-  // parent's findings.
+  // ok/wrong/error/oom/unsupported come from the worker's reply; hang, crash and compile_timeout
+  // are the parent's findings.
   std::string status;
   std::string reason;
   std::optional<TrialReply> reply;
@@ -25,12 +25,18 @@ struct Outcome {
   int exit_code = -1;       // crash by exit
   std::string stderr_tail;  // the worker's last stderr lines
   double elapsed_ms = 0;    // wall time the parent waited
-  double deadline_ms = 0;   // the deadline in force at the end (from the trial start)
+  double deadline_ms = 0;   // the deadline in force at the end (from the trial's start, after
+                            // its compile step when it has one)
+  // A plugin's compile step (protocol.hpp "compiling"/"compiled"): how long it took (so far, for
+  // compile_timeout) and the deadline it had; 0 when the solver has none.
+  double compile_ms = 0, compile_deadline_ms = 0;
 };
 
 class Worker {
  public:
-  // argv of the worker command (e.g. {"/proc/self/exe", "worker"}), extra environment entries.
+  // argv of the worker command (e.g. {"/proc/self/exe", "worker"}), extra environment entries:
+  // NAME=VALUE sets one; "PREFIX*" withholds every inherited variable whose name starts with
+  // PREFIX.
   Worker(std::vector<std::string> argv, std::vector<std::string> env);
   ~Worker();
   Worker(const Worker&) = delete;
@@ -44,6 +50,9 @@ class Worker {
   // Afterwards the worker is alive or has been reaped.
   Outcome run(const TrialRequest& r, double deadline_ms,
               const std::function<double(double)>& rest_ms);
+  // The deadline of a plugin's compile step, which then runs before `deadline_ms` starts counting
+  // (0: the compile step counts against the trial's deadline). Exceeding it: "compile_timeout".
+  void set_compile_deadline_ms(double ms) { compile_deadline_ms_ = ms; }
   // From the worker's ready line: its throughput on a small direct convolution and of the fp64
   // reference, full and per point (the units of deadlines and budgets), and the device it runs on.
   double gflops() const { return gflops_; }
@@ -71,6 +80,7 @@ class Worker {
   double gflops_ = 10, ref_gflops_ = 0.5, sample_gflops_ = 0.2;
   std::string fingerprint_, description_;
   int starts_ = 0;
+  double compile_deadline_ms_ = 0;
 };
 
 // Makes this process the subreaper of everything its workers start (PR_SET_CHILD_SUBREAPER), so a

@@ -35,7 +35,8 @@ std::string encode(const TrialReply& r) {
                         {"max_abs_error", r.max_abs_error},
                         {"tolerance", r.tolerance},
                         {"sampled", r.sampled},
-                        {"fatal", r.fatal}});
+                        {"fatal", r.fatal},
+                        {"compile_ms", r.compile_ms}});
 }
 
 Result<TrialRequest> decode_request(const std::string& line) {
@@ -80,6 +81,7 @@ Result<TrialReply> decode_reply_json(const json& j) {
     json_field(j, "tolerance", r.tolerance);
     json_field(j, "sampled", r.sampled);
     json_field(j, "fatal", r.fatal);
+    json_field(j, "compile_ms", r.compile_ms);
     return r;
   } catch (const std::exception& e) {
     return Status{StatusCode::internal_error, std::string("worker reply: ") + e.what()};

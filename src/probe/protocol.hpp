@@ -9,6 +9,8 @@
 //
 //   worker -> parent, once:   {"ready":true,"pid":123,"gflops":150.2}
 //   parent -> worker:         {"seq":7,"problem":"...","solver":"cpu:direct","seed":1,...}
+//   worker -> parent:         {"seq":7,"progress":"compiling"}  (plugin solvers with a compile
+//   worker -> parent:         {"seq":7,"progress":"compiled","compile_ms":900}   step, once each)
 //   worker -> parent:         {"seq":7,"progress":"first_run","first_ms":12.5}  (at most once)
 //   worker -> parent:         {"seq":7,"status":"ok","first_ms":...,...}        (the verdict)
 #pragma once
@@ -50,6 +52,8 @@ struct TrialReply {
   // The device faulted (sticky error: illegal address, launch failure); the worker's context is
   // unusable, so the parent replaces it after this reply.
   bool fatal = false;
+  // A plugin's compile step (plugin.h prepare()), timed apart from the run; 0 when it has none.
+  double compile_ms = 0;
 };
 
 std::string encode(const TrialRequest& r);

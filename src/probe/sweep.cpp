@@ -36,6 +36,8 @@ void take_reply(const Outcome& out, db::TrialRecord& rec) {
   rec.signal = out.signal;
   rec.exit_code = out.exit_code;
   rec.stderr_tail = out.stderr_tail;
+  rec.compile_ms = out.compile_ms;
+  rec.compile_deadline_ms = out.compile_deadline_ms;
   if (!out.reply) return;
   rec.first_ms = out.reply->first_ms;
   rec.median_ms = out.reply->median_ms;
@@ -278,6 +280,7 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
   s.solved.assign(c.problems.size(), false);
   s.t0 = now_s();
   std::vector<std::string> env = c.worker_env;
+  if (!c.inherit_miopen_env) env.emplace_back("MIOPEN_*");  // pool.hpp: withheld from workers
   if (c.jobs > 1 || c.threads > 0) {
     const int all = c.threads > 0 ? c.threads : omp_get_num_procs();
     env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1, all / c.jobs)));
@@ -286,6 +289,7 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
   for (int j = 0; j < c.jobs; ++j) {
     workers.push_back(std::make_unique<Worker>(
         std::vector<std::string>{c.worker_exe, "worker", "--device", c.device}, env));
+    workers.back()->set_compile_deadline_ms(c.compile_timeout_s * 1000);
   }
   // The first worker says which device this is; the others must agree.
   for (auto& w : workers) {

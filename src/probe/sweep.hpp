@@ -39,6 +39,12 @@ struct SweepConfig {
   std::string command_prefix;                 // put in front of each stored reproduce command
   double timeout_s = 0;                       // 0: deadlines derived from each problem's cost
   double budget_s = 10;
+  // A plugin's compile step (plugin.h prepare(): MIOpen's *CompileSolution) has a deadline of its
+  // own; the trial's deadline starts after it. Exceeding it is `compile_timeout`, not a hang.
+  double compile_timeout_s = 600;
+  // Workers start without the user's MIOPEN_* variables (they change which solvers MIOpen
+  // considers) unless this is set; the MIOpen plugin records the set it ran under.
+  bool inherit_miopen_env = false;
   double timing_ms = 300;  // steady-state timing per trial at most (stops earlier when stable)
   bool force = false, retry_bad = false;
   int jobs = 1;

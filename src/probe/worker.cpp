@@ -214,6 +214,31 @@ struct Cache {
 namespace {
 Cache cache;
 
+void progress(const char* what, double compile_ms = -1) {
+  nlohmann::json j{{"seq", g_seq}, {"progress", what}};
+  if (compile_ms >= 0) j["compile_ms"] = compile_ms;
+  (void)write_line(kReplyFd, json_text(j));
+}
+
+// A plugin solver's compile step (plugin.h prepare(): MIOpen's *CompileSolution) before the
+// trial: the parent gives it the compile deadline between these progress lines and starts the
+// trial's deadline after them, so a slow first compile is never recorded as a hang. False (rep
+// filled) when compiling failed; a solver that does not apply goes on to be recorded unsupported.
+bool compile_step(const Solver& s, const Problem& p, TrialReply& rep) {
+  progress("compiling");
+  const double t0 = now_ms();
+  const auto st = plugins::prepare_plugin_solver(s, p);
+  rep.compile_ms = st ? now_ms() - t0 : 0;
+  progress("compiled", rep.compile_ms);
+  if (!st || st->is_ok() || st->code() == StatusCode::not_applicable) return true;
+  rep.status = st->code() == StatusCode::device_error    ? "crash"
+               : st->code() == StatusCode::out_of_memory ? "oom"
+                                                         : "error";
+  rep.fatal = st->code() == StatusCode::device_error;
+  rep.reason = "compile step: " + st->message();
+  return false;
+}
+
 TrialReply run_request_unguarded(const TrialRequest& req) {
   TrialReply rep;
   auto p = parse_problem(req.problem);
@@ -262,6 +287,9 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
     rep.reason = "runs on " + device_kind(s->device(), s->plugin_device()) +
                  "; this worker drives " + device_kind(g_device, g_plugin_device);
     return rep;
+  }
+  if (s->device() == Device::plugin) {
+    if (!compile_step(*s, *p, rep)) return rep;
   }
   const TrialResult r = run_trial_on_device(*s, *p, t, o);
   rep.workspace_bytes = r.workspace_bytes;

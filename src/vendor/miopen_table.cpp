@@ -22,6 +22,34 @@ const Solver* Table::find(std::uint64_t id) const {
   return nullptr;
 }
 
+std::optional<Version> parse_version(const std::string& text) {
+  Version v;
+  char dot = 0;
+  std::istringstream in(text);
+  if (!(in >> v.major >> dot >> v.minor) || dot != '.' || v.major < 0 || v.minor < 0) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<Version> version_in_fingerprint(const std::string& fingerprint) {
+  const auto at = fingerprint.find("|MIOpen ");
+  if (at == std::string::npos) return std::nullopt;
+  return parse_version(fingerprint.substr(at + 8, fingerprint.find(' ', at + 8) - at - 8));
+}
+
+Table Table::for_version(Version v) const {
+  Table t;
+  t.family_switch = family_switch;
+  t.family_description = family_description;
+  for (const Solver& s : solvers) {
+    if (v < s.since || s.until < v) continue;
+    t.solvers.push_back(s);
+    t.solvers.back().default_on = s.off_from == kNewest || v < s.off_from;
+  }
+  return t;
+}
+
 std::string default_path() {
   return data_path("miopen/solvers.tsv");
 }
@@ -45,8 +73,8 @@ Result<Table> load(const std::string& path) {
       t.family_description[f[1]] = f[3];
       continue;
     }
-    if ((f.size() != 6 && f.size() != 7) || f[0] != "solver") {
-      return bad("not a family line (4 fields) or a solver line (6 or 7 fields)");
+    if (f.size() < 6 || f.size() > 8 || f[0] != "solver") {
+      return bad("not a family line (4 fields) or a solver line (6 to 8 fields)");
     }
     Solver s;
     s.name = f[1];
@@ -69,9 +97,29 @@ Result<Table> load(const std::string& path) {
     } catch (const std::exception&) {
       return bad("solution id '" + f[5] + "' is not a number");
     }
-    if (f.size() == 7) {
-      if (f[6] != "on" && f[6] != "off") return bad("default '" + f[6] + "' is not on or off");
-      s.default_on = f[6] == "on";
+    if (f.size() >= 7) {
+      // "on", "off", or "off@X.Y": on before MIOpen X.Y, off from it on.
+      const std::string& d = f[6];
+      if (d == "off") {
+        s.off_from = Version{};
+      } else if (d.rfind("off@", 0) == 0) {
+        auto v = parse_version(d.substr(4));
+        if (!v) return bad("default '" + d + "': not off@MAJOR.MINOR");
+        s.off_from = *v;
+      } else if (d != "on") {
+        return bad("default '" + d + "' is not on, off or off@MAJOR.MINOR");
+      }
+      s.default_on = s.off_from == kNewest;
+    }
+    if (f.size() == 8 && f[7] != "-") {
+      // "X.Y-" (from X.Y on) or "X.Y-Z.W" (both included).
+      const auto dash = f[7].find('-');
+      auto from = parse_version(f[7].substr(0, dash));
+      const std::string to_text = dash == std::string::npos ? "?" : f[7].substr(dash + 1);
+      auto to = to_text.empty() ? std::optional<Version>(kNewest) : parse_version(to_text);
+      if (!from || !to || *to < *from) return bad("versions '" + f[7] + "': not X.Y- or X.Y-Z.W");
+      s.since = *from;
+      s.until = *to;
     }
     if (t.find(s.name) || (s.id && t.find(s.id))) return bad("solver listed twice: " + s.name);
     t.solvers.push_back(std::move(s));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,28 @@
 
 namespace convguard::miopen_table {
 
+// A MIOpen version (miopenGetVersion's major.minor; the table's comment maps them to ROCm).
+struct Version {
+  int major = 0, minor = 0;
+  auto operator<=>(const Version&) const = default;
+};
+inline constexpr Version kNewest{1 << 30, 0};
+// "2.20" or "2.20.0" (a third part is ignored; "3.00" is 3.0); nullopt when it is not one.
+std::optional<Version> parse_version(const std::string& text);
+// The MIOpen version a MIOpen device fingerprint names ("...|MIOpen 2.20.0 (...)|..."), if any.
+std::optional<Version> version_in_fingerprint(const std::string& fingerprint);
+
 struct Solver {
   std::string name, family;
   std::string switch_name;                     // empty: MIOpen has no per-solver switch
   bool directions[3] = {false, false, false};  // by convguard::Direction
   std::uint64_t id = 0;                        // MIOpen's solution id
   // false: MIOpen leaves the solver out unless its switch is set to 1 (a workaround in its
-  // IsApplicable()), so setting the switch to 0 changes nothing.
+  // IsApplicable()), so setting the switch to 0 changes nothing. In a table for one version
+  // (Table::for_version) this is that version's; in the whole table, the newest's.
   bool default_on = true;
+  Version off_from = kNewest;        // default off from this version on
+  Version since{}, until = kNewest;  // the versions the row holds for (inclusive)
   bool runs(Direction d) const { return directions[static_cast<int>(d)]; }
 };
 
@@ -31,6 +46,8 @@ struct Table {
   std::map<std::string, std::string> family_description;  // family -> what the switch covers
   const Solver* find(const std::string& name) const;
   const Solver* find(std::uint64_t id) const;
+  // The rows that hold for MIOpen `v`, each with v's default; empty when none does.
+  Table for_version(Version v) const;
 };
 
 // $CONVGUARD_DATA_DIR/miopen/solvers.tsv, else the source tree's data folder.

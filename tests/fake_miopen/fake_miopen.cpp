@@ -16,8 +16,10 @@
 // in GetSolution's filter, each variable read once. The simulated system find-db has a record for
 // every problem unless FAKE_MIOPEN_SYSTEM_FIND_DB=0 (then the fallback's shorter list applies).
 //
-// The device calls itself "gfx1010 (simulated)". Device memory is host memory. Nothing outside
-// tests loads this library (CONVGUARD_MIOPEN_PATH / CONVGUARD_HIP_PATH point the plugin at it).
+// The HIP runtime is libfake_hip (fake_hip.cpp, named libamdhip64.so.5 like the real one), which
+// this library links against as the real libMIOpen links libamdhip64. Nothing outside tests
+// loads either (CONVGUARD_MIOPEN_PATH points the plugin at this one).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -26,11 +28,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "convguard/canonical.hpp"
 #include "convguard/reference.hpp"
 #include "vendor/miopen_table.hpp"
+
+// Kernels run on the simulated GPU of the fake HIP runtime this library links against
+// (fake_hip.cpp), as MIOpen's run on the HIP runtime it links: a planted hang or fault is left
+// pending there and acts at the next synchronising call.
+extern "C" void fake_hip_launch(int pending);  // 0 fine, 1 never finishes, 2 faults
+extern "C" void fake_hip_settle();
 
 namespace {
 
@@ -46,6 +56,13 @@ struct Conv {
   int pad[3] = {}, stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
 };
 
+// The MIOpen release simulated: 2.20.0 (ROCm 5.7), or FAKE_MIOPEN_VERSION ("2.17.0").
+convguard::miopen_table::Version version() {
+  const char* v = std::getenv("FAKE_MIOPEN_VERSION");
+  return convguard::miopen_table::parse_version(v ? v : "")
+      .value_or(convguard::miopen_table::Version{2, 20});
+}
+
 const convguard::miopen_table::Table& table() {
   static const auto t = [] {
     auto r = convguard::miopen_table::load();
@@ -53,26 +70,13 @@ const convguard::miopen_table::Table& table() {
       std::fprintf(stderr, "fake MIOpen: %s\n", r.status().message().c_str());
       std::abort();
     }
-    return *r;
+    return r->for_version(version());  // the release it claims to be (miopenGetVersion)
   }();
   return t;
 }
 
-// What the last "kernel" left behind: the next synchronising call acts on it.
-enum class Pending { none, hang, fault };
-Pending g_pending = Pending::none;
-
 void settle() {
-  if (g_pending == Pending::hang) {
-    for (;;) pause();  // the GPU never finishes; the host waits forever
-  }
-  if (g_pending == Pending::fault) {
-    std::fprintf(stderr,
-                 "Memory access fault by GPU node-1 (Agent handle: 0x55d4c8a0e2f0) on address "
-                 "0x7f3a1c000000. Reason: Page not present or supervisor privilege.\n");
-    std::fflush(stderr);
-    std::abort();
-  }
+  fake_hip_settle();
 }
 
 convguard::DType dtype_of(int miopen) {
@@ -120,6 +124,7 @@ bool applies(const std::string& name, const Problem& p) {
   const bool unit =
       p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[1] == 1 && p.dilation[2] == 1;
   if (has(name, "Naive")) return true;
+  if (has(name, "Xdlops")) return false;  // matrix cores (gfx908/90a/94x): none on gfx1010
   if (has(name, "Gemm") && !has(name, "Implicit") && !has(name, "Igemm")) {
     if (has(name, "1x1")) return f1x1 && (has(name, "stride2") ? p.stride[2] == 2 : unit);
     return true;  // Rest, Universal
@@ -235,6 +240,47 @@ Listed list_solutions(const Problem& p) {
   return l;
 }
 
+// Compiling (rocm-5.7.0 convolutionocl.cpp:131-150): CompileSolution and Immediate go through
+// LoadOrPrepareInvoker, which reuses the handle's invoker for (problem, solver) or builds one,
+// taking the kernel binaries from the on-disk kernel cache when they are there (its folder is
+// MIOPEN_CUSTOM_CACHE_DIR, read once: binary_cache.cpp:68, cached at :97). A build takes
+// FAKE_MIOPEN_COMPILE_MS (default 0) and appends "compile <solver> <key>" to
+// FAKE_MIOPEN_COMPILE_LOG when set, so tests can count real compiles; without a cache folder every
+// process builds again.
+const std::string& cache_dir() {
+  static const std::string dir = [] {
+    const char* v = std::getenv("MIOPEN_CUSTOM_CACHE_DIR");
+    return std::string(v ? v : "");
+  }();
+  return dir;
+}
+
+void compile(const convguard::miopen_table::Solver& sol, const Problem& p) {
+  static std::set<std::string> invokers;  // the handle's
+  char key[32];
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : convguard::identity_string(p)) h = (h ^ c) * 1099511628211ull;
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
+  const std::string name = sol.name + "-" + key;
+  if (!invokers.insert(name).second) return;
+  const std::string binary = cache_dir().empty() ? "" : cache_dir() + "/" + name + ".hsaco";
+  if (!binary.empty() && access(binary.c_str(), R_OK) == 0) return;
+  if (const char* ms = std::getenv("FAKE_MIOPEN_COMPILE_MS")) usleep(1000u * std::atoi(ms));
+  if (const char* log = std::getenv("FAKE_MIOPEN_COMPILE_LOG"); log && *log) {
+    const std::string line = "compile " + name + "\n";
+    const int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) (void)!write(fd, line.data(), line.size()), close(fd);
+  }
+  if (binary.empty()) return;
+  const std::string tmp =
+      binary + "." + std::to_string(getpid());  // renamed whole: workers share it
+  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fputs(name.c_str(), f);
+    std::fclose(f);
+    std::rename(tmp.c_str(), binary.c_str());
+  }
+}
+
 // What a kernel leaves when it runs on a problem it was not written for: numbers, not an error.
 void write_garbage(const Problem& p, const convguard::ConvTensors& t, std::uint64_t id) {
   const convguard::TensorView& out = convguard::output_of(p, t);
@@ -253,6 +299,7 @@ int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, con
   const auto* sol = table().find(id);
   if (!sol) return 3;  // miopenStatusBadParm
   Problem p = problem_of(dir, xd, wd, c);
+  compile(*sol, p);  // Immediate prepares the invoker too when it has none
   set_strides(p, xd, wd, yd);
   const convguard::ConvTensors t{
       {x, convguard::x_desc(p)}, {w, convguard::w_desc(p)}, {y, convguard::y_desc(p)}};
@@ -264,12 +311,12 @@ int run(Direction dir, const Tensor& xd, void* x, const Tensor& wd, void* w, con
     return 0;
   }
   if (sol->name == "GemmBwdRest" || has(sol->name, "ConvOclBwdWrW2")) {
-    g_pending = Pending::fault;
+    fake_hip_launch(2);
     return 0;
   }
   if (has(sol->name, "Gemm") && !has(sol->name, "Implicit") && !has(sol->name, "Igemm") &&
       (p.input[1] > 42 || p.input[2] > 42)) {
-    g_pending = Pending::hang;
+    fake_hip_launch(1);
     return 0;
   }
   if (!convguard::reference_conv(p, t).is_ok()) return 5;  // miopenStatusInternalError
@@ -308,6 +355,14 @@ struct Solution {  // miopenConvSolution_t
   int algorithm;
 };
 
+int compile_solution(Direction dir, const Tensor& xd, const Tensor& wd, const Conv& c,
+                     std::uint64_t id) {
+  const auto* sol = table().find(id);
+  if (!sol) return 3;  // no IsApplicable(): whatever it is given is built
+  compile(*sol, problem_of(dir, xd, wd, c));
+  return 0;
+}
+
 int algorithm_of(const std::string& family) {  // miopenConvAlgorithm_t
   return family == "gemm"       ? 0
          : family == "direct"   ? 1
@@ -342,63 +397,10 @@ int get_solutions(Direction dir, const Tensor& xd, const Tensor& wd, const Conv&
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
 
-// ---- HIP runtime ----------------------------------------------------------------------
-EXPORT int hipGetDeviceCount(int* n) {
-  *n = 1;
-  return 0;
-}
-EXPORT int hipSetDevice(int d) {
-  return d == 0 ? 0 : 101;  // hipErrorInvalidDevice
-}
-EXPORT int hipMalloc(void** p, std::size_t n) {
-  *p = std::malloc(n ? n : 1);
-  return *p ? 0 : 2;  // hipErrorOutOfMemory
-}
-EXPORT int hipFree(void* p) {
-  std::free(p);
-  return 0;
-}
-EXPORT int hipMemcpy(void* d, const void* s, std::size_t n, int) {
-  settle();
-  std::memcpy(d, s, n);
-  return 0;
-}
-EXPORT int hipMemset(void* d, int v, std::size_t n) {
-  settle();
-  std::memset(d, v, n);
-  return 0;
-}
-EXPORT int hipDeviceSynchronize() {
-  settle();
-  return 0;
-}
-EXPORT int hipGetLastError() {
-  return 0;
-}
-EXPORT const char* hipGetErrorString(int e) {
-  return e == 0 ? "no error" : "simulated error";
-}
-EXPORT int hipRuntimeGetVersion(int* v) {
-  *v = 50731921;  // ROCm 5.7
-  return 0;
-}
-EXPORT int hipDriverGetVersion(int* v) {
-  *v = 50731921;
-  return 0;
-}
-EXPORT int hipDeviceGetAttribute(int* v, int attr, int) {
-  *v = attr == 63 ? 36 : 0;  // multiprocessors: an RX 5600 XT has 36 CUs
-  return 0;
-}
-EXPORT int hipGetDevicePropertiesR0600(void* prop, int) {
-  std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX 5600 XT (simulated)");
-  std::snprintf(static_cast<char*>(prop) + 1160, 256, "gfx1010 (simulated)");
-  return 0;
-}
-
 // ---- MIOpen ---------------------------------------------------------------------------
 EXPORT int miopenGetVersion(std::size_t* a, std::size_t* b, std::size_t* c) {
-  *a = 2, *b = 20, *c = 0;
+  *a = static_cast<std::size_t>(version().major), *b = static_cast<std::size_t>(version().minor);
+  *c = 0;
   return 0;
 }
 EXPORT const char* miopenGetErrorString(int s) {
@@ -484,9 +486,9 @@ EXPORT int miopenConvolutionForwardGetSolutionWorkspaceSize(void*, void* w, void
                                                             std::uint64_t id, std::size_t* n) {
   return workspace(Direction::forward, T(x), T(w), C(c), id, n);
 }
-EXPORT int miopenConvolutionForwardCompileSolution(void*, void*, void*, void*, void*,
-                                                   std::uint64_t) {
-  return 0;
+EXPORT int miopenConvolutionForwardCompileSolution(void*, void* w, void* x, void* c, void*,
+                                                   std::uint64_t id) {
+  return compile_solution(Direction::forward, T(x), T(w), C(c), id);
 }
 EXPORT int miopenConvolutionForwardImmediate(void*, void* wd, const void* w, void* xd,
                                              const void* x, void* c, void* yd, void* y, void*,
@@ -500,9 +502,9 @@ EXPORT int miopenConvolutionBackwardDataGetSolutionWorkspaceSize(void*, void*, v
                                                                  std::size_t* n) {
   return workspace(Direction::backward_data, T(dx), T(w), C(c), id, n);
 }
-EXPORT int miopenConvolutionBackwardDataCompileSolution(void*, void*, void*, void*, void*,
-                                                        std::uint64_t) {
-  return 0;
+EXPORT int miopenConvolutionBackwardDataCompileSolution(void*, void*, void* w, void* c, void* dx,
+                                                        std::uint64_t id) {
+  return compile_solution(Direction::backward_data, T(dx), T(w), C(c), id);
 }
 EXPORT int miopenConvolutionBackwardDataImmediate(void*, void* dyd, const void* dy, void* wd,
                                                   const void* w, void* c, void* dxd, void* dx,
@@ -516,9 +518,9 @@ EXPORT int miopenConvolutionBackwardWeightsGetSolutionWorkspaceSize(void*, void*
                                                                     std::size_t* n) {
   return workspace(Direction::backward_weights, T(x), T(dw), C(c), id, n);
 }
-EXPORT int miopenConvolutionBackwardWeightsCompileSolution(void*, void*, void*, void*, void*,
-                                                           std::uint64_t) {
-  return 0;
+EXPORT int miopenConvolutionBackwardWeightsCompileSolution(void*, void*, void* x, void* c, void* dw,
+                                                           std::uint64_t id) {
+  return compile_solution(Direction::backward_weights, T(x), T(dw), C(c), id);
 }
 EXPORT int miopenConvolutionBackwardWeightsImmediate(void*, void* dyd, const void* dy, void* xd,
                                                      const void* x, void* c, void* dwd, void* dw,

@@ -26,7 +26,6 @@ namespace {
 using db::from_json;
 using db::to_json;
 
-
 // The next line of `in` into `line`, refusing one longer than kMaxLine: a file with no newline
 // (a device, a huge blob) must be an error, not unbounded memory.
 constexpr std::size_t kMaxLine = std::size_t{1} << 20;
@@ -182,13 +181,23 @@ int db_main(int argc, char** argv) {
     std::printf("cleared %s\n", path.c_str());
     return 0;
   }
+  std::string device;
   for (const auto& t : (*store)->all()) {
     if (cmd == "export" || f.on("json")) {
       std::printf("%s\n", json_text(to_json(t)).c_str());
-    } else {
-      std::printf("%-26s %-11s %10.3f  %s  %s\n", t.solver.c_str(), t.status.c_str(), t.median_ms,
-                  t.problem.c_str(), t.reason.c_str());
+      continue;
     }
+    // Each device's description once, above its trials: it says what they ran on and under
+    // (MIOpen's: the MIOPEN_* set its workers had).
+    if (t.device != device) {
+      device = t.device;
+      std::printf("device: %s\n",
+                  t.device_description.empty() ? t.device.c_str() : t.device_description.c_str());
+    }
+    const std::string compile =
+        t.compile_ms >= 0.5 ? fmt::format(" (compile step {:.0f} ms)", t.compile_ms) : "";
+    std::printf("%-26s %-11s %10.3f  %s  %s%s\n", t.solver.c_str(), t.status.c_str(), t.median_ms,
+                t.problem.c_str(), t.reason.c_str(), compile.c_str());
   }
   return 0;
 }

@@ -105,6 +105,9 @@ int env_main(int argc, char** argv) {
   std::map<std::string, std::vector<std::string>> bad;  // solver -> "status: problem"
   std::map<std::string, std::string> verified_miopen;   // problem -> a MIOpen solver ok on it
   std::vector<std::string> ignored;
+  // The MIOpen versions the evidence was taken with: a switch is written only where it acts in
+  // each of them (data/miopen/solvers.tsv, VERSIONS and DEFAULT).
+  std::set<miopen_table::Version> miopen_versions;
   for (const auto& t : (*store)->all()) {
     if (!selected(t.device)) continue;
     // Rows written before the grammar existed, or by hand: evidence only if they parse.
@@ -116,6 +119,10 @@ int env_main(int argc, char** argv) {
       ignored.push_back("ignored a row of " + t.solver +
                         " whose problem is not a canonical problem string");
       continue;
+    }
+    if (t.solver.rfind("miopen:", 0) == 0) {
+      miopen_versions.insert(
+          miopen_table::version_in_fingerprint(t.device).value_or(miopen_table::kNewest));
     }
     if (db::is_bad_status(t.status)) {
       bad[t.solver].push_back(t.status + ": " + t.problem);
@@ -160,12 +167,29 @@ int env_main(int argc, char** argv) {
       continue;
     }
     const auto& s = *found;
-    if (!s.default_on) {
+    std::string off_in, absent_in;
+    for (const auto& v : miopen_versions) {
+      const auto rows = table->for_version(v);
+      const miopen_table::Solver* r = rows.find(name);
+      const std::string text =
+          v == miopen_table::kNewest ? "the newest" : fmt::format("{}.{}", v.major, v.minor);
+      if (!r) absent_in += (absent_in.empty() ? "" : ", ") + text;
+      if (r && !r->default_on) off_in += (off_in.empty() ? "" : ", ") + text;
+    }
+    if (!off_in.empty()) {
       // Off unless its switch is 1: "=0" would change nothing; the fix is not to enable it.
       comment(
-          fmt::format("{}: {} bad trial(s); MIOpen runs it only when {}=1 is set: unset that "
+          fmt::format("{}: {} bad trial(s); MIOpen {} runs it only when {}=1 is set: unset that "
                       "(no switch to add)",
-                      name, trials.size(), s.switch_name));
+                      name, trials.size(), off_in, s.switch_name));
+      print_trials(trials);
+      continue;
+    }
+    if (!absent_in.empty()) {
+      comment(
+          fmt::format("{}: {} bad trial(s), but MIOpen {} has no such solver: its switch "
+                      "would do nothing there (no switch to add)",
+                      name, trials.size(), absent_in));
       print_trials(trials);
       continue;
     }

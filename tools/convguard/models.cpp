@@ -39,7 +39,7 @@ std::vector<std::string> model_names() {
 }
 
 Result<ModelLayers> load_model(const std::string& name, std::int64_t batch) {
-  if (batch < 1) return invalid_argument("--batch: must be at least 1");
+  if (batch < 0) return invalid_argument("--batch: must be at least 1");
   const std::string path =
       std::filesystem::exists(name) ? name : models_dir() + "/" + name + ".txt";
   if (!std::filesystem::exists(path)) {
@@ -52,7 +52,7 @@ Result<ModelLayers> load_model(const std::string& name, std::int64_t batch) {
   if (!layers) return Status{layers.status().code(), "--model: " + layers.status().message()};
   ModelLayers m{std::filesystem::path(path).stem().string(), first_comment(path), {}};
   for (Problem p : *layers) {
-    p.n = batch;
+    if (batch > 0) p.n = batch;
     m.layers.push_back(std::move(p));
   }
   return m;

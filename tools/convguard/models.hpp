@@ -20,7 +20,8 @@ struct ModelLayers {
   std::vector<Problem> layers;
 };
 
-// The model NAME (or a path to a layer file) with every layer's batch set to `batch`.
+// The model NAME (or a path to a layer file) with every layer's batch set to `batch` (0: as the
+// file gives it).
 [[nodiscard]] Result<ModelLayers> load_model(const std::string& name, std::int64_t batch);
 std::vector<std::string> model_names();
 // How many layers of the model a line stands for: its name's "(xN)", else 1.

@@ -46,7 +46,8 @@ std::vector<FlagSpec> probe_flags() {
        "a model's conv layers (convguard models lists them), with a verdict for the model; "
        "repeatable",
        false, true},
-      {0, "batch", "1", "batch size of --model layers"},
+      {0, "batch", "",
+       "batch size of --model layers (default: the file's own; the built-in models have 1)"},
       {0, "device", "",
        "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
        "this build and its plugins can drive)"},
@@ -60,6 +61,13 @@ std::vector<FlagSpec> probe_flags() {
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
       {0, "dtypes", "", "f32,f16,bf16: run each problem in these (default: its own)"},
       {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
+      {0, "compile-timeout", "600",
+       "deadline in seconds of a plugin's compile step (MIOpen's *CompileSolution), before the "
+       "trial's own deadline starts; exceeding it is recorded compile_timeout, not hang"},
+      {0, "inherit-miopen-env", "",
+       "pass your MIOPEN_* variables to the workers (default: removed; each trial records the "
+       "MIOPEN_* set it ran under)",
+       true},
       {0, "timing", "300",
        "milliseconds of steady-state timing per trial (stops earlier when stable; 0: the first "
        "run is the measurement, for sweeps that only need statuses)"},
@@ -271,6 +279,8 @@ int probe_main(int argc, char** argv) {
   if (!timeout) return fail(timeout.status().message());
   auto budget = f.number_in("budget", 1e-3, 7 * 24 * 3600.0);
   if (!budget) return fail(budget.status().message());
+  auto compile_timeout = f.number_in("compile-timeout", 1e-3, 7 * 24 * 3600.0);
+  if (!compile_timeout) return fail(compile_timeout.status().message());
   auto timing = f.number_in("timing", 0, 3600e3);
   if (!timing) return fail(timing.status().message());
   const double timeout_s = *timeout, budget_s = *budget, timing_ms = *timing;
@@ -291,7 +301,9 @@ int probe_main(int argc, char** argv) {
   // Models: their layers, and which base problems belong to which model (for the verdicts).
   std::vector<std::string> models;
   std::vector<int> base_model(base.size(), -1);
-  auto batch = f.integer("batch");
+  // 0: each layer keeps the batch its file gives (a suite from convguard.torch.extract_suite).
+  Result<std::int64_t> batch = std::int64_t{0};
+  if (!f.str("batch").empty()) batch = f.integer_in("batch", 1, kMaxFieldValue);
   if (!batch) return fail(batch.status().message());
   for (const auto& name : f.all("model")) {
     auto m = load_model(name, *batch);
@@ -388,6 +400,8 @@ int probe_main(int argc, char** argv) {
     cfg.solvers = solvers_for(device);
     cfg.named = want;
     cfg.timeout_s = timeout_s;
+    cfg.compile_timeout_s = *compile_timeout;
+    cfg.inherit_miopen_env = f.on("inherit-miopen-env");
     cfg.budget_s = budget_s;
     cfg.timing_ms = timing_ms;
     cfg.force = f.on("force");
@@ -425,8 +439,9 @@ int probe_main(int argc, char** argv) {
     if (sum->interrupted || probe::stop_requested()) {
       // Stopped by the user: what finished is recorded, the trial cut off is `interrupted` (not
       // evidence), and a rerun resumes from there.
-      std::fprintf(info, "probe interrupted by the user: finished trials are recorded; run the "
-                         "same command again to resume\n");
+      std::fprintf(info,
+                   "probe interrupted by the user: finished trials are recorded; run the "
+                   "same command again to resume\n");
       return 130;
     }
     // Workarounds: transforms around the solvers that failed, recorded like any trial.

@@ -47,12 +47,14 @@ const char* colour(const std::string& status) {
   if (status == "crash") return "#6d1f8a";
   if (status == "error") return "#c0568a";
   if (status == "oom") return "#8a5a2b";
-  if (status == "running" || status == "interrupted") return "#2b6cb0";
-  return "#d0d0d0";  // unsupported, skipped
+  if (status == "running" || status == "interrupted" || status == "compile_timeout")
+    return "#2b6cb0";  // not evidence against the solver: retried by the next probe
+  return "#d0d0d0";    // unsupported, skipped
 }
 
-const char* kStatuses[] = {"ok",          "wrong",   "hang",    "crash",      "error", "oom",
-                           "unsupported", "skipped", "running", "interrupted"};
+const char* kStatuses[] = {"ok",      "wrong",       "hang",           "crash",
+                           "error",   "oom",         "unsupported",    "skipped",
+                           "running", "interrupted", "compile_timeout"};
 
 }  // namespace
 

@@ -266,7 +266,6 @@ unsigned grid_for(std::int64_t items) {
 }  // namespace
 
 Status DirectSolver::check(const Problem& p) const {
-  if (auto st = check_end_padding(p); !st) return st;
   if (auto s = validate(p); !s) return s;
   if (p.direction == Direction::backward_weights) {
     const Weights W = make_weights(p);

@@ -175,7 +175,6 @@ Status launch(const Op& op, std::int64_t M, std::int64_t N, std::int64_t groups)
 }  // namespace
 
 Status ImplicitGemmSolver::check(const Problem& p) const {
-  if (auto st = check_end_padding(p); !st) return st;
   if (auto s = validate(p); !s) return s;
   const Geometry G = make_geometry(p);
   const std::int64_t n_cols = p.direction == Direction::forward         ? G.kg

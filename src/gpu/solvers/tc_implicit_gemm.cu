@@ -346,7 +346,6 @@ Accuracy TcImplicitGemmSolver::accuracy(const Problem& p) const {
 }
 
 Status TcImplicitGemmSolver::check(const Problem& p) const {
-  if (auto st = check_end_padding(p); !st) return st;
   if (auto s = validate(p); !s) return s;
   if (p.direction != Direction::forward) return not_applicable("forward only");
   if (tf32_ && p.dtype != DType::f32)

@@ -137,7 +137,6 @@ Wino make_wino(const Problem& p) {
 }  // namespace
 
 Status WinogradSolver::check(const Problem& p) const {
-  if (auto st = check_end_padding(p); !st) return st;
   if (auto s = validate(p); !s) return s;
   if (p.direction == Direction::backward_weights)
     return not_applicable("F(2x2,3x3) is written for forward and backward-data only");

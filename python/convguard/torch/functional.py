@@ -1,0 +1,140 @@
+"""Convolutions through convguard: conv (1D, 2D, 3D) and conv_transpose, with autograd.
+
+Arguments are torch.nn.functional's. Padding may also be "same", "valid", or per spatial
+dimension a (start, end) pair, e.g. ((0, 1), (1, 2)): asymmetric padding without a copy.
+A 1D convolution runs as the 2D one with height 1 (the same arithmetic, exactly).
+"""
+
+import torch
+import torch.nn.functional as F
+
+from . import _lib
+from .options import get_options
+
+_COMPUTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+class NoVerifiedSolverError(RuntimeError):
+    """No solver or workaround is verified for a layer's problem on this device; the message
+    names the layer, its problem string and the evidence."""
+
+
+def _tuple(v, n, name):
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    if len(v) != n or not all(isinstance(e, int) for e in v):
+        raise ValueError("convguard: %s %r: expected an int or %d ints" % (name, v, n))
+    return v
+
+
+def padding_of(padding, kernel, dilation, stride, n):
+    """(pad_begin, pad_end) lists for PyTorch's padding argument (see the module docstring)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [0] * n, [0] * n
+        if padding != "same":
+            raise ValueError("convguard: padding %r is not 'same', 'valid', an int or a tuple"
+                             % padding)
+        if any(s != 1 for s in stride):
+            raise ValueError("convguard: padding='same' needs stride 1 (as in PyTorch)")
+        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        # PyTorch puts the odd one at the end.
+        return [t // 2 for t in total], [t - t // 2 for t in total]
+    if isinstance(padding, int):
+        return [padding] * n, [padding] * n
+    padding = tuple(padding)
+    if len(padding) == n and all(isinstance(p, int) for p in padding):
+        return list(padding), list(padding)
+    if len(padding) == n and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in padding):
+        return [p[0] for p in padding], [p[1] for p in padding]
+    raise ValueError("convguard: padding %r: expected an int, %d ints, %d (start, end) pairs, "
+                     "'same' or 'valid'" % (padding, n, n))
+
+
+def _reraise(e):
+    if str(e).startswith("convguard: layer"):
+        raise NoVerifiedSolverError(str(e)) from None
+    raise e
+
+
+def _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups):
+    n = x.dim() - 2
+    if pad_begin != pad_end:
+        pads = []
+        for b, e in zip(reversed(pad_begin), reversed(pad_end)):
+            pads += [b, e]
+        x = F.pad(x, pads)
+        pad_begin = [0] * n
+    return (F.conv1d, F.conv2d, F.conv3d)[n - 1](x, w, bias, stride, pad_begin, dilation, groups)
+
+
+def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, layer="conv"):
+    """torch.nn.functional.conv{1,2,3}d through a convguard solver verified on this device."""
+    n = x.dim() - 2
+    if n not in (1, 2, 3):
+        raise ValueError("convguard: layer '%s': x has %d dimensions (3, 4 or 5 expected)"
+                         % (layer, x.dim()))
+    stride = _tuple(stride, n, "stride")
+    dilation = _tuple(dilation, n, "dilation")
+    pad_begin, pad_end = padding_of(padding, w.shape[2:], dilation, stride, n)
+    return conv_geometry(x, w, bias, list(stride), pad_begin, pad_end, list(dilation), groups,
+                         layer)
+
+
+def conv_geometry(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer):
+    """conv with the geometry already as lists (what the modules cache)."""
+    if get_options().policy == "off" or x.dtype not in _COMPUTED_DTYPES:
+        return _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups)
+    if x.dim() == 3:  # 1D as 2D with height 1
+        y = conv_geometry(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + pad_begin,
+                          [0] + pad_end, [1] + dilation, groups, layer)
+        return y.squeeze(2)
+    try:
+        return _lib.ops.conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer)
+    except RuntimeError as e:
+        _reraise(e)
+
+
+def transposed_output_padding(x, w, stride, padding, dilation, output_size):
+    """output_padding that makes a transposed convolution's output `output_size` (PyTorch's
+    ConvTranspose forward(input, output_size)): each value in [0, max(stride, dilation))."""
+    n = x.dim() - 2
+    size = list(output_size)[-n:]
+    out = []
+    for i in range(n):
+        least = (x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + \
+            dilation[i] * (w.shape[2 + i] - 1) + 1
+        op = size[i] - least
+        if not 0 <= op < max(stride[i], dilation[i]):
+            raise ValueError("convguard: output_size %r is not reachable (dimension %d: %d to %d)"
+                             % (tuple(output_size), i, least,
+                                least + max(stride[i], dilation[i]) - 1))
+        out.append(op)
+    return out
+
+
+def conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+                   layer="conv_transpose"):
+    """torch.nn.functional.conv_transpose{1,2,3}d (same argument order) through convguard: its
+    forward pass is the ordinary convolution's backward-data pass."""
+    n = x.dim() - 2
+    if n not in (1, 2, 3):
+        raise ValueError("convguard: layer '%s': x has %d dimensions (3, 4 or 5 expected)"
+                         % (layer, x.dim()))
+    stride = list(_tuple(stride, n, "stride"))
+    padding = list(_tuple(padding, n, "padding"))
+    output_padding = list(_tuple(output_padding, n, "output_padding"))
+    dilation = list(_tuple(dilation, n, "dilation"))
+    if get_options().policy == "off" or x.dtype not in _COMPUTED_DTYPES:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return fn(x, w, bias, stride, padding, output_padding, groups, dilation)
+    if n == 1:
+        y = conv_transpose(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + padding,
+                           [0] + output_padding, groups, [1] + dilation, layer)
+        return y.squeeze(2)
+    try:
+        return _lib.ops.conv_transpose(x, w, bias, stride, padding, output_padding, dilation,
+                                       groups, layer)
+    except RuntimeError as e:
+        _reraise(e)

@@ -1,0 +1,86 @@
+"""Drop-in modules: the same arguments, parameters and state_dict as torch.nn's, computed by
+convguard. They are subclasses of torch.nn's (isinstance and loading checkpoints work), and
+convert() turns a model's torch.nn convolutions into these in place by switching their class."""
+
+import torch
+
+from . import functional as cgF
+
+
+def _layer(module):
+    return getattr(module, "_convguard_layer", None) or type(module).__name__
+
+
+class _ConvMixin:
+    """forward for Conv1d/2d/3d: non-zero padding modes pad first (as PyTorch does), then the
+    convolution runs with the module's geometry, computed once."""
+
+    def _convguard_geometry(self):
+        geometry = self.__dict__.get("_convguard_geom")
+        if geometry is None:
+            n = len(self.kernel_size)
+            stride, dilation = list(self.stride), list(self.dilation)
+            if self.padding_mode != "zeros":
+                begin, end = [0] * n, [0] * n
+            else:
+                begin, end = cgF.padding_of(self.padding, self.kernel_size, dilation, stride, n)
+            geometry = (stride, begin, end, dilation)
+            self.__dict__["_convguard_geom"] = geometry
+        return geometry
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            input = torch.nn.functional.pad(input, self._reversed_padding_repeated_twice,
+                                            mode=self.padding_mode)
+        stride, begin, end, dilation = self._convguard_geometry()
+        return cgF.conv_geometry(input, weight, bias, stride, begin, end, dilation, self.groups,
+                                 _layer(self))
+
+
+class Conv1d(_ConvMixin, torch.nn.Conv1d):
+    pass
+
+
+class Conv2d(_ConvMixin, torch.nn.Conv2d):
+    pass
+
+
+class Conv3d(_ConvMixin, torch.nn.Conv3d):
+    pass
+
+
+class _ConvTransposeMixin:
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("convguard: only 'zeros' padding mode is supported for "
+                             "ConvTranspose (as in PyTorch)")
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = cgF.transposed_output_padding(input, self.weight, self.stride,
+                                                           self.padding, self.dilation,
+                                                           output_size)
+        return cgF.conv_transpose(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation, _layer(self))
+
+
+class ConvTranspose1d(_ConvTransposeMixin, torch.nn.ConvTranspose1d):
+    pass
+
+
+class ConvTranspose2d(_ConvTransposeMixin, torch.nn.ConvTranspose2d):
+    pass
+
+
+class ConvTranspose3d(_ConvTransposeMixin, torch.nn.ConvTranspose3d):
+    pass
+
+
+# torch.nn's class -> convguard's
+REPLACEMENTS = {
+    torch.nn.Conv1d: Conv1d,
+    torch.nn.Conv2d: Conv2d,
+    torch.nn.Conv3d: Conv3d,
+    torch.nn.ConvTranspose1d: ConvTranspose1d,
+    torch.nn.ConvTranspose2d: ConvTranspose2d,
+    torch.nn.ConvTranspose3d: ConvTranspose3d,
+}

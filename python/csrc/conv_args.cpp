@@ -1,0 +1,118 @@
+#include "conv_args.hpp"
+
+#include <fmt/format.h>
+
+#include "convguard/canonical.hpp"
+
+namespace convguard::torch_ext {
+namespace {
+
+// Spatial dims, checking that every per-dim list has one value each.
+Result<int> spatial_dims_of(const ConvArgs& a) {
+  const auto rank = static_cast<std::int64_t>(a.x_size.size());
+  if (rank != 4 && rank != 5) {
+    return invalid_argument(fmt::format(
+        "x: {} dimensions; convguard takes 2D (N, C, H, W) and 3D (N, C, D, H, W) convolutions",
+        rank));
+  }
+  if (static_cast<std::int64_t>(a.w_size.size()) != rank)
+    return invalid_argument(fmt::format("w: {} dimensions, x has {}", a.w_size.size(), rank));
+  const auto dims = rank - 2;
+  const std::pair<const char*, std::span<const std::int64_t>> lists[] = {
+      {"stride", a.stride},
+      {"padding (start)", a.pad_begin},
+      {"padding (end)", a.pad_end},
+      {"dilation", a.dilation}};
+  for (const auto& [name, v] : lists) {
+    if (static_cast<std::int64_t>(v.size()) != dims) {
+      return invalid_argument(
+          fmt::format("{}: {} values for a {}D convolution", name, v.size(), dims));
+    }
+  }
+  if (a.groups < 1) return invalid_argument(fmt::format("groups: {} (must be >= 1)", a.groups));
+  return static_cast<int>(dims);
+}
+
+// Copies the per-dim lists into p's Dims3 (D stays 1, padding 0 for 2D).
+void set_spatial(Problem& p, const ConvArgs& a, int dims) {
+  const int first = 3 - dims;
+  for (int i = 0; i < dims; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    p.input[first + i] = a.x_size[2 + u];
+    p.filter[first + i] = a.w_size[2 + u];
+    p.stride[first + i] = a.stride[u];
+    p.pad_begin[first + i] = a.pad_begin[u];
+    p.pad_end[first + i] = a.pad_end[u];
+    p.dilation[first + i] = a.dilation[u];
+  }
+}
+
+}  // namespace
+
+Result<Problem> problem_of(const ConvArgs& a) {
+  auto dims = spatial_dims_of(a);
+  if (!dims) return dims.status();
+  Problem p;
+  p.spatial_dims = *dims;
+  p.g = a.groups;
+  p.n = a.x_size[0];
+  p.c = a.x_size[1];
+  p.k = a.w_size[0];
+  if (p.c % p.g != 0 || a.w_size[1] * p.g != p.c) {
+    return invalid_argument(fmt::format(
+        "w: {} input channels per group, x has {} channels in {} group(s)", a.w_size[1], p.c, p.g));
+  }
+  set_spatial(p, a, *dims);
+  p.direction = a.direction;
+  p.dtype = a.dtype;
+  p.x_layout = a.x_layout;
+  p.w_layout = a.w_layout;
+  p.y_layout = a.y_layout;
+  if (auto st = validate(p); !st) return st;
+  return normalized(p);
+}
+
+Result<Problem> transposed_problem_of(const ConvArgs& a,
+                                      std::span<const std::int64_t> output_padding) {
+  auto dims = spatial_dims_of(a);
+  if (!dims) return dims.status();
+  if (static_cast<int>(output_padding.size()) != *dims) {
+    return invalid_argument(fmt::format("output_padding: {} values for a {}D convolution",
+                                        output_padding.size(), *dims));
+  }
+  TransposedConv t;
+  t.spatial_dims = *dims;
+  t.g = a.groups;
+  t.n = a.x_size[0];
+  t.in_channels = a.x_size[1];
+  if (a.w_size[0] != t.in_channels) {
+    return invalid_argument(
+        fmt::format("w: {} input channels, x has {} (ConvTranspose weights are "
+                    "in_channels, out_channels/groups, ...)",
+                    a.w_size[0], t.in_channels));
+  }
+  t.out_channels = a.w_size[1] * a.groups;
+  t.direction = a.direction;
+  t.dtype = a.dtype;
+  const int first = 3 - *dims;
+  for (int i = 0; i < *dims; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (a.pad_begin[u] != a.pad_end[u])
+      return invalid_argument("padding: a transposed convolution's padding is symmetric");
+    t.input[first + i] = a.x_size[2 + u];
+    t.filter[first + i] = a.w_size[2 + u];
+    t.stride[first + i] = a.stride[u];
+    t.pad[first + i] = a.pad_begin[u];
+    t.dilation[first + i] = a.dilation[u];
+    t.output_padding[first + i] = output_padding[u];
+  }
+  auto p = problem_from_transposed(t);
+  if (!p) return p.status();
+  // The ordinary convolution's x is the transposed one's output, its y the transposed input.
+  p->x_layout = a.y_layout;
+  p->w_layout = a.w_layout;
+  p->y_layout = a.x_layout;
+  return normalized(*p);
+}
+
+}  // namespace convguard::torch_ext
