@@ -4,8 +4,9 @@
 # lines and the driver's command-line flags, under AddressSanitizer and UndefinedBehaviorSanitizer.
 # `make test` runs each harness for SECONDS (default 30) from its committed corpus
 # (fuzz/corpus/NAME) and first replays every input that once crashed (fuzz/regressions/NAME): a
-# crash fails the run and prints the input to commit as a regression. Per harness it prints runs, execs/s and the coverage reached (libFuzzer's cov:
-# edges and ft: features); docs/verification.md quotes them.
+# crash fails the run and prints the input to commit as a regression. Per harness it prints runs,
+# execs/s and the coverage reached (libFuzzer's cov: edges and ft: features); docs/verification.md
+# quotes them.
 #   bash scripts/fuzz.sh [SECONDS] [NAME...]
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -96,7 +96,8 @@ run_faults() {
       bad=$((bad + 1))
     fi
   done
-  check "$kind at $stopped random points ($cut inside a trial; $finished sweeps finished first): nothing lost, reported trials recorded, integrity ok, no worker left" \
+  local what="nothing lost, reported trials recorded, integrity ok, no worker left"
+  check "$kind at $stopped random points ($cut inside a trial; $finished sweeps finished first): $what" \
     test "$bad" -eq 0 -a "$stopped" -ge 20
   # The last database's sweep was stopped: the same command completes it.
   if [ -e "$db" ]; then
