@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, clang from Debian) of everything convguard reads from
-# outside: problem strings, suite files, .npy files, the worker protocol's lines and `db import`
-# lines, under AddressSanitizer and UndefinedBehaviorSanitizer. `make test` runs each harness for
-# SECONDS (default 30) from its committed corpus (fuzz/corpus/NAME) and first replays every input
-# that once crashed (fuzz/regressions/NAME): a crash fails the run and prints the input to commit
-# as a regression. Per harness it prints runs, execs/s and the coverage reached (libFuzzer's cov:
-# edges and ft: features); docs/verification.md quotes them.
+# outside: problem strings, suite files, .npy files, the worker protocol's lines, `db import`
+# lines and the driver's command-line flags, under AddressSanitizer and UndefinedBehaviorSanitizer.
+# `make test` runs each harness for SECONDS (default 30) from its committed corpus
+# (fuzz/corpus/NAME) and first replays every input that once crashed (fuzz/regressions/NAME): a
+# crash fails the run and prints the input to commit as a regression. Per harness it prints runs,
+# execs/s and the coverage reached (libFuzzer's cov: edges and ft: features); docs/verification.md
+# quotes them.
 #   bash scripts/fuzz.sh [SECONDS] [NAME...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(problem_string suite_file npy protocol import_line)
+[ ${#names[@]} -eq 0 ] && names=(problem_string suite_file npy protocol import_line driver_flags)
 out=build/fuzz
 mkdir -p "$out/obj"
 command -v clang++ >/dev/null || { echo "fuzz: FAIL: clang++ not installed (scripts/install-deps.sh test installs clang)" >&2; exit 1; }
@@ -28,6 +29,7 @@ declare -A extra=(
   [npy]="tools/convguard/npy.cpp"
   [protocol]="src/probe/protocol.cpp"
   [import_line]="src/db/record_json.cpp src/db/fields.cpp"
+  [driver_flags]="tools/convguard/flags.cpp tools/convguard/driver_args.cpp"
 )
 compile() {  # compile SRC: its object under $out/obj, echoed
   local o="$out/obj/$(echo "$1" | tr '/' '_').o"

@@ -5,6 +5,9 @@ set -u
 CG=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# Commands without --db must not read or write the user's database (another convguard build's
+# newer schema there once failed the flag checks below).
+export CONVGUARD_DB=$TMP/default.db
 failures=0
 
 # expect CODE PATTERN -- command...: the exit code must be CODE and stdout+stderr match PATTERN.
@@ -75,7 +78,20 @@ expect 2 "flag -i \(--iter\): 2147483648 is out of range" -- "$CG" driver conv -
 expect 2 "flag --threads: 4294967296 is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 --threads 4294967296
 expect 2 "flag -H \(--in_h\): .* is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 99999999999999999 -W 4
 expect 2 "flag -x \(--fil_w\): .* is out of range" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 -x 4611686018427387904 -z same
+# Found by fuzz/driver_flags.cpp: the sum for 'same' padding overflowed on the way (UBSan), though
+# each flag is within its range; now summed with checks, and the padding refused by validate().
+expect 2 "iw/kw/dw/pw: sizes overflow" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 1099511627776 -x 1099511627776 -j 8388608 -z same
 expect 2 "--memory-limit: .*unknown suffix" -- "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 --memory-limit 3X
+# The environment's CONVGUARD_* values are checked like the flags (an invalid one was ignored:
+# CONVGUARD_MEMORY_LIMIT=8gb meant "90% of free memory"), by every command, before it runs.
+expect 2 "need .* GiB of host memory; the limit is 0.0" -- env CONVGUARD_MEMORY_LIMIT=1M "$CG" driver conv -n 64 -c 64 -k 64 -H 64 -W 64 -F 1
+expect 2 "environment variable CONVGUARD_MEMORY_LIMIT: memory limit '8gb': unknown suffix" -- env CONVGUARD_MEMORY_LIMIT=8gb "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 -F 1
+expect 2 "environment variable CONVGUARD_MEMORY_LIMIT: memory limit 'lots'" -- env CONVGUARD_MEMORY_LIMIT=lots "$CG" probe --db "$TMP/env.db" --problem 'mb1ic1ih4oc1kh1'
+expect 2 "environment variable CONVGUARD_MEMORY_LIMIT: .*between 1 byte" -- env CONVGUARD_MEMORY_LIMIT=0 "$CG" db show --db "$TMP/env.db"
+expect 2 "environment variable CONVGUARD_CPU_ISA: 'avx-2' is not baseline, avx2 or avx512" -- env CONVGUARD_CPU_ISA=avx-2 "$CG" solvers
+expect 0 "cpu:implicit_gemm:avx2\]" -- env CONVGUARD_CPU_ISA=avx2 "$CG" driver conv -n 1 -c 3 -k 4 -H 8 -W 8 -F 1
+expect 2 "environment variable CONVGUARD_BLAS=$TMP/none.so: cannot load" -- env CONVGUARD_BLAS="$TMP/none.so" "$CG" driver conv -n 1 -c 1 -k 1 -H 4 -W 4 -F 1
+expect 2 "environment variable CONVGUARD_PLUGINS: $TMP/none.so: no such file" -- env CONVGUARD_PLUGINS="$TMP/none.so" "$CG" solvers
 expect 2 "flag --timeout: 'inf' is not a finite number" -- "$CG" probe --problem 'mb1ic1ih4oc1kh1' --timeout inf
 expect 2 "flag --budget: 'nan' is not a finite number" -- "$CG" probe --problem 'mb1ic1ih4oc1kh1' --budget nan
 expect 2 "flag --timeout: -1 is out of range" -- "$CG" bisect --solver cpu:direct --problem 'mb1ic1ih4oc1kh1' --timeout -1

@@ -71,6 +71,30 @@ sleep 0.3
 check "setsid helper: the trial is ok" test "$(field hostile:setsid_orphan status)" = ok
 check "setsid helper: started ($(ls "$PIDS" | wc -l)) and gone after the probe" \
   sh -c "test \$(ls '$PIDS' | wc -l) -ge 1 && test $(alive_helpers) -eq 0"
+# How: the helper is double-forked (fork, setsid, fork, the middle one exits), so it is in no
+# process group of the worker's and its parent is gone; as the prober is a child subreaper it is
+# reparented to the prober (not to init), which ends it when the worker ends. Seen while the
+# worker still runs (hostile:close_stderr sleeps 3 s after the setsid trial).
+rm -f "$PIDS"/*
+"$CG" probe --db "$TMP/s.db" --plugin "$HOSTILE" --solvers 'hostile:setsid_orphan,hostile:close_stderr' \
+  --problem "$P" >/dev/null 2>&1 &
+prober=$!
+prober_sid=$(ps -o sid= -p $prober | tr -d ' ')
+seen=""
+for _ in $(seq 100); do
+  for f in "$PIDS"/*; do
+    [ -e "$f" ] || continue
+    read -r ppid sid <<<"$(ps -o ppid=,sid= -p "$(basename "$f")" 2>/dev/null)"
+    # Its own session (not the prober's, which the worker shares), its parent the prober.
+    [ "${ppid:-}" = "$prober" ] && [ "${sid:-$prober_sid}" != "$prober_sid" ] && seen="ppid $ppid, sid $sid"
+  done
+  [ -n "$seen" ] && break
+  sleep 0.05
+done
+check "setsid helper: a double-forked orphan in its own session, reparented to the prober ($seen)" \
+  test -n "$seen"
+wait $prober
+check "setsid helper: ended with its worker (none of $(ls "$PIDS" | wc -l) alive)" test "$(alive_helpers)" -eq 0
 
 # 4 TiB from operator new: oom, not crash.
 "$CG" probe --db "$DB" --plugin "$HOSTILE" --solvers 'hostile:huge_alloc' --problem "$P" >/dev/null 2>&1

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace convguard {
@@ -65,10 +66,23 @@ Result<std::int64_t> parse_memory_size(const char* text) {
   return static_cast<std::int64_t>(v << shift);
 }
 
+namespace {
+// $CONVGUARD_MEMORY_LIMIT parsed: nullopt when unset or empty, else its value or its error.
+std::optional<Result<std::int64_t>> limit_variable() {
+  const char* e = std::getenv("CONVGUARD_MEMORY_LIMIT");
+  if (!e || !*e) return std::nullopt;
+  return parse_memory_size(e);
+}
+}  // namespace
+
+Status check_memory_limit_variable() {
+  const auto v = limit_variable();
+  if (!v || *v) return Status::ok();
+  return invalid_argument("environment variable CONVGUARD_MEMORY_LIMIT: " + v->status().message());
+}
+
 std::int64_t host_memory_limit() {
-  if (const char* e = std::getenv("CONVGUARD_MEMORY_LIMIT"); e && *e) {
-    if (auto v = parse_memory_size(e)) return *v;
-  }
+  if (const auto v = limit_variable(); v && *v) return **v;
   std::ifstream in("/proc/meminfo");
   std::string key;
   std::int64_t kib = 0;
@@ -80,6 +94,8 @@ std::int64_t host_memory_limit() {
 }
 
 Status check_host_memory(const Problem& p, const TrialOptions& o) {
+  // A limit the user set but mistyped must not silently become 90% of free memory.
+  if (auto st = check_memory_limit_variable(); !st) return st;
   const std::int64_t need = trial_host_bytes(p, o), limit = host_memory_limit();
   if (need <= limit) return Status::ok();
   return {StatusCode::out_of_memory,

@@ -27,19 +27,25 @@ Loaded load() {
       __builtin_cpu_supports("avx512vl")) {
     setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
   }
+  // A library the user named is the only candidate: falling back to the system's BLAS when it
+  // does not load would time and verify another library than the one asked for, silently.
   const char* override_path = std::getenv("CONVGUARD_BLAS");
-  const char* candidates[] = {override_path, "libopenblas.so.0", "libopenblas.so", "libblas.so.3"};
+  const bool overridden = override_path && *override_path;
+  const char* candidates[] = {overridden ? override_path : "libopenblas.so.0",
+                              overridden ? nullptr : "libopenblas.so",
+                              overridden ? nullptr : "libblas.so.3"};
   std::string tried;
   for (const char* name : candidates) {
     if (!name) continue;
     void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-      continue;
-    }
-    l.sgemm = reinterpret_cast<SgemmFn>(dlsym(h, "sgemm_"));
+    l.sgemm = h ? reinterpret_cast<SgemmFn>(dlsym(h, "sgemm_")) : nullptr;
     if (!l.sgemm) {
-      tried += std::string(tried.empty() ? "" : ", ") + name + " (no sgemm_)";
+      const std::string why = h ? "no sgemm_ in it" : std::string("cannot load: ") + dlerror();
+      if (overridden) {
+        l.description = std::string("CONVGUARD_BLAS=") + name + ": " + why;
+        return l;
+      }
+      tried += std::string(tried.empty() ? "" : ", ") + name + (h ? " (no sgemm_)" : "");
       continue;
     }
     l.set_threads = reinterpret_cast<SetThreadsFn>(dlsym(h, "openblas_set_num_threads"));
@@ -65,6 +71,12 @@ bool available() {
 }
 std::string describe() {
   return loaded().description;
+}
+
+Status check_blas_variable() {
+  const char* path = std::getenv("CONVGUARD_BLAS");
+  if (!path || !*path || available()) return Status::ok();
+  return invalid_argument("environment variable " + describe());
 }
 
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,

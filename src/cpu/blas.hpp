@@ -3,17 +3,22 @@
 // the library initialises; loading it ourselves lets us set that first (to SkylakeX when the
 // CPU has AVX-512), whatever program convguard is linked into. It also keeps BLAS optional:
 // without it the BLAS solvers say so in check() and the rest of convguard works.
-// CONVGUARD_BLAS=/path/to/libblas.so overrides the library (any BLAS exporting sgemm_).
+// CONVGUARD_BLAS=/path/to/libblas.so overrides the library (any BLAS exporting sgemm_); when it
+// does not load, no other BLAS is used in its place (check_blas_variable() says why).
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "convguard/status.hpp"
 
 namespace convguard::cpu::blas {
 
 bool available();
 // Which library was loaded (and the core type used), or why none could be.
 std::string describe();
+// ok when $CONVGUARD_BLAS is unset, empty or loads with sgemm_; else an error naming the variable.
+[[nodiscard]] Status check_blas_variable();
 
 // Row-major C[m x n] = alpha * op(A) * op(B) + beta * C.
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,

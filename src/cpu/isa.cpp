@@ -1,26 +1,37 @@
 #include "cpu/isa.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace convguard::cpu {
+
+namespace {
+// The cap $CONVGUARD_CPU_ISA names; nullopt when unset, empty or not a level.
+std::optional<IsaLevel> isa_cap() {
+  const char* cap = std::getenv("CONVGUARD_CPU_ISA");
+  const std::string c = cap ? cap : "";
+  for (IsaLevel l : {IsaLevel::baseline, IsaLevel::avx2, IsaLevel::avx512})
+    if (c == to_string(l)) return l;
+  return std::nullopt;
+}
+}  // namespace
 
 IsaLevel isa_level() {
   IsaLevel have = IsaLevel::baseline;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) have = IsaLevel::avx2;
   if (have == IsaLevel::avx2 && __builtin_cpu_supports("avx512f")) have = IsaLevel::avx512;
-  if (const char* cap = std::getenv("CONVGUARD_CPU_ISA")) {
-    const std::string c = cap;
-    IsaLevel limit = have;
-    if (c == "baseline")
-      limit = IsaLevel::baseline;
-    else if (c == "avx2")
-      limit = IsaLevel::avx2;
-    else if (c == "avx512")
-      limit = IsaLevel::avx512;
-    if (limit < have) have = limit;
-  }
+  if (const auto limit = isa_cap(); limit && *limit < have) have = *limit;
   return have;
+}
+
+Status check_isa_variable() {
+  const char* cap = std::getenv("CONVGUARD_CPU_ISA");
+  if (!cap || !*cap || isa_cap()) return Status::ok();
+  return invalid_argument(fmt::format(
+      "environment variable CONVGUARD_CPU_ISA: '{}' is not baseline, avx2 or avx512", cap));
 }
 
 const char* to_string(IsaLevel l) {

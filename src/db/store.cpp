@@ -15,6 +15,11 @@
 namespace convguard::db {
 namespace {
 
+// The lock file holds the writer's pid in its first kPidBytes, then kReserveBytes of space held
+// back for the writes after a full disk (release_reserve): a few WAL frames of 4 KiB each.
+constexpr off_t kPidBytes = 32;
+constexpr off_t kReserveBytes = off_t{64} << 10;
+
 std::string now_text() {
   return now_timestamp();
 }
@@ -107,17 +112,28 @@ std::string default_path() {
 }
 
 Store::~Store() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+  unlock();
   sqlite3_close(db_);
 }
 
-Status Store::exec(const std::string& sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    Status s{StatusCode::io_error, path_ + ": " + (err ? err : "sqlite error")};
-    sqlite3_free(err);
-    return s;
+Status Store::failure() const {
+  const std::string sqlite = sqlite3_errmsg(db_);
+  // A full disk is the failure a user can act on, and SQLite's text ("database or disk is full")
+  // does not say which disk or what to do.
+  if ((sqlite3_extended_errcode(db_) & 0xff) == SQLITE_FULL) {
+    std::error_code ec;
+    const auto space = std::filesystem::space(std::filesystem::absolute(path_).parent_path(), ec);
+    return {StatusCode::io_error, path_ + ": the disk is full (" +
+                                      (ec ? std::string("free space unknown")
+                                          : std::to_string(space.available / 1024) + " KiB free") +
+                                      "; SQLite: " + sqlite +
+                                      "): free space there or give another --db"};
   }
+  return {StatusCode::io_error, path_ + ": " + sqlite};
+}
+
+Status Store::exec(const std::string& sql) {
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) return failure();
   return Status::ok();
 }
 
@@ -206,10 +222,17 @@ Status Store::lock_for_writing() {
   const std::string pid = std::to_string(::getpid());
   (void)!::ftruncate(lock_fd_, 0);
   (void)!::pwrite(lock_fd_, pid.data(), pid.size(), 0);
+  // Best effort: a disk already too full for the reserve fails at the first write instead.
+  (void)::posix_fallocate(lock_fd_, kPidBytes, kReserveBytes);
   return Status::ok();
 }
 
+void Store::release_reserve() {
+  if (lock_fd_ >= 0) (void)!::ftruncate(lock_fd_, kPidBytes);
+}
+
 void Store::unlock() {
+  release_reserve();
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing the descriptor releases the flock
   lock_fd_ = -1;
 }
@@ -218,7 +241,7 @@ Status Store::add_device(const std::string& fingerprint, const std::string& desc
   Stmt s(db_,
          "INSERT OR IGNORE INTO devices (fingerprint, description, first_seen) VALUES (?, ?, ?)");
   s.text(1, fingerprint).text(2, description).text(3, now_text());
-  if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (s.step() != SQLITE_DONE) return failure();
   return Status::ok();
 }
 
@@ -239,7 +262,7 @@ Status Store::upsert(const TrialRecord& given) {
   {
     Stmt p(db_, "INSERT OR IGNORE INTO problems (canonical) VALUES (?)");
     p.text(1, r.problem);
-    if (p.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+    if (p.step() != SQLITE_DONE) return failure();
     const auto first = r.solver.find(':');
     const auto second = r.solver.find(':', first == std::string::npos ? first : first + 1);
     Stmt s(db_, "INSERT OR IGNORE INTO solvers (id, backend, family) VALUES (?, ?, ?)");
@@ -247,7 +270,7 @@ Status Store::upsert(const TrialRecord& given) {
         .text(2, r.solver.substr(0, first))
         .text(3, first == std::string::npos ? r.solver
                                             : r.solver.substr(first + 1, second - first - 1));
-    if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+    if (s.step() != SQLITE_DONE) return failure();
   }
   Stmt s(
       db_,
@@ -283,7 +306,7 @@ Status Store::upsert(const TrialRecord& given) {
   s.text(20, r.status == "running" ? "" : (r.finished_at.empty() ? now_text() : r.finished_at))
       .text(21, r.command);
   s.real(22, r.compile_ms).real(23, r.compile_deadline_ms);
-  if (s.step() != SQLITE_DONE) return {StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (s.step() != SQLITE_DONE) return failure();
   return Status::ok();
 }
 
@@ -319,15 +342,13 @@ Result<int> Store::recover_running() {
              "machine died during this trial twice in a row (interrupted, retried, died again)' "
              "WHERE status = 'running' AND reason = ?2");
   twice.text(1, now_text()).text(2, kRetryAfterDeath);
-  if (twice.step() != SQLITE_DONE)
-    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (twice.step() != SQLITE_DONE) return failure();
   const int crashed = sqlite3_changes(db_);
   Stmt once(db_,
             "UPDATE trials SET status = 'interrupted', finished_at = ?1, reason = ?2 WHERE status "
             "= 'running'");
   once.text(1, now_text()).text(2, kDiedOnce);
-  if (once.step() != SQLITE_DONE)
-    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (once.step() != SQLITE_DONE) return failure();
   return crashed + sqlite3_changes(db_);
 }
 
@@ -408,8 +429,7 @@ Result<int> Store::clear() {
 
 Result<std::string> Store::integrity_check() {
   Stmt s(db_, "PRAGMA integrity_check");
-  if (s.step() != SQLITE_ROW)
-    return Status{StatusCode::io_error, path_ + ": " + sqlite3_errmsg(db_)};
+  if (s.step() != SQLITE_ROW) return failure();
   return s.col_text(0);
 }
 

@@ -61,8 +61,11 @@ class Store {
   // Opens (creating directories and the schema as needed) and migrates.
   [[nodiscard]] static Result<std::unique_ptr<Store>> open(const std::string& path);
   // Takes the writer's lock (a lock file next to the database): one probe writes at a time.
-  // Fails at once, saying who holds it, when another process does.
+  // Fails at once, saying who holds it, when another process does. It also reserves a little
+  // space on the database's disk (in the lock file), which release_reserve() gives back so that
+  // the writes after a full disk (the trial cut off marked interrupted) still fit.
   [[nodiscard]] Status lock_for_writing();
+  void release_reserve();
   void unlock();
 
   [[nodiscard]] Status add_device(const std::string& fingerprint, const std::string& description);
@@ -90,6 +93,8 @@ class Store {
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   [[nodiscard]] Status exec(const std::string& sql);
+  // The last SQLite error as a status naming the database (and, for SQLITE_FULL, the full disk).
+  [[nodiscard]] Status failure() const;
   [[nodiscard]] Status upsert(const TrialRecord& r);
   std::vector<TrialRecord> where(const std::string& device, const char* column,
                                  const std::string& value);

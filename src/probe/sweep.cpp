@@ -50,6 +50,30 @@ void take_reply(const Outcome& out, db::TrialRecord& rec) {
   rec.tolerance = out.reply->tolerance;
 }
 
+// A trial whose result could not be written (a full disk, an I/O error) must not stay `running`:
+// the next probe would take it for a prober that died during it, and a second such failure would
+// count against the solver. It is written `interrupted` (not evidence: rerun) in a smaller row,
+// which can still fit where the result did not; when even that fails, the message says what the
+// next probe will do with it. Either way the sweep stops with an error naming the trial.
+Status unrecorded(db::Store& store, const db::TrialRecord& rec, const Status& why) {
+  db::TrialRecord cut;
+  cut.device = rec.device;
+  cut.problem = rec.problem;
+  cut.solver = rec.solver;
+  cut.command = rec.command;
+  cut.status = "interrupted";
+  cut.reason = "its result (" + rec.status +
+               ") could not be recorded, the database write failed: not evidence, run again";
+  store.release_reserve();
+  const bool marked = store.finish(cut).is_ok();
+  return {why.code(),
+          fmt::format("{} on {}: its result ({}) could not be recorded: {}; the trial is {}",
+                      rec.solver, rec.problem, rec.status, why.message(),
+                      marked ? "recorded interrupted instead and runs again next time"
+                             : "left running: the next probe records it interrupted and runs it "
+                               "again")};
+}
+
 // State shared by the job threads; everything in it is touched under `mu`.
 struct Shared {
   Shared(const SweepConfig& c_, db::Store& store_, const SweepCallbacks& cb_)
@@ -174,7 +198,8 @@ void job(Shared& s, Worker& worker) {
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
     if (auto st = s.store.begin(rec); !st) {
-      s.failure = st;
+      s.failure = {st.code(), fmt::format("{} on {}: not started, its row could not be written: {}",
+                                          sid, key, st.message())};
       return;
     }
     lock.unlock();
@@ -224,7 +249,7 @@ void job(Shared& s, Worker& worker) {
       s.solved[pi] = true;
     }
     if (auto st = s.store.finish(rec); !st) {
-      s.failure = st;
+      s.failure = unrecorded(s.store, rec, st);
       return;
     }
     emit(s, SweepEvent::Kind::ran, index, p, rec);

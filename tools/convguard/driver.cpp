@@ -118,8 +118,9 @@ int driver_main(int argc, char** argv) {
     return 2;
   }
   auto opts = driver_options(flags, pos.empty() ? "" : pos[0]);
-  if (!opts) {
-    std::fprintf(stderr, "convguard driver: %s\n", opts.status().message().c_str());
+  Status applied = opts ? apply_driver_options(*opts) : opts.status();
+  if (!applied) {
+    std::fprintf(stderr, "convguard driver: %s\n", applied.message().c_str());
     return 2;
   }
   const DriverOptions& o = *opts;

@@ -1,10 +1,17 @@
 // convguard: convolutions that never hang. One file per subcommand (commands.hpp).
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
+#include <sstream>
 #include <string>
 
 #include "commands.hpp"
+#include "convguard/memory.hpp"
+#include "cpu/blas.hpp"
+#include "cpu/isa.hpp"
 #include "models.hpp"
 #include "probe/worker.hpp"
 
@@ -25,6 +32,29 @@ void usage() {
       "  doctor    check this system (or a snapshot) against known-bad versions and the "
       "evidence\n\n"
       "'convguard <command> --help' for a command's flags.\n");
+}
+
+// The CONVGUARD_* variables that hold a value with a grammar, checked before any command runs: a
+// mistyped value was once silently ignored (CONVGUARD_MEMORY_LIMIT=8gb meant "90% of free
+// memory", CONVGUARD_CPU_ISA=avx-2 meant "every ISA", a CONVGUARD_BLAS that did not load meant
+// the system's BLAS). Paths that are opened anyway (CONVGUARD_DB, CONVGUARD_DATA_DIR) fail where
+// they are opened, naming themselves; CONVGUARD_SKIP_SOLVERS holds globs, any text is one.
+convguard::Status check_environment() {
+  if (auto st = convguard::check_memory_limit_variable(); !st) return st;
+  if (auto st = convguard::cpu::check_isa_variable(); !st) return st;
+  if (auto st = convguard::cpu::blas::check_blas_variable(); !st) return st;
+  // A plugin path (one with a '/') that names no file; bare names are searched by dlopen, and
+  // what fails to load is reported where plugins load.
+  if (const char* env = std::getenv("CONVGUARD_PLUGINS")) {
+    std::stringstream ss(env);
+    for (std::string item; std::getline(ss, item, ':');) {
+      struct stat st {};
+      if (item.find('/') != std::string::npos && ::stat(item.c_str(), &st) != 0)
+        return convguard::invalid_argument("environment variable CONVGUARD_PLUGINS: " + item +
+                                           ": no such file");
+    }
+  }
+  return convguard::Status::ok();
 }
 }  // namespace
 
@@ -50,6 +80,14 @@ int dispatch(int argc, char** argv) {
     return 2;
   }
   const std::string cmd = argv[1];
+  // Not in a worker: its prober checked the environment it passes on, and a worker loads nothing
+  // before its protocol descriptors are set up (probe/worker.cpp).
+  if (cmd != "worker") {
+    if (auto st = check_environment(); !st) {
+      std::fprintf(stderr, "convguard: %s\n", st.message().c_str());
+      return 2;
+    }
+  }
   if (cmd == "driver") return convguard::cli::driver_main(argc, argv);
   if (cmd == "solvers") return convguard::cli::solvers_main(argc, argv);
   if (cmd == "probe") return convguard::cli::probe_main(argc, argv);

@@ -1,9 +1,9 @@
 #include "probe_session.hpp"
 
 #include <fmt/format.h>
-
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -30,7 +30,11 @@ Result<ProbeSession> open_probe_session(const std::vector<std::string>& plugins,
   exit_code = 2;
   ProbeSession s;
   for (const auto& rep : plugins::load(plugins)) {
-    if (!rep.loaded) return invalid_argument(fmt::format("--plugin {}: {}", rep.path, rep.message));
+    // The load reports cover CONVGUARD_PLUGINS too: name where the path came from.
+    const bool flag = std::find(plugins.begin(), plugins.end(), rep.path) != plugins.end();
+    if (!rep.loaded)
+      return invalid_argument(
+          fmt::format("{} {}: {}", flag ? "--plugin" : "CONVGUARD_PLUGINS", rep.path, rep.message));
   }
   if (const char* e = std::getenv("CONVGUARD_PLUGINS")) s.plugin_env = e;
   for (const auto& p : plugins) {
