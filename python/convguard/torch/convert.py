@@ -72,15 +72,18 @@ def _converted(model):
 
 def report(model, skipped=()):
     """The Report for a model converted earlier."""
-    rows, unplanned = [], []
+    rows, unplanned, skipped = [], [], list(skipped)
     for layer, m in _converted(model):
         lines = _lib.ops.report(layer)
-        if not lines:
+        fallback = m.__dict__.get("_convguard_fallback")
+        if fallback:
+            skipped.append((layer, "at run time: " + fallback))
+        if not lines and not fallback:
             unplanned.append(layer)
         for line in lines:
             direction, problem, solver, why = line.split("\t", 3)
             rows.append(Row(layer, type(m).__name__, direction, problem, solver, why))
-    return Report(rows, unplanned, list(skipped))
+    return Report(rows, unplanned, skipped)
 
 
 def _plan_with(model, example_inputs, training):

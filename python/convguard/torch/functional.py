@@ -71,10 +71,12 @@ def _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups):
 
 def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, layer="conv"):
     """torch.nn.functional.conv{1,2,3}d through a convguard solver verified on this device."""
-    n = x.dim() - 2
-    if n not in (1, 2, 3):
-        raise ValueError("convguard: layer '%s': x has %d dimensions (3, 4 or 5 expected)"
-                         % (layer, x.dim()))
+    n = w.dim() - 2
+    if x.dim() == n + 1 and n in (1, 2, 3):  # unbatched (C, ...), as PyTorch takes it
+        return conv(x.unsqueeze(0), w, bias, stride, padding, dilation, groups, layer).squeeze(0)
+    if n not in (1, 2, 3) or x.dim() != n + 2:
+        raise ValueError("convguard: layer '%s': x has %d dimensions, w %d (w: 3 to 5; x: one "
+                         "more, or as many unbatched)" % (layer, x.dim(), w.dim()))
     stride = _tuple(stride, n, "stride")
     dilation = _tuple(dilation, n, "dilation")
     pad_begin, pad_end = padding_of(padding, w.shape[2:], dilation, stride, n)
@@ -82,13 +84,26 @@ def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, layer="conv
                          layer)
 
 
-def conv_geometry(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer):
+def _left_to_pytorch(x, module):
+    """Why this call runs PyTorch's own convolution (None: it runs convguard's); a module
+    remembers it for the report."""
+    if get_options().policy == "off":
+        return None  # the user's choice, not a fallback
+    why = None
+    if x.dtype not in _COMPUTED_DTYPES:
+        why = "dtype %s is not computed by convguard (float32, float16, bfloat16 are)" % x.dtype
+    if why and module is not None:
+        module.__dict__["_convguard_fallback"] = why
+    return why
+
+
+def conv_geometry(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer, module=None):
     """conv with the geometry already as lists (what the modules cache)."""
-    if get_options().policy == "off" or x.dtype not in _COMPUTED_DTYPES:
+    if get_options().policy == "off" or _left_to_pytorch(x, module):
         return _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups)
     if x.dim() == 3:  # 1D as 2D with height 1
         y = conv_geometry(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + pad_begin,
-                          [0] + pad_end, [1] + dilation, groups, layer)
+                          [0] + pad_end, [1] + dilation, groups, layer, module)
         return y.squeeze(2)
     try:
         return _lib.ops.conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer)
@@ -115,23 +130,26 @@ def transposed_output_padding(x, w, stride, padding, dilation, output_size):
 
 
 def conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
-                   layer="conv_transpose"):
+                   layer="conv_transpose", module=None):
     """torch.nn.functional.conv_transpose{1,2,3}d (same argument order) through convguard: its
     forward pass is the ordinary convolution's backward-data pass."""
-    n = x.dim() - 2
-    if n not in (1, 2, 3):
-        raise ValueError("convguard: layer '%s': x has %d dimensions (3, 4 or 5 expected)"
-                         % (layer, x.dim()))
+    n = w.dim() - 2
+    if x.dim() == n + 1 and n in (1, 2, 3):  # unbatched (C, ...), as PyTorch takes it
+        return conv_transpose(x.unsqueeze(0), w, bias, stride, padding, output_padding, groups,
+                              dilation, layer, module).squeeze(0)
+    if n not in (1, 2, 3) or x.dim() != n + 2:
+        raise ValueError("convguard: layer '%s': x has %d dimensions, w %d (w: 3 to 5; x: one "
+                         "more, or as many unbatched)" % (layer, x.dim(), w.dim()))
     stride = list(_tuple(stride, n, "stride"))
     padding = list(_tuple(padding, n, "padding"))
     output_padding = list(_tuple(output_padding, n, "output_padding"))
     dilation = list(_tuple(dilation, n, "dilation"))
-    if get_options().policy == "off" or x.dtype not in _COMPUTED_DTYPES:
+    if get_options().policy == "off" or _left_to_pytorch(x, module):
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
         return fn(x, w, bias, stride, padding, output_padding, groups, dilation)
     if n == 1:
         y = conv_transpose(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + padding,
-                           [0] + output_padding, groups, [1] + dilation, layer)
+                           [0] + output_padding, groups, [1] + dilation, layer, module)
         return y.squeeze(2)
     try:
         return _lib.ops.conv_transpose(x, w, bias, stride, padding, output_padding, dilation,

@@ -29,12 +29,19 @@ class _ConvMixin:
         return geometry
 
     def _conv_forward(self, input, weight, bias):
+        if input.dim() == len(self.kernel_size) + 1:  # unbatched (C, ...), as PyTorch takes it
+            return self._conv_forward(input.unsqueeze(0), weight, bias).squeeze(0)
         if self.padding_mode != "zeros":
-            input = torch.nn.functional.pad(input, self._reversed_padding_repeated_twice,
-                                            mode=self.padding_mode)
+            padded = input
+            # PyTorch's CPU reflect/replicate pads have no f16/bf16 kernels (1.13): padding only
+            # copies values, so padding in float32 and rounding back is exact.
+            if input.device.type == "cpu" and input.dtype in (torch.float16, torch.bfloat16):
+                padded = input.float()
+            input = torch.nn.functional.pad(padded, self._reversed_padding_repeated_twice,
+                                            mode=self.padding_mode).to(input.dtype)
         stride, begin, end, dilation = self._convguard_geometry()
         return cgF.conv_geometry(input, weight, bias, stride, begin, end, dilation, self.groups,
-                                 _layer(self))
+                                 _layer(self), self)
 
 
 class Conv1d(_ConvMixin, torch.nn.Conv1d):
@@ -51,6 +58,10 @@ class Conv3d(_ConvMixin, torch.nn.Conv3d):
 
 class _ConvTransposeMixin:
     def forward(self, input, output_size=None):
+        if input.dim() == len(self.kernel_size) + 1:  # unbatched (C, ...), as PyTorch takes it
+            if output_size is not None:
+                output_size = [1] + list(output_size)[-len(self.kernel_size) - 1:]
+            return self.forward(input.unsqueeze(0), output_size).squeeze(0)
         if self.padding_mode != "zeros":
             raise ValueError("convguard: only 'zeros' padding mode is supported for "
                              "ConvTranspose (as in PyTorch)")
@@ -60,7 +71,7 @@ class _ConvTransposeMixin:
                                                            self.padding, self.dilation,
                                                            output_size)
         return cgF.conv_transpose(input, self.weight, self.bias, self.stride, self.padding,
-                                  output_padding, self.groups, self.dilation, _layer(self))
+                                  output_padding, self.groups, self.dilation, _layer(self), self)
 
 
 class ConvTranspose1d(_ConvTransposeMixin, torch.nn.ConvTranspose1d):
