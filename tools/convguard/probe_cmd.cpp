@@ -60,7 +60,9 @@ std::vector<FlagSpec> probe_flags() {
       {0, "directions", "",
        "fwd,bwd_data,bwd_weights: run each problem in these (default: its own)"},
       {0, "dtypes", "", "f32,f16,bf16: run each problem in these (default: its own)"},
-      {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
+      {0, "timeout", "0",
+       "deadline of a solver's first run in seconds (0: derived from the problem's cost); "
+       "verification and timing get at least their derived time"},
       {0, "compile-timeout", "600",
        "deadline in seconds of a plugin's compile step (MIOpen's *CompileSolution), before the "
        "trial's own deadline starts; exceeding it is recorded compile_timeout, not hang"},
