@@ -101,27 +101,41 @@ Wanted wanted(AutogradContext* ctx, bool has_bias) {
   return {ctx->needs_input_grad(0), ctx->needs_input_grad(1), has_bias && ctx->needs_input_grad(2)};
 }
 
+// Shared by both Functions: the forward's bias and saved state, and what backward restores.
+at::Tensor finish_forward(AutogradContext* ctx, at::Tensor y, const at::Tensor& x,
+                          const at::Tensor& w, const c10::optional<at::Tensor>& bias,
+                          const Geometry& g) {
+  add_bias(y, bias);
+  ctx->save_for_backward({x, w, bias.value_or(at::Tensor())});
+  save(ctx, g);
+  return y;
+}
+
+struct Restored {
+  at::Tensor x, w, bias, dy;
+  Geometry g;
+  Wanted want;
+};
+Restored restore(AutogradContext* ctx, const variable_list& grads) {
+  const auto saved = ctx->get_saved_variables();
+  Restored r{saved[0], saved[1], saved[2], grads[0], load(ctx), {}};
+  r.want = wanted(ctx, r.bias.defined());
+  return r;
+}
+
 class Conv : public torch::autograd::Function<Conv> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w,
                             const c10::optional<at::Tensor>& bias, const Geometry& g) {
     at::AutoDispatchBelowADInplaceOrView below;
-    at::Tensor y = forward_op(x, w, g);
-    add_bias(y, bias);
-    ctx->save_for_backward({x, w, bias.value_or(at::Tensor())});
-    save(ctx, g);
-    return y;
+    return finish_forward(ctx, forward_op(x, w, g), x, w, bias, g);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const at::Tensor &x = saved[0], &w = saved[1], &bias = saved[2];
-    const at::Tensor& dy = grads[0];
-    const Geometry g = load(ctx);
-    const Wanted want = wanted(ctx, bias.defined());
+    const Restored r = restore(ctx, grads);
     at::Tensor dx, dw, db;
-    if (want.x) dx = backward_op(Pass::data, dy, w, x.sizes(), channels_last(x), g);
-    if (want.w) dw = backward_op(Pass::weights, x, dy, w.sizes(), channels_last(w), g);
-    if (want.bias) db = bias_grad(dy, bias);
+    if (r.want.x) dx = backward_op(Pass::data, r.dy, r.w, r.x.sizes(), channels_last(r.x), r.g);
+    if (r.want.w) dw = backward_op(Pass::weights, r.x, r.dy, r.w.sizes(), channels_last(r.w), r.g);
+    if (r.want.bias) db = bias_grad(r.dy, r.bias);
     return {dx, dw, db, at::Tensor()};
   }
 };
@@ -166,21 +180,14 @@ class ConvTranspose : public torch::autograd::Function<ConvTranspose> {
                 ", stride ", g.stride.size(), " values");
     at::Tensor y = backward_op(Pass::data, x, w, transposed_output_size(x, w, g, output_padding),
                                channels_last(x), g);
-    add_bias(y, bias);
-    ctx->save_for_backward({x, w, bias.value_or(at::Tensor())});
-    save(ctx, g);
-    return y;
+    return finish_forward(ctx, std::move(y), x, w, bias, g);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const at::Tensor &x = saved[0], &w = saved[1], &bias = saved[2];
-    const at::Tensor& dy = grads[0];
-    const Geometry g = load(ctx);
-    const Wanted want = wanted(ctx, bias.defined());
+    const Restored r = restore(ctx, grads);
     at::Tensor dx, dw, db;
-    if (want.x) dx = forward_op(dy, w, g);
-    if (want.w) dw = backward_op(Pass::weights, dy, x, w.sizes(), channels_last(w), g);
-    if (want.bias) db = bias_grad(dy, bias);
+    if (r.want.x) dx = forward_op(r.dy, r.w, r.g);
+    if (r.want.w) dw = backward_op(Pass::weights, r.dy, r.x, r.w.sizes(), channels_last(r.w), r.g);
+    if (r.want.bias) db = bias_grad(r.dy, r.bias);
     return {dx, dw, db, at::Tensor(), at::Tensor()};
   }
 };
