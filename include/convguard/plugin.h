@@ -47,8 +47,9 @@ typedef struct cg_tensor {
 #define CG_NOT_APPLICABLE 1 /* check(): message says why */
 #define CG_ERROR 2          /* run(): message says what failed */
 #define CG_OUT_OF_MEMORY 3
-#define CG_DEVICE_LOST 4 /* run() or a device call: the device context is unusable (a GPU fault);
-                          * the probe replaces its worker after recording the trial */
+#define CG_DEVICE_LOST                                                       \
+  4 /* run() or a device call: the device context is unusable (a GPU fault); \
+     * the probe replaces its worker after recording the trial */
 
 /* A solver's arithmetic is not described by the ABI: convguard verifies plugin solvers with the
  * tolerance of an unknown summation order. One convention in the id: an id ending in ":tf32"

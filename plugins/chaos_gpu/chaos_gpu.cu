@@ -69,9 +69,15 @@ const cg_solver kSolvers[] = {
     {"gpu:chaos_oob", forward_f32, no_workspace, run_oob},
 };
 
-const cg_plugin kPlugin = {
-    CONVGUARD_PLUGIN_ABI_VERSION, "chaos_gpu", available, 2, kSolvers, CG_DEVICE_GPU, nullptr, nullptr,
-    nullptr};
+const cg_plugin kPlugin = {CONVGUARD_PLUGIN_ABI_VERSION,
+                           "chaos_gpu",
+                           available,
+                           2,
+                           kSolvers,
+                           CG_DEVICE_GPU,
+                           nullptr,
+                           nullptr,
+                           nullptr};
 
 }  // namespace
 

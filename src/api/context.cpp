@@ -158,8 +158,8 @@ class Ctx final : public Context {
     }
     store_->unlock();
     if (!sum) return "probe failed (" + sum.status().message() + "); ";
-    return fmt::format("probed now: {} trial(s) of {} solver(s){} in {:.2f} s; ", ran, c.solvers.size(),
-                       said, wall);
+    return fmt::format("probed now: {} trial(s) of {} solver(s){} in {:.2f} s; ", ran,
+                       c.solvers.size(), said, wall);
   }
 
   std::unique_ptr<db::Store> store_;
