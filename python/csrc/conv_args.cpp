@@ -72,47 +72,4 @@ Result<Problem> problem_of(const ConvArgs& a) {
   return normalized(p);
 }
 
-Result<Problem> transposed_problem_of(const ConvArgs& a,
-                                      std::span<const std::int64_t> output_padding) {
-  auto dims = spatial_dims_of(a);
-  if (!dims) return dims.status();
-  if (static_cast<int>(output_padding.size()) != *dims) {
-    return invalid_argument(fmt::format("output_padding: {} values for a {}D convolution",
-                                        output_padding.size(), *dims));
-  }
-  TransposedConv t;
-  t.spatial_dims = *dims;
-  t.g = a.groups;
-  t.n = a.x_size[0];
-  t.in_channels = a.x_size[1];
-  if (a.w_size[0] != t.in_channels) {
-    return invalid_argument(
-        fmt::format("w: {} input channels, x has {} (ConvTranspose weights are "
-                    "in_channels, out_channels/groups, ...)",
-                    a.w_size[0], t.in_channels));
-  }
-  t.out_channels = a.w_size[1] * a.groups;
-  t.direction = a.direction;
-  t.dtype = a.dtype;
-  const int first = 3 - *dims;
-  for (int i = 0; i < *dims; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (a.pad_begin[u] != a.pad_end[u])
-      return invalid_argument("padding: a transposed convolution's padding is symmetric");
-    t.input[first + i] = a.x_size[2 + u];
-    t.filter[first + i] = a.w_size[2 + u];
-    t.stride[first + i] = a.stride[u];
-    t.pad[first + i] = a.pad_begin[u];
-    t.dilation[first + i] = a.dilation[u];
-    t.output_padding[first + i] = output_padding[u];
-  }
-  auto p = problem_from_transposed(t);
-  if (!p) return p.status();
-  // The ordinary convolution's x is the transposed one's output, its y the transposed input.
-  p->x_layout = a.y_layout;
-  p->w_layout = a.w_layout;
-  p->y_layout = a.x_layout;
-  return normalized(*p);
-}
-
 }  // namespace convguard::torch_ext

@@ -14,8 +14,7 @@ namespace convguard::torch_ext {
 // One convolution as its PyTorch caller writes it: sizes of x (N, C, [D,] H, W) and w
 // (K, C/g, [D,] R, S), per-spatial-dim stride, padding at the start and at the end (PyTorch's
 // symmetric `padding` gives both; 'same' with an even kernel puts the extra one at the end),
-// dilation, groups. For transposed_problem_of, x_layout is the transposed input's and y_layout
-// its output's.
+// dilation, groups.
 struct ConvArgs {
   std::span<const std::int64_t> x_size, w_size;
   std::span<const std::int64_t> stride, pad_begin, pad_end, dilation;
@@ -29,12 +28,5 @@ struct ConvArgs {
 // Errors name the argument: "stride: 3 values for a 2D convolution", "w: 5 input channels per
 // group, x has 6 in 2 groups", ...
 [[nodiscard]] Result<Problem> problem_of(const ConvArgs& a);
-
-// A transposed convolution (ConvTranspose): x is its input (N, C_in, ...), w its weight
-// (C_in, C_out/g, ...), `direction` the transposed convolution's own; pad_begin must equal pad_end
-// (PyTorch's is symmetric). The result is the ordinary convolution that computes it
-// (problem_from_transposed: its forward is a backward-data pass), normalized.
-[[nodiscard]] Result<Problem> transposed_problem_of(const ConvArgs& a,
-                                                    std::span<const std::int64_t> output_padding);
 
 }  // namespace convguard::torch_ext

@@ -45,9 +45,12 @@ Site site_of(const at::Tensor& a, const at::Tensor& b, const char* an, const cha
 Problem problem_or_throw(ConvArgs a, c10::string_view layer) {
   // An empty batch is a valid call with an empty result; convguard's problems have n >= 1, so
   // the shape is worked out for one image and the caller returns before running anything.
-  std::vector<std::int64_t> x_size(a.x_size.begin(), a.x_size.end());
-  if (!x_size.empty() && x_size[0] == 0) x_size[0] = 1;
-  a.x_size = x_size;
+  std::vector<std::int64_t> one_image;
+  if (!a.x_size.empty() && a.x_size[0] == 0) {
+    one_image.assign(a.x_size.begin(), a.x_size.end());
+    one_image[0] = 1;
+    a.x_size = one_image;
+  }
   auto p = problem_of(a);
   TORCH_CHECK(p.is_ok(), "convguard: layer '", std::string(layer), "': ", p.status().message());
   return *p;
@@ -57,6 +60,13 @@ std::vector<std::int64_t> output_size(const Problem& p, std::int64_t n) {
   std::vector<std::int64_t> s{n, p.k};
   for (int d = 3 - p.spatial_dims; d < 3; ++d) s.push_back(p.output(d));
   return s;
+}
+
+// The backward passes take dy from autograd: it must have the convolution's output shape.
+void check_dy(const Problem& p, std::int64_t n, const at::Tensor& dy, c10::string_view layer) {
+  const std::vector<std::int64_t> out = output_size(p, n);
+  TORCH_CHECK(dy.sizes() == c10::IntArrayRef(out), "convguard: layer '", std::string(layer),
+              "': dy has sizes ", dy.sizes(), ", the convolution's output ", c10::IntArrayRef(out));
 }
 
 void run_or_throw(const Problem& p, const Site& site, c10::string_view layer, const at::Tensor& x,
@@ -76,10 +86,10 @@ at::Tensor conv_forward(const at::Tensor& x_in, const at::Tensor& w_in, IntArray
   // The output in x's memory format; w's when x is dense in both (C = 1, 1x1 images), as PyTorch.
   const bool ambiguous = x.is_contiguous() && x.is_contiguous(memory_format(Layout::nhwc, x.dim()));
   const Layout yl = ambiguous ? wl : xl;
-  const Problem p = problem_or_throw(
-      {x.sizes().vec(), w.sizes().vec(), span_of(stride), span_of(pad_begin), span_of(pad_end),
-       span_of(dilation), groups, dtype_of(x, "x"), xl, wl, yl, Direction::forward},
-      layer);
+  const Problem p = problem_or_throw({span_of(x.sizes()), span_of(w.sizes()), span_of(stride),
+                                      span_of(pad_begin), span_of(pad_end), span_of(dilation),
+                                      groups, dtype_of(x, "x"), xl, wl, yl, Direction::forward},
+                                     layer);
   at::Tensor y =
       at::empty(output_size(p, x.size(0)), x.options().memory_format(memory_format(yl, x.dim())));
   if (x.size(0) > 0) run_or_throw(p, site, layer, x, w, y);
@@ -95,12 +105,10 @@ at::Tensor conv_backward_data(const at::Tensor& dy_in, const at::Tensor& w_in, I
   const at::Tensor dy = dense(dy_in, &dyl), w = dense(w_in, &wl);
   const Layout xl = x_channels_last ? Layout::nhwc : Layout::nchw;
   const Problem p = problem_or_throw(
-      {x_size.vec(), w.sizes().vec(), span_of(stride), span_of(pad_begin), span_of(pad_end),
+      {span_of(x_size), span_of(w.sizes()), span_of(stride), span_of(pad_begin), span_of(pad_end),
        span_of(dilation), groups, dtype_of(dy, "dy"), xl, wl, dyl, Direction::backward_data},
       layer);
-  TORCH_CHECK(dy.sizes().vec() == output_size(p, x_size[0]), "convguard: layer '",
-              std::string(layer), "': dy has sizes ", dy.sizes(), ", the convolution's output ",
-              c10::IntArrayRef(output_size(p, x_size[0])));
+  check_dy(p, x_size[0], dy, layer);
   at::Tensor dx = at::empty(x_size, dy.options().memory_format(memory_format(xl, dy.dim())));
   if (x_size[0] > 0) run_or_throw(p, site, layer, dx, w, dy);
   return dx;
@@ -115,12 +123,10 @@ at::Tensor conv_backward_weights(const at::Tensor& x_in, const at::Tensor& dy_in
   const at::Tensor x = dense(x_in, &xl), dy = dense(dy_in, &dyl);
   const Layout wl = w_channels_last ? Layout::nhwc : Layout::nchw;
   const Problem p = problem_or_throw(
-      {x.sizes().vec(), w_size.vec(), span_of(stride), span_of(pad_begin), span_of(pad_end),
+      {span_of(x.sizes()), span_of(w_size), span_of(stride), span_of(pad_begin), span_of(pad_end),
        span_of(dilation), groups, dtype_of(x, "x"), xl, wl, dyl, Direction::backward_weights},
       layer);
-  TORCH_CHECK(dy.sizes().vec() == output_size(p, x.size(0)), "convguard: layer '",
-              std::string(layer), "': dy has sizes ", dy.sizes(), ", the convolution's output ",
-              c10::IntArrayRef(output_size(p, x.size(0))));
+  check_dy(p, x.size(0), dy, layer);
   at::Tensor dw = at::empty(w_size, x.options().memory_format(memory_format(wl, x.dim())));
   if (x.size(0) == 0) return dw.zero_();
   run_or_throw(p, site, layer, x, dw, dy);

@@ -83,15 +83,14 @@ class PluginSolver final : public Solver {
   std::string_view plugin_device() const override { return api_ ? api_->name : ""; }
   Status check(const Problem& p) const override {
     if (auto st = validate(p); !st) return st;
-    const auto vp = vendor_problem(p);
-    if (!vp) {
+    const auto cp = vendor_problem(p);
+    if (!cp) {
       return not_applicable(
           "end padding: input rows past the last window that no padding >= 0 leaves unread "
           "(vendor libraries take padding >= 0)");
     }
     char msg[512] = {};
-    const cg_problem cp = to_c(*vp);
-    const int rc = s_->check(&cp, msg, sizeof msg);
+    const int rc = s_->check(&*cp, msg, sizeof msg);
     // A plugin may say how it decided that its solver applies (e.g. which vendor call listed
     // it): an ok status carries that note into the trial's record.
     if (rc == CG_OK) return msg[0] ? Status{StatusCode::ok, msg} : Status::ok();
@@ -99,17 +98,24 @@ class PluginSolver final : public Solver {
   }
   Result<std::size_t> workspace_bytes(const Problem& p) const override {
     if (auto st = check(p); !st) return st;
-    const cg_problem cp = to_c(*vendor_problem(p));
+    const cg_problem cp = *vendor_problem(p);
     const std::uint64_t b = s_->workspace_bytes(&cp);
     if (b > (std::uint64_t{1} << 50)) {
       return Status{StatusCode::out_of_memory, fmt::format("workspace of {} bytes requested", b)};
     }
     return static_cast<std::size_t>(b);
   }
+  // The problem in the plugin's terms is worked out once per plan: run() is on every call's path.
+  struct VendorPlan : Plan {
+    VendorPlan(const Problem& p, const cg_problem& c) : Plan(p), cp(c) {}
+    cg_problem cp;
+  };
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override {
+    if (auto st = check(p); !st) return st;
+    return std::unique_ptr<Plan>(new VendorPlan(p, *vendor_problem(p)));
+  }
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override {
-    const auto vp = vendor_problem(plan.problem);
-    if (!vp) return not_applicable("end padding (see check())");
-    const cg_problem cp = to_c(*vp);
+    const cg_problem& cp = static_cast<const VendorPlan&>(plan).cp;
     const cg_tensor x = to_c(t.x), w = to_c(t.w), y = to_c(t.y);
     char msg[512] = {};
     const int rc = s_->run(&cp, &x, &w, &y, ws.data(), ws.size(), msg, sizeof msg);
@@ -119,14 +125,16 @@ class PluginSolver final : public Solver {
   // Vendor APIs take non-negative padding (cuDNN's legacy API and MIOpen symmetric pads, cuDNN's
   // graph API post-padding): the problem is passed with the equivalent end padding they take
   // (pad_begin where the output is the same, canonical.hpp), never a negative one.
-  static std::optional<Problem> vendor_problem(const Problem& p) {
-    return with_nonnegative_end_padding(p);
+  static std::optional<cg_problem> vendor_problem(const Problem& p) {
+    const auto q = with_nonnegative_end_padding(p);
+    if (!q) return std::nullopt;
+    return to_c(*q);
   }
   // ABI 4: the compile step, when the plugin has one (nullopt otherwise).
   std::optional<Status> prepare(const Problem& p) const {
     if (plugin_->abi_version < 4 || !plugin_->prepare) return std::nullopt;
     if (auto st = check(p); !st) return st;
-    const cg_problem cp = to_c(*vendor_problem(p));
+    const cg_problem cp = *vendor_problem(p);
     char msg[512] = {};
     const int rc = plugin_->prepare(index_, &cp, msg, sizeof msg);
     if (rc == CG_NOT_APPLICABLE) return not_applicable(message_of(msg));

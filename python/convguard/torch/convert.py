@@ -86,28 +86,33 @@ def report(model, skipped=()):
     return Report(rows, unplanned, skipped)
 
 
-def _plan_with(model, example_inputs, training):
-    """Runs the model once on example inputs (and its backward when training), leaving its
-    parameters' gradients and its buffers (batch-norm statistics) as they were."""
+def run_once(model, example_inputs, training):
+    """Runs the model once on example inputs with gradients enabled when `training`, leaving its
+    buffers (batch-norm statistics) as they were; returns (inputs as a tuple, the output)."""
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     buffers = {name: b.detach().clone() for name, b in model.named_buffers()}
     try:
         with torch.set_grad_enabled(training):
-            out = model(*example_inputs)
-            if training:
-                outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
-                        if isinstance(o, torch.Tensor) and o.requires_grad]
-                wrt = [p for p in model.parameters() if p.requires_grad]
-                wrt += [x for x in example_inputs
-                        if isinstance(x, torch.Tensor) and x.requires_grad]
-                if outs and wrt:
-                    total = sum(o.float().sum() for o in outs)
-                    torch.autograd.grad(total, wrt, allow_unused=True)
+            return example_inputs, model(*example_inputs)
     finally:
         with torch.no_grad():
             for name, b in model.named_buffers():
                 b.copy_(buffers[name])
+
+
+def _plan_with(model, example_inputs, training):
+    """Runs the model once on example inputs (and its backward when training), leaving its
+    parameters' gradients and its buffers as they were."""
+    example_inputs, out = run_once(model, example_inputs, training)
+    if training:
+        outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
+                if isinstance(o, torch.Tensor) and o.requires_grad]
+        wrt = [p for p in model.parameters() if p.requires_grad]
+        wrt += [x for x in example_inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+        if outs and wrt:
+            # autograd.grad, not backward(): the parameters' .grad stay untouched.
+            torch.autograd.grad(sum(o.float().sum() for o in outs), wrt, allow_unused=True)
 
 
 def convert(model, example_inputs=None, training=None, options=None):

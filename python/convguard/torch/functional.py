@@ -52,6 +52,15 @@ def padding_of(padding, kernel, dilation, stride, n):
                      "'same' or 'valid'" % (padding, n, n))
 
 
+def _spatial_dims(x, w, layer):
+    """1, 2 or 3 from w (K, C/g, spatial...); x has that many + 2 dimensions, or + 1 unbatched."""
+    n = w.dim() - 2
+    if n not in (1, 2, 3) or x.dim() not in (n + 1, n + 2):
+        raise ValueError("convguard: layer '%s': x has %d dimensions, w %d (w: 3 to 5; x: one "
+                         "more, or as many unbatched)" % (layer, x.dim(), w.dim()))
+    return n
+
+
 def _reraise(e):
     if str(e).startswith("convguard: layer"):
         raise NoVerifiedSolverError(str(e)) from None
@@ -71,12 +80,9 @@ def _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups):
 
 def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, layer="conv"):
     """torch.nn.functional.conv{1,2,3}d through a convguard solver verified on this device."""
-    n = w.dim() - 2
-    if x.dim() == n + 1 and n in (1, 2, 3):  # unbatched (C, ...), as PyTorch takes it
+    n = _spatial_dims(x, w, layer)
+    if x.dim() == n + 1:  # unbatched (C, ...), as PyTorch takes it
         return conv(x.unsqueeze(0), w, bias, stride, padding, dilation, groups, layer).squeeze(0)
-    if n not in (1, 2, 3) or x.dim() != n + 2:
-        raise ValueError("convguard: layer '%s': x has %d dimensions, w %d (w: 3 to 5; x: one "
-                         "more, or as many unbatched)" % (layer, x.dim(), w.dim()))
     stride = _tuple(stride, n, "stride")
     dilation = _tuple(dilation, n, "dilation")
     pad_begin, pad_end = padding_of(padding, w.shape[2:], dilation, stride, n)
@@ -111,15 +117,20 @@ def conv_geometry(x, w, bias, stride, pad_begin, pad_end, dilation, groups, laye
         _reraise(e)
 
 
+def transposed_output_size(size, kernel, stride, padding, dilation, output_padding):
+    """Spatial output sizes of a transposed convolution whose input has spatial sizes `size`."""
+    return [(i - 1) * s - 2 * p + d * (k - 1) + o + 1
+            for i, k, s, p, d, o in zip(size, kernel, stride, padding, dilation, output_padding)]
+
+
 def transposed_output_padding(x, w, stride, padding, dilation, output_size):
     """output_padding that makes a transposed convolution's output `output_size` (PyTorch's
     ConvTranspose forward(input, output_size)): each value in [0, max(stride, dilation))."""
     n = x.dim() - 2
     size = list(output_size)[-n:]
+    smallest = transposed_output_size(x.shape[2:], w.shape[2:], stride, padding, dilation, [0] * n)
     out = []
-    for i in range(n):
-        least = (x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + \
-            dilation[i] * (w.shape[2 + i] - 1) + 1
+    for i, least in enumerate(smallest):
         op = size[i] - least
         if not 0 <= op < max(stride[i], dilation[i]):
             raise ValueError("convguard: output_size %r is not reachable (dimension %d: %d to %d)"
@@ -133,13 +144,10 @@ def conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, group
                    layer="conv_transpose", module=None):
     """torch.nn.functional.conv_transpose{1,2,3}d (same argument order) through convguard: its
     forward pass is the ordinary convolution's backward-data pass."""
-    n = w.dim() - 2
-    if x.dim() == n + 1 and n in (1, 2, 3):  # unbatched (C, ...), as PyTorch takes it
+    n = _spatial_dims(x, w, layer)
+    if x.dim() == n + 1:  # unbatched (C, ...), as PyTorch takes it
         return conv_transpose(x.unsqueeze(0), w, bias, stride, padding, output_padding, groups,
                               dilation, layer, module).squeeze(0)
-    if n not in (1, 2, 3) or x.dim() != n + 2:
-        raise ValueError("convguard: layer '%s': x has %d dimensions, w %d (w: 3 to 5; x: one "
-                         "more, or as many unbatched)" % (layer, x.dim(), w.dim()))
     stride = list(_tuple(stride, n, "stride"))
     padding = list(_tuple(padding, n, "padding"))
     output_padding = list(_tuple(output_padding, n, "output_padding"))

@@ -11,6 +11,17 @@ def _layer(module):
     return getattr(module, "_convguard_layer", None) or type(module).__name__
 
 
+def conv_geometry_of(m):
+    """(stride, pad_begin, pad_end, dilation) lists of a Conv1d/2d/3d module's convolution: with
+    a padding mode other than zeros the input is padded first, and the convolution has none."""
+    n = len(m.kernel_size)
+    stride, dilation = list(m.stride), list(m.dilation)
+    if m.padding_mode != "zeros":
+        return stride, [0] * n, [0] * n, dilation
+    begin, end = cgF.padding_of(m.padding, m.kernel_size, dilation, stride, n)
+    return stride, begin, end, dilation
+
+
 class _ConvMixin:
     """forward for Conv1d/2d/3d: non-zero padding modes pad first (as PyTorch does), then the
     convolution runs with the module's geometry, computed once."""
@@ -18,14 +29,7 @@ class _ConvMixin:
     def _convguard_geometry(self):
         geometry = self.__dict__.get("_convguard_geom")
         if geometry is None:
-            n = len(self.kernel_size)
-            stride, dilation = list(self.stride), list(self.dilation)
-            if self.padding_mode != "zeros":
-                begin, end = [0] * n, [0] * n
-            else:
-                begin, end = cgF.padding_of(self.padding, self.kernel_size, dilation, stride, n)
-            geometry = (stride, begin, end, dilation)
-            self.__dict__["_convguard_geom"] = geometry
+            geometry = self.__dict__["_convguard_geom"] = conv_geometry_of(self)
         return geometry
 
     def _conv_forward(self, input, weight, bias):

@@ -8,6 +8,8 @@ import torch
 
 from . import _lib
 from . import functional as cgF
+from .convert import run_once
+from .modules import conv_geometry_of
 
 _DIRECTION_FLAG = {"fwd": "", "bwd_data": "--dir=BWD_D ", "bwd_weights": "--dir=BWD_W "}
 
@@ -25,24 +27,18 @@ def _problems(m, x):
     n = x.dim() - 2
     if n == 1:  # as convguard runs it: 2D with height 1
         x, w = x.unsqueeze(2), w.unsqueeze(2)
+    stride, dilation = list(m.stride), list(m.dilation)
     if transposed:
         padding = list(m.padding)
-        ordinary_x = [x.shape[0], w.shape[1] * m.groups]
-        for i in range(n):
-            ordinary_x.append((x.shape[2 + i + (n == 1)] - 1) * m.stride[i] - 2 * padding[i] +
-                              m.dilation[i] * (m.kernel_size[i] - 1) + m.output_padding[i] + 1)
+        ordinary_x = [x.shape[0], w.shape[1] * m.groups] + cgF.transposed_output_size(
+            x.shape[-n:], m.kernel_size, stride, padding, dilation, m.output_padding)
         begin, end = padding, [p - o for p, o in zip(padding, m.output_padding)]
     else:
-        if m.padding_mode != "zeros":
-            begin = end = [0] * n
-            x_shape = list(x.shape)
+        _, begin, end, _ = conv_geometry_of(m)
+        ordinary_x = list(x.shape)
+        if m.padding_mode != "zeros":  # padded first, then convolved with no padding
             for i in range(n):
-                x_shape[-n + i] += 2 * m.padding[i]
-            ordinary_x = x_shape
-        else:
-            begin, end = cgF.padding_of(m.padding, m.kernel_size, m.dilation, m.stride, n)
-            ordinary_x = list(x.shape)
-    stride, dilation = list(m.stride), list(m.dilation)
+                ordinary_x[-n + i] += 2 * m.padding[i]
     if n == 1:
         stride, dilation, begin, end = [1] + stride, [1] + dilation, [0] + begin, [0] + end
         if transposed:
@@ -67,8 +63,6 @@ def extract_suite(model, example_inputs, path, training=False):
     ("layer1.0.conv1 (x3)"). training=True adds the backward passes each layer needs
     (backward-weights where the weight requires a gradient, backward-data where the layer's input
     does: never for a first layer). The model's parameters and buffers are left as they were."""
-    if not isinstance(example_inputs, (tuple, list)):
-        example_inputs = (example_inputs,)
     seen = collections.OrderedDict()  # problem -> [first layer, count]
     calls = [0]
 
@@ -83,16 +77,11 @@ def extract_suite(model, example_inputs, path, training=False):
         if isinstance(m, torch.nn.modules.conv._ConvNd):
             handles.append(m.register_forward_hook(
                 lambda mod, i, o, name=name or type(m).__name__: hook(mod, i, o, name)))
-    buffers = {name: b.detach().clone() for name, b in model.named_buffers()}
     try:
-        with torch.set_grad_enabled(training):
-            model(*example_inputs)
+        run_once(model, example_inputs, training)
     finally:
         for h in handles:
             h.remove()
-        with torch.no_grad():
-            for name, b in model.named_buffers():
-                b.copy_(buffers[name])
     with open(path, "w") as f:
         f.write("# %s: convolution problems extracted by convguard.torch.extract_suite "
                 "(training: %s).\n" % (type(model).__name__, "yes" if training else "no"))
