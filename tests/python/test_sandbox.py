@@ -42,6 +42,15 @@ class HangingLayer(torch.nn.Module):
         return self.head(x.mean((2, 3))).sum()
 
 
+class OddlyNamed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.d = torch.nn.ModuleDict({'x"\n--dir=BWD_W mb1ic1ih1oc1': torch.nn.Conv2d(3, 2, 1)})
+
+    def forward(self, x):
+        return next(iter(self.d.values()))(x)
+
+
 class Sandbox(FreshDatabase):
     policy = "known"
     trial_timeout_s = 1.0
@@ -143,6 +152,13 @@ class Suites(FreshDatabase):
         self.assertIn('_n"2 (x2)"', text)
         self.assertIn('--dir=BWD_W g1mb2ic3ih12', text)
         self.assertNotIn('--dir=BWD_D g1mb2ic3ih12', text)
+        # A module name is any string: one with a newline and a quote stays one problem line.
+        odd = OddlyNamed()
+        odd_path = os.path.join(self.tmp, "odd.txt")
+        cgt.extract_suite(odd, torch.randn(1, 3, 4, 4), odd_path)
+        with open(odd_path) as f:
+            lines = [line for line in f if not line.startswith("#")]
+        self.assertEqual(len(lines), 1, lines)
         r = cli("probe", "--model", path, "--db", os.path.join(self.tmp, "probe.db"),
                 "--skip-solvers", "chaos:*")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

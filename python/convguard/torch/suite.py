@@ -88,6 +88,9 @@ def extract_suite(model, example_inputs, path, training=False):
         f.write("# %d distinct problems from %d layer calls; probe with: convguard probe "
                 "--model %s\n" % (len(seen), calls[0], path))
         for problem, (layer, count) in seen.items():
-            name = ("%s (x%d)" % (layer, count)).replace('"', "'")
+            # A module name is any string (ModuleDict keys): nothing in it may end the quoted
+            # name or the line, or it would be read back as another problem.
+            name = "".join(c if c.isprintable() and c != '"' else "'" if c == '"' else "?"
+                           for c in "%s (x%d)" % (layer, count))
             f.write('%s_n"%s"\n' % (problem, name))
     return list(seen)
