@@ -14,11 +14,17 @@ class Model:
         self.name, self.about, self.layers = name, about, OrderedDict()
 
     def conv(self, name, cin, cout, size, k, s=1, p=None, g=1, transposed=False):
-        """A 2D (size an int) or 3D (size a 3-tuple) conv on a size^2 / size^3 input; returns
-        the output size. transposed: a transposed conv (upsampling), stored as the backward-data
-        pass of the ordinary conv it is the transpose of."""
+        """A 1D (size a 1-list: [w]), 2D (size an int: size^2) or 3D (size a 3-tuple) conv;
+        returns the output size in the same form. transposed: a transposed conv (upsampling),
+        stored as the backward-data pass of the ordinary conv it is the transpose of."""
         if p is None:
             p = (k - 1) // 2
+        if isinstance(size, list):
+            return [self.conv(name, cin, cout, ("w", size[0]), k, s, p, g, transposed)[1]]
+        if isinstance(size, tuple) and size[0] == "w":  # 1D, marked in the key
+            out = (size[1] + 2 * p - k) // s + 1
+            self.layers.setdefault(("fwd", cin, cout, size, k, s, p, g), []).append(name)
+            return ("w", out)
         dims = size if isinstance(size, tuple) else (size,)
         if transposed:
             out = tuple((i - 1) * s - 2 * p + k for i in dims)
@@ -39,7 +45,9 @@ class Model:
             label = f'_n"{shown} (x{len(names)})"'
             pre = "--dir=BWD_D " if direction == "bwd_d" else ""
             gs = f"g{g}" if g > 1 else ""
-            if len(dims) == 3:
+            if dims[0] == "w":
+                lines.append(f"{pre}{gs}mb1ic{cin}iw{dims[1]}oc{cout}kw{k}sw{s}pw{p}{label}")
+            elif len(dims) == 3:
                 d, h, w = dims
                 lines.append(f"{pre}{gs}mb1ic{cin}id{d}ih{h}iw{w}oc{cout}kd{k}kh{k}kw{k}"
                              f"sd{s}sh{s}sw{s}pd{p}ph{p}pw{p}{label}")
@@ -173,8 +181,18 @@ def unet3d():
     return m
 
 
+def wav2vec2_features():
+    m = Model("wav2vec2_features", "wav2vec 2.0's feature encoder (1D; Baevski et al. 2020): "
+              "seven convolutions over 1 s of 16 kHz mono audio, 512 channels, kernels "
+              "10,3,3,3,3,2,2, strides 5,2,2,2,2,2,2, no padding.")
+    w, c = [16000], 1
+    for i, (k, s) in enumerate([(10, 5), (3, 2), (3, 2), (3, 2), (3, 2), (2, 2), (2, 2)]):
+        w, c = m.conv(f"conv{i}", c, 512, w, k, s, 0), 512
+    return m
+
+
 MODELS = [seed003_cnn(), cifar_cnn(), mobilenet_v2(), efficientnet_b0(), resnet(18),
-          resnet(50), darknet53(), unet3d()]
+          resnet(50), darknet53(), unet3d(), wav2vec2_features()]
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)

@@ -25,14 +25,16 @@ for l in sys.stdin:
     if r['solver']=='$1' and r['problem']=='$2': print(r['status']); break"
 }
 P='mb1ic3ih8oc4kh3ph1'
-start=$(date +%s.%N)
 timeout 120 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:*' --skip-solvers 'chaos:slow_2s' --problem "$P" --timeout 2 >"$TMP/first.log" 2>&1
 rc=$?
-elapsed=$(python3 -c "print($(date +%s.%N) - $start)")
 check "probe exits 0 (rc $rc)" test "$rc" -eq 0
-# Three hangs at 2 s each plus ~1 s of everything else. The issue asks that a hang cost no more
-# than its deadline plus 1 s; the bound here is looser (4 s over) so load cannot make it flake.
-check "three hangs cost their deadlines, not more (took ${elapsed}s)" python3 -c "import sys; sys.exit(0 if $elapsed < 3*2 + 4 else 1)"
+# Three hangs at 2 s each: the probe's own account of what they cost (the time from each hanging
+# trial's start to its worker's kill) must be their deadlines plus little, not a confirmation rerun
+# or a stuck kill. Not the whole run's wall time: on a loaded machine worker starts and the other
+# trials take longer, which is not what this checks.
+hang_cost=$(grep -oE 'hangs cost [0-9.]+ s' "$TMP/first.log" | grep -oE '[0-9.]+' | tail -1)
+check "three hangs cost their deadlines, not more (${hang_cost:-?} s)" \
+  python3 -c "import sys; sys.exit(0 if 0 < float('${hang_cost:-0}') < 3*2 + 1.5 else 1)"
 for pair in slow_2s:skip good:ok hang_busy:hang hang_sleep:hang deadlock:hang segfault:crash abort:crash sigbus:crash \
             sigfpe:crash exit3:crash wrong:wrong nan:wrong unwritten:wrong oom:oom error:error slow:ok \
             hang_above_42:ok hang_16_32_above_32:ok fault_bwd_weights:ok; do

@@ -1,4 +1,4 @@
-// The property tests' problem generator (CPU and GPU): small random problems covering 2D/3D,
+// The property tests' problem generator (CPU and GPU): small random problems covering 1D/2D/3D,
 // every direction, groups and depthwise, stride, dilation, asymmetric padding, every layout and
 // explicit strides, fp32/fp16/bf16, odd sizes 17 and 33. Deterministic per seed.
 #pragma once
@@ -27,6 +27,23 @@ inline std::vector<std::int64_t> gapped_strides(const TensorDesc& d, std::mt1993
     extent = s[static_cast<std::size_t>(i)] * d.dims[i];
   }
   return s;
+}
+
+// Explicit strides as the problem takes them: a 1D problem's are N,C,W (its descriptors' unit H
+// dropped; that H sits between C and W in stride order, so the others stay non-overlapping).
+inline std::vector<std::int64_t> written_strides(const Problem& p, std::vector<std::int64_t> s) {
+  if (p.spatial_dims == 1) s.erase(s.begin() + 2);
+  return s;
+}
+
+// One in five 2D problems becomes 1D (its height made a unit dimension), drawn from a stream of
+// its own so the 2D and 3D problems of each seed stay what they were before 1D existed.
+inline void maybe_make_1d(Problem& p, std::uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x1d1d1d1dULL);
+  if (p.spatial_dims != 2 || rng() % 5 != 0) return;
+  p.spatial_dims = 1;
+  p.input[1] = p.filter[1] = p.stride[1] = p.dilation[1] = 1;
+  p.pad_begin[1] = p.pad_end[1] = 0;
 }
 
 inline Problem random_problem(std::uint64_t seed) {
@@ -67,17 +84,18 @@ inline Problem random_problem(std::uint64_t seed) {
     p.x_layout = static_cast<Layout>(pick(0, 1));
     p.w_layout = static_cast<Layout>(pick(0, 1));
     p.y_layout = static_cast<Layout>(pick(0, 1));
+    maybe_make_1d(p, seed);
     if (!validate(p).is_ok()) continue;
-    if (pick(0, 5) == 0) p.x_strides = gapped_strides(x_desc(p), rng);
-    if (pick(0, 7) == 0) p.y_strides = gapped_strides(y_desc(p), rng);
-    if (pick(0, 9) == 0) p.w_strides = gapped_strides(w_desc(p), rng);
+    if (pick(0, 5) == 0) p.x_strides = written_strides(p, gapped_strides(x_desc(p), rng));
+    if (pick(0, 7) == 0) p.y_strides = written_strides(p, gapped_strides(y_desc(p), rng));
+    if (pick(0, 9) == 0) p.w_strides = written_strides(p, gapped_strides(w_desc(p), rng));
     if (validate(p).is_ok()) return p;
   }
 }
 
 // Wide channels at small spatial sizes: the shapes where the vectorised kernels (AVX-512 implicit
 // GEMM with K >= 32, backward-weights with K/G >= 8) take over, which random_problem's <= 5
-// channels per group never reach. 2D and 3D, every direction, dtype and layout, groups of 1-2.
+// channels per group never reach. 1D, 2D and 3D, every direction, dtype and layout, groups of 1-2.
 inline Problem random_wide_problem(std::uint64_t seed) {
   std::mt19937_64 rng(seed * 7919 + 13);
   auto pick = [&](std::int64_t lo, std::int64_t hi) {
@@ -103,6 +121,7 @@ inline Problem random_wide_problem(std::uint64_t seed) {
     p.x_layout = static_cast<Layout>(pick(0, 1));
     p.w_layout = static_cast<Layout>(pick(0, 1));
     p.y_layout = static_cast<Layout>(pick(0, 1));
+    maybe_make_1d(p, seed);
     if (validate(p).is_ok()) return p;
   }
 }

@@ -31,8 +31,8 @@ struct Reading {
   int ndims = 0;
   std::int64_t g = 1, mb = 2, ic = 0, oc = 0;
   std::int64_t i[3]{}, o[3]{}, k[3]{}, s[3]{}, p[3]{}, d[3]{}, pr[3]{};
-  bool copied[3]{};         // filled from another dimension (not from what was written)
-  bool derived_pad[3]{};    // p computed from the output
+  bool copied[3]{};       // filled from another dimension (not from what was written)
+  bool derived_pad[3]{};  // p computed from the output
 };
 
 // benchdnn's rules, stated directly: nullopt where benchdnn refuses the descriptor.
@@ -56,8 +56,8 @@ std::optional<Reading> benchdnn_reads(const std::map<std::string, std::int64_t>&
     if (r.s[x] <= 0) return std::nullopt;
   }
   for (int x = 0; x < 3; ++x) {
-    absent[x] = r.i[x] == 0 && r.k[x] == 0 && r.o[x] == 0 && r.d[x] == 0 && r.s[x] == 1 &&
-                r.p[x] < 1;
+    absent[x] =
+        r.i[x] == 0 && r.k[x] == 0 && r.o[x] == 0 && r.d[x] == 0 && r.s[x] == 1 && r.p[x] < 1;
     if (absent[x]) continue;
     if (r.i[x] <= 0 || r.k[x] <= 0) return std::nullopt;
     const std::int64_t ext = (r.k[x] - 1) * (r.d[x] + 1) + 1;
@@ -177,7 +177,9 @@ Case random_case(std::mt19937_64& rng) {
   return c;
 }
 
-bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+bool contains(const std::string& s, std::string_view what) {
+  return s.find(what) != std::string::npos;
+}
 
 }  // namespace
 
@@ -211,11 +213,6 @@ TEST(BenchdnnGrammar, RandomDescriptorsReadAsBenchdnnReadsThem) {
       ASSERT_FALSE(got.is_ok());
       EXPECT_TRUE(contains(msg, "negative padding at the beginning")) << msg;
       ++outcomes["refused: negative begin padding"];
-    } else if (r.ndims == 3) {
-      ASSERT_FALSE(got.is_ok());
-      EXPECT_TRUE(contains(msg, "1D convolutions are not supported yet: '" + c.text + "'"))
-          << msg;
-      ++outcomes["refused: 1D"];
     } else if (disagrees) {
       ASSERT_FALSE(got.is_ok());
       EXPECT_TRUE(contains(msg, "benchdnn does not read it")) << msg;
@@ -245,32 +242,43 @@ TEST(BenchdnnGrammar, RandomDescriptorsReadAsBenchdnnReadsThem) {
       ASSERT_TRUE(back.is_ok()) << canon << ": " << back.status().message();
       EXPECT_TRUE(*back == p) << canon;
       EXPECT_EQ(to_canonical(*back), canon);
-      ++outcomes[r.ndims == 5 ? "read: 3D" : "read: 2D"];
+      ++outcomes[r.ndims == 5 ? "read: 3D" : r.ndims == 4 ? "read: 2D" : "read: 1D"];
       if (std::any_of(std::begin(r.pr), std::end(r.pr), [](std::int64_t v) { return v < 0; }))
         ++outcomes["read: negative end padding"];
     }
     if (::testing::Test::HasFailure()) break;  // one clear failure, not thousands
   }
   for (const auto& [what, n] : outcomes) std::printf("  %-44s %d\n", what.c_str(), n);
-  for (const char* what : {"read: 2D", "read: 3D", "read: negative end padding", "refused: 1D",
-                           "refused by benchdnn too", "refused: written field benchdnn overrides",
-                           "refused: negative begin padding"})
+  for (const char* what :
+       {"read: 1D", "read: 2D", "read: 3D", "read: negative end padding", "refused by benchdnn too",
+        "refused: written field benchdnn overrides", "refused: negative begin padding"})
     EXPECT_GT(outcomes[what], 50) << what << " was exercised too rarely";
 }
 
 // The examples.
-TEST(BenchdnnGrammar, OneDimensionalIsRefusedNotReadAs2D) {
-  const auto p = parse_problem("mb1ic512iw32oc512kw5pw1sw1");
+TEST(BenchdnnGrammar, OneDimensionalIsReadAs1DNotAs2D) {
+  auto p = parse_problem("mb1ic512iw32oc512kw5pw1sw1");
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  EXPECT_EQ(p->spatial_dims, 1);
+  EXPECT_EQ(p->input[1], 1);  // not iw's 32
+  EXPECT_EQ(p->filter[1], 1);
+  EXPECT_EQ(p->output(2), 30);
+  EXPECT_EQ(to_canonical(*p), "g1mb1ic512iw32oc512ow30kw5sw1pw1");
+  EXPECT_DOUBLE_EQ(p->flops(), 2.0 * 512 * 30 * 512 * 5);  // not the 2D square's 30x the work
+  // Written h fields with "not given" values keep it 1D; a real one makes it 2D.
+  p = parse_problem("mb1ic4iw32oc4kw5sh1ph0");
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  EXPECT_EQ(p->spatial_dims, 1);
+  p = parse_problem("mb1ic4iw32oc4kw5sh2");
   ASSERT_FALSE(p.is_ok());
-  EXPECT_EQ(p.status().message(),
-            "1D convolutions are not supported yet: 'mb1ic512iw32oc512kw5pw1sw1' gives only w "
-            "fields (iw32 kw5 sw1 pw1), no h or d field");
+  EXPECT_TRUE(contains(p.status().message(), "ih (input height): missing (sh2 gives"))
+      << p.status().message();
 }
 
 TEST(BenchdnnGrammar, SquareShorthandIsPerDimensionNotPerField) {
   auto p = parse_problem("mb4ic1ih16iw53oc304oh16ow22kh1kw8sw2dh1dw1pw4");
   ASSERT_TRUE(p.is_ok()) << p.status().message();
-  EXPECT_EQ(p->stride[1], 1);  // not sw's 2
+  EXPECT_EQ(p->stride[1], 1);     // not sw's 2
   EXPECT_EQ(p->pad_begin[1], 0);  // derived from oh, not pw's 4
   EXPECT_EQ(p->output(1), 16);
   EXPECT_EQ(p->output(2), 22);
@@ -286,8 +294,7 @@ TEST(BenchdnnGrammar, SquareShorthandIsPerDimensionNotPerField) {
   EXPECT_EQ(p->output(2), 117);
   EXPECT_EQ(p->pad_end[2], 86);
   EXPECT_EQ(p->output(1), 1);
-  EXPECT_EQ(to_canonical(*p),
-            "g1mb1ic16ih2iw100oc1oh1ow117kh2kw6sh1sw1ph0pw86dh0dw30");
+  EXPECT_EQ(to_canonical(*p), "g1mb1ic16ih2iw100oc1oh1ow117kh2kw6sh1sw1ph0pw86dh0dw30");
 }
 
 TEST(BenchdnnGrammar, CubicShorthandFillsHAndWFromD) {

@@ -97,5 +97,5 @@ check "bisect without --solver: exit 2" bash -c "test $? -eq 2 && grep -q -- '--
 "$CG" bisect --db "$TMP/x.db" --solver cpu:direct --problem "$P64" --range 9:x >"$TMP/e5.txt" 2>&1
 check "bisect bad --range: exit 2" bash -c "test $? -eq 2 && grep -q -- '--range' '$TMP/e5.txt'"
 "$CG" models >"$TMP/models.txt"
-check "models lists the eight models" test "$(grep -c -E '^(cifar_cnn|efficientnet_b0|mobilenet_v2|resnet18|resnet50|seed003_cnn|unet3d|yolo_darknet53) ' "$TMP/models.txt")" -eq 8
+check "models lists the nine models" test "$(grep -c -E '^(cifar_cnn|efficientnet_b0|mobilenet_v2|resnet18|resnet50|seed003_cnn|unet3d|wav2vec2_features|yolo_darknet53) ' "$TMP/models.txt")" -eq 9
 finish

@@ -21,6 +21,7 @@ extern "C" {
 #define CONVGUARD_PLUGIN_ABI_VERSION 4u
 
 /* Mirrors convguard::Problem (spatial arrays in D, H, W order; D is 1 in 2D; dilation 1-based).
+ * spatial_dims is 2 or 3: a 1D problem is given as its exact lift to 2D with unit height.
  * direction: 0 forward, 1 backward-data, 2 backward-weights. dtype: 0 f32, 1 f16, 2 bf16. */
 typedef struct cg_problem {
   int32_t spatial_dims;

@@ -19,10 +19,10 @@ namespace convguard {
 enum class Direction { forward, backward_data, backward_weights };
 std::string_view to_string(Direction d);  // "fwd", "bwd_data", "bwd_weights"
 
-// Memory order of a tensor. For 3D problems nchw means NCDHW and nhwc means NDHWC; for
-// filters nchw means K,C,[D],R,S and nhwc K,[D],R,S,C.
+// Memory order of a tensor. For 3D problems nchw means NCDHW and nhwc means NDHWC, for 1D NCW
+// and NWC; for filters nchw means K,C,[D],[R],S and nhwc K,[D],[R],S,C.
 enum class Layout { nchw, nhwc };
-std::string_view to_string(Layout l, int spatial_dims);  // "NCHW", "NDHWC", ...
+std::string_view to_string(Layout l, int spatial_dims);  // "NCW", "NCHW", "NDHWC", ...
 std::optional<Layout> parse_layout(std::string_view text);
 
 using Dims3 = std::array<std::int64_t, 3>;  // spatial sizes in D, H, W order; D is 1 in 2D
@@ -36,8 +36,12 @@ inline constexpr std::int64_t kMaxFieldValue = std::int64_t{1} << 40;
 // its element size never wraps (a wrapped size once allocated 0 bytes and wrote past them).
 inline constexpr std::int64_t kMaxTensorBytes = std::int64_t{1} << 48;
 
+// A 1D problem (spatial_dims 1) has unit D and H: its identity, strings and reports are 1D
+// (iw/kw/ow only), while its tensor descriptors are the exact lift to 2D with unit height
+// (rank 4, H = 1), the same memory as N,C,W. So every solver written for 2D computes it unchanged,
+// verified like any other problem; its explicit strides are written in N,C,W order.
 struct Problem {
-  int spatial_dims = 2;  // 2 or 3
+  int spatial_dims = 2;  // 1, 2 or 3
   std::int64_t g = 1;    // groups; depthwise is g == c == k
   std::int64_t n = 1;
   std::int64_t c = 1;  // input channels (all groups)
@@ -55,8 +59,8 @@ struct Problem {
   Layout x_layout = Layout::nchw;
   Layout w_layout = Layout::nchw;
   Layout y_layout = Layout::nchw;
-  // Explicit element strides in logical order (N,C,[D,]H,W or K,C/G,[D,]R,S); empty means
-  // dense in the tensor's layout.
+  // Explicit element strides in logical order (N,C,[D,][H,]W or K,C/G,[D,][R,]S): 3, 4 or 5
+  // entries for 1D, 2D or 3D; empty means dense in the tensor's layout.
   std::vector<std::int64_t> x_strides, w_strides, y_strides;
   std::string name;  // benchdnn's _n"name"; not part of the problem's identity
 
@@ -79,6 +83,11 @@ struct Problem {
 };
 
 bool operator==(const Problem& a, const Problem& b);  // ignores name
+
+// The first of D, H, W (0..2) that is a dimension of p: 2 in 1D, 1 in 2D, 0 in 3D.
+inline int first_spatial(const Problem& p) {
+  return 3 - p.spatial_dims;
+}
 
 // The tensor p's direction writes: y (forward), x (dx, backward-data) or w (dw, backward-weights).
 inline const TensorView& output_of(const Problem& p, const ConvTensors& t) {
@@ -110,7 +119,8 @@ void visit_fields(const Problem& p, F&& f) {
 // Rejects problems a convolution cannot be defined for; the message names the field.
 [[nodiscard]] Status validate(const Problem& p);
 
-// Tensor descriptors of the problem (from its layouts or explicit strides).
+// Tensor descriptors of the problem (from its layouts or explicit strides): rank 4 for 1D and
+// 2D problems, 5 for 3D.
 TensorDesc x_desc(const Problem& p);
 TensorDesc w_desc(const Problem& p);
 TensorDesc y_desc(const Problem& p);

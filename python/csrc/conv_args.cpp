@@ -10,9 +10,10 @@ namespace {
 // Spatial dims, checking that every per-dim list has one value each.
 Result<int> spatial_dims_of(const ConvArgs& a) {
   const auto rank = static_cast<std::int64_t>(a.x_size.size());
-  if (rank != 4 && rank != 5) {
+  if (rank < 3 || rank > 5) {
     return invalid_argument(fmt::format(
-        "x: {} dimensions; convguard takes 2D (N, C, H, W) and 3D (N, C, D, H, W) convolutions",
+        "x: {} dimensions; convguard takes 1D (N, C, W), 2D (N, C, H, W) and 3D (N, C, D, H, W) "
+        "convolutions",
         rank));
   }
   if (static_cast<std::int64_t>(a.w_size.size()) != rank)
@@ -33,7 +34,7 @@ Result<int> spatial_dims_of(const ConvArgs& a) {
   return static_cast<int>(dims);
 }
 
-// Copies the per-dim lists into p's Dims3 (D stays 1, padding 0 for 2D).
+// Copies the per-dim lists into p's Dims3 (D, and H in 1D, stay unit dimensions).
 void set_spatial(Problem& p, const ConvArgs& a, int dims) {
   const int first = 3 - dims;
   for (int i = 0; i < dims; ++i) {

@@ -19,7 +19,8 @@ DType dtype_of(const at::Tensor& t, const char* what) {
 }
 
 at::MemoryFormat memory_format(Layout l, int64_t rank) {
-  if (l == Layout::nchw) return at::MemoryFormat::Contiguous;
+  // PyTorch has no channels-last format for 3-dim (1D) tensors; dense() gives them nchw.
+  if (l == Layout::nchw || rank == 3) return at::MemoryFormat::Contiguous;
   return rank == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
 }
 

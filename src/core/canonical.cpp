@@ -177,7 +177,7 @@ std::string to_canonical(const Problem& p) {
     s += fmt::format("--strides={}:{}:{} ", join_strides(p.x_strides), join_strides(p.w_strides),
                      join_strides(p.y_strides));
   }
-  const int first = p.spatial_dims == 3 ? 0 : 1;
+  const int first = first_spatial(p);
   auto group = [&](const char* prefix, const Dims3& v, std::int64_t bias = 0) {
     static constexpr const char* L[3] = {"d", "h", "w"};
     for (int d = first; d < 3; ++d) s += fmt::format("{}{}{}", prefix, L[d], v[d] + bias);

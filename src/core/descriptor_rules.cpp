@@ -12,11 +12,13 @@
 //    negative when the last input rows are never read.
 //  - The number of spatial dims follows from which dims are present: d makes 3D, and then h and
 //    w are both present or both take d's values; else h makes 2D and w takes h's values when
-//    absent; w alone would be 1D (not supported yet); none is refused.
+//    absent; w alone makes 1D (d and h unit dimensions); none is refused.
 //
 // Where benchdnn would silently read a written field as another value (a written `sw1` when w
 // takes h's `sh2`), the descriptor is refused instead, naming the field.
 #include <fmt/format.h>
+
+#include <initializer_list>
 
 #include "core/descriptor.hpp"
 
@@ -36,8 +38,13 @@ Dim written_dim(const WrittenDescriptor& w, int dim) {
   auto get = [&](SpatialField f, std::int64_t otherwise) {
     return w.spatial[f][static_cast<std::size_t>(dim)].value_or(otherwise);
   };
-  return {get(kInput, 0), get(kOutput, 0), get(kKernel, 0), get(kStride, 1),
-          get(kPad, -1),  get(kDilation, 0), 0};
+  return {get(kInput, 0),
+          get(kOutput, 0),
+          get(kKernel, 0),
+          get(kStride, 1),
+          get(kPad, -1),
+          get(kDilation, 0),
+          0};
 }
 
 bool present(const Dim& v) {
@@ -84,8 +91,7 @@ Status derive(const WrittenDescriptor& w, int dim, Dim& v) {
   }
   std::int64_t reach = 0;
   if (__builtin_mul_overflow(v.o - 1, v.s, &reach))
-    return invalid_argument(
-        fmt::format("o{}/s{}: output size times stride overflows", L, L));
+    return invalid_argument(fmt::format("o{}/s{}: output size times stride overflows", L, L));
   if (v.p < 0) {
     v.p = (reach - v.i + ext) / 2;
     if (v.p < 0) {
@@ -127,8 +133,7 @@ Status apply_descriptor(const WrittenDescriptor& w, Problem& p) {
   // benchdnn checks the strides before anything else, present dimension or not.
   for (int dim = 0; dim < 3; ++dim) {
     if (w.spatial[kStride][static_cast<std::size_t>(dim)] == 0)
-      return invalid_argument(
-          fmt::format("s{} (stride): must be positive (got 0)", kLetters[dim]));
+      return invalid_argument(fmt::format("s{} (stride): must be positive (got 0)", kLetters[dim]));
   }
   std::array<Dim, 3> v{written_dim(w, 0), written_dim(w, 1), written_dim(w, 2)};
   const bool has[3] = {present(v[0]), present(v[1]), present(v[2])};
@@ -138,6 +143,16 @@ Status apply_descriptor(const WrittenDescriptor& w, Problem& p) {
     }
   }
 
+  // Dimensions filled from another one or with unit values; every field written there must agree.
+  const Dim unit{1, 1, 1, 1, 0, 0, 0};
+  auto take = [&](std::initializer_list<int> dims, const Dim& value, const char* why) -> Status {
+    for (int dim : dims) {
+      v[static_cast<std::size_t>(dim)] = value;
+      if (auto s = check_written_agree(w, dim, value, why); !s) return s;
+    }
+    return Status::ok();
+  };
+  Status filled = Status::ok();
   if (has[0]) {
     if (has[1] != has[2]) {
       const int given = has[1] ? 1 : 2, missing = has[1] ? 2 : 1;
@@ -146,39 +161,23 @@ Status apply_descriptor(const WrittenDescriptor& w, Problem& p) {
           "both take d's values); this one has {} fields but no {} field",
           written_fields(w, given), written_fields(w, 0), kLetters[given], kLetters[missing]));
     }
-    if (!has[1]) {
-      v[1] = v[2] = v[0];
-      for (int dim : {1, 2}) {
-        if (auto s = check_written_agree(w, dim, v[dim],
-                                         "no other h or w field is given, so h and w take d's "
-                                         "values");
-            !s)
-          return s;
-      }
-    }
+    if (!has[1])
+      filled = take({1, 2}, v[0], "no other h or w field is given, so h and w take d's values");
     p.spatial_dims = 3;
+  } else if (!has[1] && has[2]) {
+    filled = take({0, 1}, unit,
+                  "no other d or h field is given, so this is a 1D convolution and d and h are "
+                  "unit dimensions");
+    p.spatial_dims = 1;
   } else {
-    if (!has[1] && has[2]) {
-      return invalid_argument(fmt::format(
-          "1D convolutions are not supported yet: '{}' gives only w fields ({}), no h or d field",
-          w.text, written_fields(w, 2)));
-    }
     if (!has[1])
       return invalid_argument(fmt::format(
-          "problem string: no spatial dimension in '{}' (give at least ih and kh)", w.text));
-    if (!has[2]) {
-      v[2] = v[1];
-      if (auto s = check_written_agree(w, 2, v[2],
-                                       "no other w field is given, so w takes h's values");
-          !s)
-        return s;
-    }
-    v[0] = Dim{1, 1, 1, 1, 0, 0, 0};
-    if (auto s = check_written_agree(w, 0, v[0], "no other d field is given, so d is a unit dimension");
-        !s)
-      return s;
+          "problem string: no spatial dimension in '{}' (give at least iw and kw)", w.text));
+    if (!has[2]) filled = take({2}, v[1], "no other w field is given, so w takes h's values");
+    if (filled) filled = take({0}, unit, "no other d field is given, so d is a unit dimension");
     p.spatial_dims = 2;
   }
+  if (!filled) return filled;
 
   p.g = w.g.value_or(1);
   p.n = w.mb.value_or(2);

@@ -21,15 +21,18 @@ std::string_view to_string(Direction d) {
 
 std::string_view to_string(Layout l, int spatial_dims) {
   if (spatial_dims == 3) return l == Layout::nchw ? "NCDHW" : "NDHWC";
+  if (spatial_dims == 1) return l == Layout::nchw ? "NCW" : "NWC";
   return l == Layout::nchw ? "NCHW" : "NHWC";
 }
 
 std::optional<Layout> parse_layout(std::string_view s) {
   std::string u(s);
   for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  if (u == "NCHW" || u == "NCDHW" || u == "ABX" || u == "KCRS" || u == "KCYX" || u == "OIHW")
+  if (u == "NCHW" || u == "NCDHW" || u == "NCW" || u == "ABX" || u == "KCRS" || u == "KCYX" ||
+      u == "OIHW" || u == "OIW")
     return Layout::nchw;
-  if (u == "NHWC" || u == "NDHWC" || u == "AXB" || u == "KRSC" || u == "KYXC" || u == "OHWI")
+  if (u == "NHWC" || u == "NDHWC" || u == "NWC" || u == "AXB" || u == "KRSC" || u == "KYXC" ||
+      u == "OHWI" || u == "OWI")
     return Layout::nhwc;
   return std::nullopt;
 }
@@ -81,18 +84,34 @@ namespace {
 
 constexpr const char* kDimLetter[3] = {"d", "h", "w"};
 
+// The rank of p's descriptors: a 1D problem's are 2D with unit height.
+int desc_rank(const Problem& p) {
+  return p.spatial_dims == 3 ? 5 : 4;
+}
+
+// Explicit strides as the descriptor holds them: a 1D problem's N,C,W strides get a unit H whose
+// stride (any value serves a dimension of size 1) is W's span, as in a dense NCHW lift.
+std::vector<std::int64_t> desc_strides(const Problem& p, const std::vector<std::int64_t>& s,
+                                       std::int64_t w_size) {
+  if (p.spatial_dims != 1 || s.size() != 3) return s;
+  std::int64_t h = 0;
+  if (__builtin_mul_overflow(s[2], w_size, &h)) h = INT64_MAX;
+  return {s[0], s[1], std::max<std::int64_t>(h, 1), s[2]};
+}
+
 // Dense strides for logical dims (N,C,spatial...) in channels-first or channels-last order.
 TensorDesc make_desc(const Problem& p, std::int64_t d0, std::int64_t d1, const Dims3& spatial,
                      Layout layout, const std::vector<std::int64_t>& explicit_strides) {
   TensorDesc t;
   t.dtype = p.dtype;
-  t.rank = p.spatial_dims + 2;
+  t.rank = desc_rank(p);
   t.dims[0] = d0;
   t.dims[1] = d1;
-  const int first = 3 - p.spatial_dims;  // skip D in 2D
-  for (int i = 0; i < p.spatial_dims; ++i) t.dims[2 + i] = spatial[first + i];
-  if (!explicit_strides.empty() && static_cast<int>(explicit_strides.size()) == t.rank) {
-    for (int i = 0; i < t.rank; ++i) t.strides[i] = explicit_strides[i];
+  const int spatial_rank = t.rank - 2, first = 3 - spatial_rank;  // skip D in 1D and 2D
+  for (int i = 0; i < spatial_rank; ++i) t.dims[2 + i] = spatial[first + i];
+  const auto given = desc_strides(p, explicit_strides, spatial[2]);
+  if (!given.empty() && static_cast<int>(given.size()) == t.rank) {
+    for (int i = 0; i < t.rank; ++i) t.strides[i] = given[i];
     return t;
   }
   // Memory order as a permutation of logical dims, outermost first.
@@ -100,7 +119,7 @@ TensorDesc make_desc(const Problem& p, std::int64_t d0, std::int64_t d1, const D
   int m = 0;
   order[m++] = 0;
   if (layout == Layout::nchw) order[m++] = 1;
-  for (int i = 0; i < p.spatial_dims; ++i) order[m++] = 2 + i;
+  for (int i = 0; i < spatial_rank; ++i) order[m++] = 2 + i;
   if (layout == Layout::nhwc) order[m++] = 1;
   std::int64_t s = 1;
   for (int i = t.rank - 1; i >= 0; --i) {
@@ -115,13 +134,14 @@ bool mul_ok(std::int64_t a, std::int64_t b, std::int64_t& out) {
   return !__builtin_mul_overflow(a, b, &out);
 }
 
-Status check_strides(const char* field, const TensorDesc& dense,
-                     const std::vector<std::int64_t>& s) {
-  if (s.empty()) return Status::ok();
-  if (static_cast<int>(s.size()) != dense.rank) {
+Status check_strides(const Problem& p, const char* field, const TensorDesc& dense,
+                     const std::vector<std::int64_t>& written) {
+  if (written.empty()) return Status::ok();
+  if (static_cast<int>(written.size()) != p.spatial_dims + 2) {
     return invalid_argument(fmt::format("{}: needs {} strides (one per logical dim), got {}", field,
-                                        dense.rank, s.size()));
+                                        p.spatial_dims + 2, written.size()));
   }
+  const std::vector<std::int64_t> s = desc_strides(p, written, dense.dims[3]);
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] < 1) {
       return invalid_argument(
@@ -176,8 +196,9 @@ TensorDesc y_desc(const Problem& p) {
 }
 
 Status validate(const Problem& p) {
-  if (p.spatial_dims != 2 && p.spatial_dims != 3) {
-    return invalid_argument(fmt::format("spatial_dims: must be 2 or 3 (got {})", p.spatial_dims));
+  if (p.spatial_dims < 1 || p.spatial_dims > 3) {
+    return invalid_argument(
+        fmt::format("spatial_dims: must be 1, 2 or 3 (got {})", p.spatial_dims));
   }
   auto positive = [](const char* field, const char* what, std::int64_t v) -> Status {
     if (v < 1)
@@ -198,11 +219,12 @@ Status validate(const Problem& p) {
   }
   for (int d = 0; d < 3; ++d) {
     const char* L = kDimLetter[d];
-    if (p.spatial_dims == 2 && d == 0) {
-      if (p.input[0] != 1 || p.filter[0] != 1 || p.stride[0] != 1 || p.dilation[0] != 1 ||
-          p.pad_begin[0] != 0 || p.pad_end[0] != 0) {
-        return invalid_argument(
-            "id/kd/sd/dd/pd: depth fields must be 1 (0 for padding) in a 2D problem");
+    if (d < first_spatial(p)) {
+      if (p.input[d] != 1 || p.filter[d] != 1 || p.stride[d] != 1 || p.dilation[d] != 1 ||
+          p.pad_begin[d] != 0 || p.pad_end[d] != 0) {
+        return invalid_argument(fmt::format(
+            "i{0}/k{0}/s{0}/d{0}/p{0}: {1} fields must be 1 (0 for padding) in a {2}D problem", L,
+            d == 0 ? "depth" : "height", p.spatial_dims));
       }
       continue;
     }
@@ -250,13 +272,13 @@ Status validate(const Problem& p) {
     }
     std::int64_t bytes;
     if (!mul_ok(e, 8, bytes) || bytes > kMaxTensorBytes)
-      return invalid_argument(fmt::format(
-          "{}: {} elements, more than any memory holds (at most {} bytes)", names[t], e,
-          kMaxTensorBytes));
+      return invalid_argument(
+          fmt::format("{}: {} elements, more than any memory holds (at most {} bytes)", names[t], e,
+                      kMaxTensorBytes));
   }
-  if (auto s = check_strides("x_strides", dense[0], p.x_strides); !s) return s;
-  if (auto s = check_strides("w_strides", dense[1], p.w_strides); !s) return s;
-  if (auto s = check_strides("y_strides", dense[2], p.y_strides); !s) return s;
+  if (auto s = check_strides(p, "x_strides", dense[0], p.x_strides); !s) return s;
+  if (auto s = check_strides(p, "w_strides", dense[1], p.w_strides); !s) return s;
+  if (auto s = check_strides(p, "y_strides", dense[2], p.y_strides); !s) return s;
   return Status::ok();
 }
 
@@ -275,19 +297,18 @@ Result<Problem> problem_from_transposed(const TransposedConv& t) {
   p.pad_begin = t.pad;
   p.pad_end = t.pad;
   p.dtype = t.dtype;
-  for (int d = 0; d < 3; ++d) {
-    if (t.spatial_dims == 2 && d == 0) continue;
+  for (int d = 3 - t.spatial_dims; d < 3; ++d) {
     if (t.output_padding[d] < 0 || t.output_padding[d] >= std::max(t.stride[d], t.dilation[d])) {
       return invalid_argument(fmt::format(
           "output padding {}: must be >= 0 and smaller than the stride or the dilation (got {})",
           kDimLetter[d], t.output_padding[d]));
     }
-    for (std::int64_t v : {t.input[d], t.stride[d], t.pad[d], t.dilation[d], t.filter[d],
-                           t.output_padding[d]}) {
+    for (std::int64_t v :
+         {t.input[d], t.stride[d], t.pad[d], t.dilation[d], t.filter[d], t.output_padding[d]}) {
       if (v > kMaxFieldValue || v < -kMaxFieldValue) {
-        return invalid_argument(fmt::format(
-            "transposed convolution, dimension {}: {} is out of range (at most 2^40)",
-            kDimLetter[d], v));
+        return invalid_argument(
+            fmt::format("transposed convolution, dimension {}: {} is out of range (at most 2^40)",
+                        kDimLetter[d], v));
       }
     }
     // The fields are each within +-2^40, their products are not: checked.
@@ -296,8 +317,7 @@ Result<Problem> problem_from_transposed(const TransposedConv& t) {
         __builtin_mul_overflow(t.dilation[d], t.filter[d] - 1, &eff) ||
         __builtin_add_overflow(reach, eff, &out) ||
         __builtin_sub_overflow(out, 2 * t.pad[d] - t.output_padding[d] - 1, &out)) {
-      return invalid_argument(
-          fmt::format("transposed output size {}: overflows", kDimLetter[d]));
+      return invalid_argument(fmt::format("transposed output size {}: overflows", kDimLetter[d]));
     }
     if (out < 1) {
       return invalid_argument(

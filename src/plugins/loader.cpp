@@ -19,7 +19,8 @@ namespace {
 
 cg_problem to_c(const Problem& p) {
   cg_problem c{};
-  c.spatial_dims = p.spatial_dims;
+  // A 1D problem reaches plugins as its exact lift to 2D (unit height): the tensors already are.
+  c.spatial_dims = p.spatial_dims == 1 ? 2 : p.spatial_dims;
   c.g = p.g;
   c.n = p.n;
   c.c = p.c;

@@ -6,7 +6,12 @@
 
 namespace convguard::probe {
 
-Result<Vary> parse_vary(const std::string& text, const Problem& p) {
+std::string default_vary(const Problem& p) {
+  return p.spatial_dims == 1 ? "W" : "H,W";
+}
+
+Result<Vary> parse_vary(const std::string& given, const Problem& p) {
+  const std::string text = given.empty() ? default_vary(p) : given;
   Vary v;
   if (text == "C" || text == "K" || text == "N") {
     if (text != "N" && p.g != 1)
@@ -21,10 +26,12 @@ Result<Vary> parse_vary(const std::string& text, const Problem& p) {
     if (dim < 0)
       return invalid_argument(
           fmt::format("--vary: '{}' is not one of D, H, W (comma-separated), C, K or N", item));
-    if (dim == 0 && p.spatial_dims != 3) return invalid_argument("--vary: D is for 3D problems");
+    if (dim < first_spatial(p))
+      return invalid_argument(
+          fmt::format("--vary: {} is not a dimension of this {}D problem", item, p.spatial_dims));
     v.spatial.push_back(dim);
   }
-  if (v.spatial.empty()) return invalid_argument("--vary: give H,W, D,H,W, C, K or N");
+  if (v.spatial.empty()) return invalid_argument("--vary: give H,W, D,H,W, W, C, K or N");
   return v;
 }
 

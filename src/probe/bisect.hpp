@@ -20,7 +20,9 @@ struct Vary {
   std::vector<int> spatial;  // dims 0..2 (D, H, W); empty for C/K/N
   char count = 0;            // 'C', 'K' or 'N'
 };
-// "H,W", "D,H,W", "H", "W", "D", "C", "K" or "N"; the error names the flag.
+// What varies when --vary is not given: H,W (in 3D too, D kept), W in 1D.
+std::string default_vary(const Problem& p);
+// "H,W", "D,H,W", "H", "W", "D", "C", "K" or "N" (empty: default_vary); the error names the flag.
 [[nodiscard]] Result<Vary> parse_vary(const std::string& text, const Problem& p);
 // p with the varied quantity set to v (input sizes; output sizes follow), or why not.
 [[nodiscard]] Result<Problem> with_value(const Problem& p, const Vary& v, std::int64_t value);

@@ -27,6 +27,8 @@ std::string shape_key(const Problem& p) {
 }
 
 std::string tile_text(const Problem& p, const Dims3& t) {
+  // tile(N) is tile(NxN), which tiles a 1D problem's width only (its height is 1).
+  if (p.spatial_dims == 1) return fmt::format("{}", t[2]);
   return p.spatial_dims == 3 ? fmt::format("{}x{}x{}", t[0], t[1], t[2])
                              : fmt::format("{}x{}", t[1], t[2]);
 }

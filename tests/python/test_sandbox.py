@@ -159,6 +159,21 @@ class Suites(FreshDatabase):
         with open(odd_path) as f:
             lines = [line for line in f if not line.startswith("#")]
         self.assertEqual(len(lines), 1, lines)
+        # 1D layers are 1D problems (iw/kw/ow only), not their 2D lift; a transposed one is the
+        # ordinary convolution's backward-data pass.
+        one_d = torch.nn.Sequential(torch.nn.Conv1d(2, 4, 5, stride=2, padding=1),
+                                    torch.nn.ConvTranspose1d(4, 3, 4, stride=2, padding=1))
+        one_d_path = os.path.join(self.tmp, "one_d.txt")
+        cgt.extract_suite(one_d, torch.randn(2, 2, 40), one_d_path)
+        with open(one_d_path) as f:
+            one_d_text = f.read()
+        self.assertIn('g1mb2ic2iw40oc4ow19kw5sw2pw1_n"0 (x1)"', one_d_text)
+        self.assertIn('--dir=BWD_D g1mb2ic3iw38oc4ow19kw4sw2pw1_n"1 (x1)"', one_d_text)
+        self.assertNotIn("ih", one_d_text)
+        r = cli("probe", "--model", one_d_path, "--db", os.path.join(self.tmp, "one_d.db"),
+                "--skip-solvers", "chaos:*", "--timing", "0")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("model one_d WORKS", r.stdout)
         r = cli("probe", "--model", path, "--db", os.path.join(self.tmp, "probe.db"),
                 "--skip-solvers", "chaos:*")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

@@ -21,7 +21,8 @@ std::vector<FlagSpec> bisect_flags() {
       {0, "solver", "", "the solver id to bisect (a transform id too)"},
       {0, "problem", "",
        "canonical problem string: the shape, and by default the top of the range"},
-      {0, "vary", "H,W", "what varies: H,W (together), D,H,W, H, W, D, C, K or N"},
+      {0, "vary", "",
+       "what varies: H,W (together; the default, W in 1D), D,H,W, H, W, D, C, K or N"},
       {0, "range", "", "LO:HI (default: the smallest valid value to the problem's own)"},
       {0, "device", "cpu", "cpu, cuda:N, or a plugin device such as hip:N"},
       {0, "timeout", "0", "deadline per trial in seconds (0: derived from the problem's cost)"},
@@ -91,7 +92,8 @@ int bisect_main(int argc, char** argv) {
   const std::string device = f.str("device");
 
   std::printf("bisect %s on %s, %s from %s to %s\n", sid.c_str(), device.c_str(),
-              f.str("vary").c_str(), probe::describe_value(*p, *vary, lo).c_str(),
+              f.str("vary").empty() ? probe::default_vary(*p).c_str() : f.str("vary").c_str(),
+              probe::describe_value(*p, *vary, lo).c_str(),
               probe::describe_value(*p, *vary, hi).c_str());
   int step = 0;
   auto status_at = [&](std::int64_t v) -> Result<std::string> {

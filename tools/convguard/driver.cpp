@@ -175,7 +175,8 @@ int driver_main(int argc, char** argv) {
     TrialTensors t(p);
     if (!o.load_dir.empty()) {
       for (auto& in : inputs_of(p, t)) {
-        if (auto st = load_npy((std::filesystem::path(o.load_dir) / in.file).string(), in.view);
+        if (auto st = load_npy((std::filesystem::path(o.load_dir) / in.file).string(), in.view,
+                               p.spatial_dims);
             !st) {
           std::fprintf(stderr, "convguard driver: --load-dir: %s\n", st.message().c_str());
           return 2;
@@ -233,14 +234,15 @@ int driver_main(int argc, char** argv) {
         if (!o.save_dir.empty() && !saved_output && row.status != "wrong") {
           saved_output = true;
           for (auto& in : inputs_of(p, t)) {
-            if (auto st = save_npy((std::filesystem::path(o.save_dir) / in.file).string(), in.view);
+            if (auto st = save_npy((std::filesystem::path(o.save_dir) / in.file).string(), in.view,
+                                   p.spatial_dims);
                 !st) {
               std::fprintf(stderr, "convguard driver: %s\n", st.message().c_str());
               return 2;
             }
           }
           if (auto st = save_npy((std::filesystem::path(o.save_dir) / output_file(p)).string(),
-                                 t.output(p));
+                                 t.output(p), p.spatial_dims);
               !st) {
             std::fprintf(stderr, "convguard driver: %s\n", st.message().c_str());
             return 2;

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string_view>
-#include <fstream>
 #include <vector>
 
 #include "core/tensor_iter.hpp"
@@ -19,11 +19,19 @@ const char* descr_for(DType t) {
   return t == DType::f16 ? "<f2" : "<f4";
 }
 
-std::string shape_text(const TensorDesc& d) {
+// The array's shape: the tensor's dims without a 1D problem's unit height.
+std::vector<std::int64_t> shape_of(const TensorDesc& d, int spatial_dims) {
+  std::vector<std::int64_t> v;
+  for (int i = 0; i < d.rank; ++i)
+    if (!(spatial_dims == 1 && i == 2)) v.push_back(d.dims[i]);
+  return v;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "(";
-  for (int i = 0; i < d.rank; ++i) s += fmt::format("{}, ", d.dims[i]);
-  if (d.rank > 1) s.resize(s.size() - 2);
-  return s + (d.rank == 1 ? ",)" : ")");
+  for (std::int64_t v : shape) s += fmt::format("{}, ", v);
+  if (shape.size() > 1) s.resize(s.size() - 2);
+  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 constexpr std::uint32_t kMaxHeader = 65536;
@@ -111,9 +119,10 @@ Result<Header> parse_header(std::string_view h) {
 
 }  // namespace
 
-Status save_npy(const std::string& path, const TensorView& t) {
-  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-                                   descr_for(t.desc.dtype), shape_text(t.desc));
+Status save_npy(const std::string& path, const TensorView& t, int spatial_dims) {
+  std::string header =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
+                  descr_for(t.desc.dtype), shape_text(shape_of(t.desc, spatial_dims)));
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
@@ -147,7 +156,7 @@ Status save_npy(const std::string& path, const TensorView& t) {
   return Status::ok();
 }
 
-Status load_npy(const std::string& path, const TensorView& t) {
+Status load_npy(const std::string& path, const TensorView& t, int spatial_dims) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return {StatusCode::io_error, fmt::format("{}: cannot open", path)};
   char magic[8];
@@ -159,8 +168,8 @@ Status load_npy(const std::string& path, const TensorView& t) {
   // (NumPy writes far less) and no longer than the file: a 20-byte file once made this allocate
   // and zero 4 GiB before reading.
   if ((magic[6] != 1 && magic[6] != 2 && magic[6] != 3) || magic[7] != 0)
-    return invalid_argument(fmt::format("{}: unknown .npy version {}.{}", path, int(magic[6]),
-                                        int(magic[7])));
+    return invalid_argument(
+        fmt::format("{}: unknown .npy version {}.{}", path, int(magic[6]), int(magic[7])));
   std::uint32_t hlen = 0;
   unsigned char b[4] = {};
   if (magic[6] == 1) {
@@ -174,9 +183,10 @@ Status load_npy(const std::string& path, const TensorView& t) {
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
   if (hlen > kMaxHeader || ec || hlen > file_size)
-    return invalid_argument(fmt::format("{}: header length {} is not plausible (at most {} bytes, "
-                                        "and within the file)",
-                                        path, hlen, kMaxHeader));
+    return invalid_argument(
+        fmt::format("{}: header length {} is not plausible (at most {} bytes, "
+                    "and within the file)",
+                    path, hlen, kMaxHeader));
   std::string header(hlen, '\0');
   f.read(header.data(), hlen);
   if (!f) return invalid_argument(fmt::format("{}: truncated header", path));
@@ -189,10 +199,10 @@ Status load_npy(const std::string& path, const TensorView& t) {
   }
   if (h->fortran_order)
     return invalid_argument(fmt::format("{}: must be C order (fortran_order False)", path));
-  std::vector<std::int64_t> want_shape(t.desc.dims.begin(), t.desc.dims.begin() + t.desc.rank);
+  const std::vector<std::int64_t> want_shape = shape_of(t.desc, spatial_dims);
   if (h->shape != want_shape) {
     return invalid_argument(
-        fmt::format("{}: shape must be {} (header: {})", path, shape_text(t.desc), header));
+        fmt::format("{}: shape must be {} (header: {})", path, shape_text(want_shape), header));
   }
   const std::int64_t n = t.desc.elements();
   const DType dt = t.desc.dtype;

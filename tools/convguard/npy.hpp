@@ -10,9 +10,10 @@
 
 namespace convguard::cli {
 
-[[nodiscard]] Status save_npy(const std::string& path, const TensorView& t);
+// spatial_dims: the problem's (1, 2 or 3); a 1D problem's arrays are N,C,W without its unit H.
+[[nodiscard]] Status save_npy(const std::string& path, const TensorView& t, int spatial_dims);
 // Reads `path` into t (converting to t's dtype); the file's shape must equal t's logical dims and
 // its dtype must be the one save_npy writes for t's dtype. Errors name the file.
-[[nodiscard]] Status load_npy(const std::string& path, const TensorView& t);
+[[nodiscard]] Status load_npy(const std::string& path, const TensorView& t, int spatial_dims);
 
 }  // namespace convguard::cli

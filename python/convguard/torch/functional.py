@@ -2,7 +2,8 @@
 
 Arguments are torch.nn.functional's. Padding may also be "same", "valid", or per spatial
 dimension a (start, end) pair, e.g. ((0, 1), (1, 2)): asymmetric padding without a copy.
-A 1D convolution runs as the 2D one with height 1 (the same arithmetic, exactly).
+A 1D convolution is a 1D problem to convguard (recorded and selected as one); its solvers run it
+as the exact 2D lift with height 1.
 """
 
 import torch
@@ -107,10 +108,6 @@ def conv_geometry(x, w, bias, stride, pad_begin, pad_end, dilation, groups, laye
     """conv with the geometry already as lists (what the modules cache)."""
     if get_options().policy == "off" or _left_to_pytorch(x, module):
         return _torch_conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups)
-    if x.dim() == 3:  # 1D as 2D with height 1
-        y = conv_geometry(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + pad_begin,
-                          [0] + pad_end, [1] + dilation, groups, layer, module)
-        return y.squeeze(2)
     try:
         return _lib.ops.conv(x, w, bias, stride, pad_begin, pad_end, dilation, groups, layer)
     except RuntimeError as e:
@@ -155,10 +152,6 @@ def conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, group
     if get_options().policy == "off" or _left_to_pytorch(x, module):
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
         return fn(x, w, bias, stride, padding, output_padding, groups, dilation)
-    if n == 1:
-        y = conv_transpose(x.unsqueeze(2), w.unsqueeze(2), bias, [1] + stride, [0] + padding,
-                           [0] + output_padding, groups, [1] + dilation, layer, module)
-        return y.squeeze(2)
     try:
         return _lib.ops.conv_transpose(x, w, bias, stride, padding, output_padding, dilation,
                                        groups, layer)

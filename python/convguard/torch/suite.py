@@ -25,8 +25,6 @@ def _problems(m, x):
     transposed = isinstance(m, torch.nn.modules.conv._ConvTransposeNd)
     w = m.weight
     n = x.dim() - 2
-    if n == 1:  # as convguard runs it: 2D with height 1
-        x, w = x.unsqueeze(2), w.unsqueeze(2)
     stride, dilation = list(m.stride), list(m.dilation)
     if transposed:
         padding = list(m.padding)
@@ -39,10 +37,6 @@ def _problems(m, x):
         if m.padding_mode != "zeros":  # padded first, then convolved with no padding
             for i in range(n):
                 ordinary_x[-n + i] += 2 * m.padding[i]
-    if n == 1:
-        stride, dilation, begin, end = [1] + stride, [1] + dilation, [0] + begin, [0] + end
-        if transposed:
-            ordinary_x.insert(2, 1)
     # A transposed convolution runs the ordinary one's passes: fwd <-> bwd_data.
     wanted = []
     fwd, bwd = ("bwd_data", "fwd") if transposed else ("fwd", "bwd_data")

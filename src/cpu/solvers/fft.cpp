@@ -86,7 +86,8 @@ void fft2d(cf* a, std::int64_t P, std::int64_t Q, const Twiddles& tw, bool inver
 
 Status FftSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.spatial_dims != 2) return not_applicable("2D only (3D FFT convolution is not implemented)");
+  if (p.spatial_dims == 3)
+    return not_applicable("1D and 2D only (3D FFT convolution is not implemented)");
   if (p.direction != Direction::forward)
     return not_applicable("forward only (backward FFT convolution is not implemented)");
   // The transform spans the whole input plane; rows no window reads (negative end padding)

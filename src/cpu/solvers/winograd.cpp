@@ -149,7 +149,7 @@ std::string_view WinogradSolver::id() const {
 
 Status WinogradSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.spatial_dims != 2) return not_applicable("2D only (3D Winograd is not implemented)");
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D Winograd is not implemented)");
   if (p.filter[1] != 3 || p.filter[2] != 3)
     return not_applicable(fmt::format("needs a 3x3 filter (got {}x{})", p.filter[1], p.filter[2]));
   if (p.stride[1] != 1 || p.stride[2] != 1) return not_applicable("needs stride 1");

@@ -353,7 +353,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (!tf32_ && p.dtype == DType::f32)
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
-  if (p.spatial_dims != 2) return not_applicable("2D only");
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.g != 1) return not_applicable("one group only");
   if (p.c % (tf32_ ? 4 : 8) || p.k % 8)
     return not_applicable(tf32_ ? "needs C a multiple of 4 and K of 8 (16-byte channel runs)"

@@ -140,7 +140,7 @@ Status WinogradSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.direction == Direction::backward_weights)
     return not_applicable("F(2x2,3x3) is written for forward and backward-data only");
-  if (p.spatial_dims != 2) return not_applicable("2D only (3D problem)");
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.filter[1] != 3 || p.filter[2] != 3) return not_applicable("3x3 filters only");
   if (p.stride[1] != 1 || p.stride[2] != 1) return not_applicable("stride 1 only");
   if (p.dilation[1] != 1 || p.dilation[2] != 1) return not_applicable("dilation 1 only");
