@@ -4,6 +4,8 @@
 #                 scenarios, transforms around GPU solvers, -S auto on the GPU
 #   PARTS=probe   a GPU probe of the standard suite: own GPU solvers and every cuDNN solver, in
 #                 the dtypes of PROBE_DTYPES (default f32,f16,bf16), with its table and HTML report
+#   PARTS=conv1d  1D problems (wav2vec 2.0's feature encoder at batch 4, and small odd ones) over
+#                 gpu:* and cudnn:*, all directions, f32 and bf16: every row verified or declined
 #   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events)
 #   PARTS=overhead  the host overhead of a selected solver's call through the library API
 # Build here first (cmake --build build/release), then run with the build folder carried:
@@ -71,6 +73,22 @@ echo "rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" 
 tail -3 "$OUT/gpu_standard_$tag.txt"
 "$CG" report --db /tmp/gstd.db --device all --html "$OUT/gpu_standard_$tag.html" 2>&1 | tail -1
 "$CG" db export --db /tmp/gstd.db | gzip > "$OUT/gpu_standard_$tag.jsonl.gz"
+fi
+
+if has conv1d; then
+step "1D problems on the GPU: gpu:* and cudnn:*, all directions, f32 and bf16"
+rm -f /tmp/g1d.db*
+printf '%s\n' 'mb3ic5iw37oc7kw5sw2pw3' 'g2mb2ic8iw29oc6kw3dw1pw2' 'g16mb2ic16iw50oc16kw7pw3' \
+  '--stag=axb --dtag=axb mb4ic64iw200oc96kw3pw1' >/tmp/odd1d.txt
+start=$(date +%s.%N)
+timeout ${PROBE_TIMEOUT:-400} "$CG" probe --device cuda:0 --db /tmp/g1d.db --model wav2vec2_features \
+  --batch 4 --suite /tmp/odd1d.txt --plugin "$B/convguard_cudnn.so" --solvers 'gpu:*,cudnn:*' \
+  --workarounds off --timing 20 --directions fwd,bwd_data,bwd_weights --dtypes f32,bf16 \
+  >"$OUT/gpu_conv1d.txt" 2>&1
+echo "rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/gpu_conv1d.txt"
+grep -E "^model|statuses|finished" "$OUT/gpu_conv1d.txt" | tail -5
+"$CG" db show --db /tmp/g1d.db | grep -E " (wrong|crash|hang|error) " | tee "$OUT/gpu_conv1d.failures.txt" | head
+"$CG" db export --db /tmp/g1d.db | gzip > "$OUT/gpu_conv1d.jsonl.gz"
 fi
 
 if has bench; then
