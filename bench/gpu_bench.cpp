@@ -4,21 +4,29 @@
 // overhead is not counted (gpu::launch_delay), with the inputs rotated over enough copies to
 // exceed the L2 cache so repeated runs do not measure the cache. Each own solver is reported as a
 // ratio to the fastest cuDNN algorithm for the same problem (TF32 variants to cuDNN's TF32
-// variants, the others to its fp32-accurate ones). Correctness is the probe's and the
-// GPU tests' job: this program only times (docs/perf.md).
+// variants, the others to its fp32-accurate ones). Every cuDNN algorithm that did not run is
+// counted with its reason, so a peer that ran no fast engine on a problem shows. --json writes
+// one line per problem (geometry, every time, every reason) for bench/gpu_peer.py, which adds
+// PyTorch's own convolution under CUDA-graph replay as a second peer. Correctness is the probe's
+// and the GPU tests' job: this program only times (docs/perf.md).
 //   usage: gpu_bench --suite FILE [--batch N] [--dtype f32|f16|bf16] [--layout nchw|nhwc]
-//                    [--runs N] [--direction fwd|bwd_data|bwd_weights]
+//                    [--runs N] [--direction fwd|bwd_data|bwd_weights] [--json FILE]
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
+#include "core/json_text.hpp"
 #include "gpu/check.hpp"
 #include "gpu/gpu.hpp"
+#include "plugins/loader.hpp"
 
 using namespace convguard;
 
@@ -114,6 +122,48 @@ struct Best {
   const char* label() const { return id.empty() ? "(none ran)" : id.c_str(); }
 };
 
+// The problem's geometry as JSON, for a peer that builds the same tensors (bench/gpu_peer.py).
+nlohmann::json geometry_json(const Problem& p) {
+  nlohmann::json j;
+  j["problem"] = to_canonical(p);
+  j["name"] = p.name;
+  j["flops"] = p.flops();
+  j["spatial_dims"] = p.spatial_dims;
+  j["direction"] = std::string(to_string(p.direction));
+  j["dtype"] = std::string(to_string(p.dtype));
+  j["channels_last"] = p.x_layout == Layout::nhwc;
+  for (const char* f : {"g", "n", "c", "k"})
+    j[f] = f[0] == 'g' ? p.g : f[0] == 'n' ? p.n : f[0] == 'c' ? p.c : p.k;
+  const int first = first_spatial(p);
+  auto list = [&](const Dims3& v) { return std::vector<std::int64_t>(v.begin() + first, v.end()); };
+  j["input"] = list(p.input);
+  j["output"] = list(p.output_dims());
+  j["filter"] = list(p.filter);
+  j["stride"] = list(p.stride);
+  j["dilation"] = list(p.dilation);
+  j["pad_begin"] = list(p.pad_begin);
+  j["pad_end"] = list(p.pad_end);
+  return j;
+}
+
+// One line under a problem: how many of cuDNN's algorithms of its direction and math (TF32 or
+// not) did not run, by reason, so "graph best" is read knowing what it was chosen from.
+void print_declined(const std::map<std::string, std::string>& failed, Direction d, bool tf32) {
+  const std::string prefix = "cudnn:" + std::string(to_string(d)) + ":";
+  std::map<std::string, int> reasons;
+  int n = 0;
+  for (const auto& [id, why] : failed) {
+    if (id.rfind(prefix, 0) != 0 || is_tf32_variant(id) != tf32) continue;
+    ++n;
+    ++reasons[why.substr(0, 60)];
+  }
+  if (n == 0) return;
+  std::string text;
+  for (const auto& [why, count] : reasons)
+    text += fmt::format("{}{}x {}", text.empty() ? "" : "; ", count, why);
+  std::printf("  cuDNN: %d did not run: %s\n", n, text.c_str());
+}
+
 std::string arg(int argc, char** argv, const std::string& name, const std::string& def) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (argv[i] == name) return argv[i + 1];
@@ -130,6 +180,15 @@ int main(int argc, char** argv) {
   const std::string layout = arg(argc, argv, "--layout", "nchw");
   const std::string dir = arg(argc, argv, "--direction", "fwd");
   const int runs = std::stoi(arg(argc, argv, "--runs", "50"));
+  const std::string json_path = arg(argc, argv, "--json", "");
+  std::ofstream json_out;
+  if (!json_path.empty()) {
+    json_out.open(json_path, std::ios::app);
+    if (!json_out) {
+      std::fprintf(stderr, "gpu_bench: --json: cannot write %s\n", json_path.c_str());
+      return 2;
+    }
+  }
   auto dev = gpu::open_device(0);
   if (!dev) {
     std::fprintf(stderr, "gpu_bench: %s\n", dev.status().message().c_str());
@@ -140,9 +199,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpu_bench: %s\n", problems.status().message().c_str());
     return 2;
   }
-  std::printf("device %s (%s); %s, batch %s, %s %s %s, median of %d runs\n", dev->name.c_str(),
-              dev->arch.c_str(), suite.c_str(), batch ? std::to_string(batch).c_str() : "as given",
-              dtype.c_str(), layout.c_str(), dir.c_str(), runs);
+  (void)solvers_on(Device::gpu);  // loads CONVGUARD_PLUGINS
+  std::string libraries;
+  for (const std::string& lib : plugins::descriptions(Device::gpu)) libraries += ", " + lib;
+  std::printf("device %s (%s)%s; %s, batch %s, %s %s %s, median of %d runs\n", dev->name.c_str(),
+              dev->arch.c_str(), libraries.c_str(), suite.c_str(),
+              batch ? std::to_string(batch).c_str() : "as given", dtype.c_str(), layout.c_str(),
+              dir.c_str(), runs);
   std::map<std::string, std::vector<double>> ratios, legacy_ratios;
   for (Problem p : *problems) {
     if (batch > 0) p.n = batch;
@@ -153,6 +216,7 @@ int main(int argc, char** argv) {
                   : dir == "bwd_weights" ? Direction::backward_weights
                                          : Direction::forward;
     std::map<std::string, double> ms;
+    std::map<std::string, std::string> failed;  // cuDNN solvers that did not run: why
     // The peer: the fastest graph-API engine (what PyTorch runs); the legacy API's best alongside.
     // TF32 variants (ids ending in ":tf32") are compared with cuDNN's TF32 variants, the rest
     // with its fp32-accurate ones: [0] plain, [1] TF32.
@@ -162,11 +226,15 @@ int main(int argc, char** argv) {
       if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0) continue;
       std::string why;
       const double t = time_solver(*s, p, runs, why);
-      if (t <= 0) continue;
+      if (t <= 0) {
+        if (id.rfind("cudnn:", 0) == 0) failed[id] = why;
+        continue;
+      }
       ms[id] = t;
       if (id.rfind("cudnn:", 0) != 0) continue;
-      const bool engine =
-          id.find(":engine") != std::string::npos || id.find(":heur") != std::string::npos;
+      const bool engine = id.find(":engine") != std::string::npos ||
+                          id.find(":heur") != std::string::npos ||
+                          id.find(":fallback") != std::string::npos;
       (engine ? graph : legacy)[is_tf32_variant(id)].offer(id, t);
     }
     const std::string name = p.name.empty() ? to_canonical(p) : p.name;
@@ -177,6 +245,7 @@ int main(int argc, char** argv) {
           "%.4f ms (%.1f TFLOP/s)\n",
           name.c_str(), p.flops() / 1e9, tf ? " TF32" : "", graph[tf].label(), graph[tf].ms,
           tflops(graph[tf].ms), legacy[tf].label(), legacy[tf].ms, tflops(legacy[tf].ms));
+      print_declined(failed, p.direction, tf == 1);
       for (const auto& [id, t] : ms) {
         if (id.rfind("gpu:", 0) != 0 || is_tf32_variant(id) != (tf == 1)) continue;
         const double r = graph[tf].ms > 0 ? graph[tf].ms / t : 0;
@@ -186,6 +255,13 @@ int main(int argc, char** argv) {
         std::printf("  %-28s %9.4f ms %8.1f TFLOP/s  %.3fx graph best  %.3fx legacy best\n",
                     id.c_str(), t, tflops(t), r, rl);
       }
+    }
+    if (json_out) {
+      nlohmann::json j = geometry_json(p);
+      j["libraries"] = libraries.empty() ? "" : libraries.substr(2);
+      j["ms"] = ms;
+      j["declined"] = failed;
+      json_out << json_text(j) << "\n";
     }
   }
   auto geomean = [](const std::vector<double>& v) {

@@ -7,6 +7,10 @@
 #   PARTS=conv1d  1D problems (wav2vec 2.0's feature encoder at batch 4, and small odd ones) over
 #                 gpu:* and cudnn:*, all directions, f32 and bf16: every row verified or declined
 #   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events)
+#   PARTS=peer    the honest peer: gpu_bench on ResNet-50 b32 (bf16 NHWC in all three directions,
+#                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
+#                 times PyTorch's convolution on the same problems under CUDA-graph replay
+#                 (PY: the Python with PyTorch, default /opt/torch/.venv/bin/python3)
 #   PARTS=overhead  the host overhead of a selected solver's call through the library API
 # Build here first (cmake --build build/release), then run with the build folder carried:
 #   run(command="PARTS='tests bench' bash scripts/gpu_check.sh", carry=["build/release"])
@@ -104,6 +108,24 @@ export CONVGUARD_PLUGINS=$CUDNN
 } >"$OUT/gpu_bench.log" 2>&1
 grep -A8 "^geomean" "$OUT/gpu_bench.log"
 
+fi
+
+if has peer; then
+PY=${PY:-/opt/torch/.venv/bin/python3}
+step "honest peer: the plugin on PyTorch's cuDNN, and PyTorch itself under CUDA-graph replay"
+CUDNN_LIB=$("$PY" -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
+export CONVGUARD_PLUGINS=$CUDNN CONVGUARD_CUDNN_PATH=${CUDNN_LIB:-}
+rm -f "$OUT/peer.jsonl"
+{
+  for d in fwd bwd_data bwd_weights; do
+    timeout 150 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype bf16 \
+      --layout nhwc --direction $d --runs 30 --json "$OUT/peer.jsonl"
+  done
+  timeout 150 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 \
+    --layout nchw --runs 30 --json "$OUT/peer.jsonl"
+} >"$OUT/peer_gpu_bench.log" 2>&1
+"$PY" bench/gpu_peer.py "$OUT/peer.jsonl" >"$OUT/peer.log" 2>&1
+head -1 "$OUT/peer.log"; grep -A20 "^geomean" "$OUT/peer.log"
 fi
 
 if has overhead; then

@@ -4,14 +4,23 @@
 //   `cudnn:<direction>:heur<N>`    the N-th configuration (engine and knob choices) of cuDNN's
 //                                  heuristic, mode A: what PyTorch runs, with the fast engines'
 //                                  tuned knobs (default knobs alone ran at 15-23 TFLOP/s in bf16
-//                                  on the H100 where the heuristic's choices are far faster).
+//                                  on the H100 where the heuristic's choices are far faster);
+//   `cudnn:<direction>:fallback<N>` the N-th configuration of cuDNN's fallback list (heuristic
+//                                  mode FALLBACK). PyTorch's benchmark mode times mode A's and
+//                                  this list's configurations together; without it the plugin
+//                                  missed, e.g., engine 70 with tile-size knob 12, which PyTorch
+//                                  runs on ResNet-50's fp32 NCHW 1x1 layers 25-35% faster than any
+//                                  mode-A configuration or default-knob engine (H100, cuDNN 9.19).
 // One whose descriptor or execution plan does not finalize is unsupported with cuDNN's own message.
 // This is the real peer of convguard's GPU solvers.
 //
 // On f32 problems an engine with the tensor-core numerical note computes in TF32, which fp32
 // verification rejects (relative error ~3e-4): the plain id declines it and says so, and its
 // `:tf32` twin (`cudnn:fwd:engine3:tf32`, `cudnn:fwd:heur0:tf32`) takes exactly those, verified
-// with the TF32 tolerance (plugin.h's id convention). Both twins share one cached build.
+// with the TF32 tolerance (plugin.h's id convention). An engine's twins share one cached build; a
+// heuristic's twins each count only the configurations of their own math (on f32, heur0 is the
+// first fp32-accurate configuration of the ranking, heur0:tf32 the first TF32 one), as PyTorch
+// filters the ranking by allow_tf32 before it uses it.
 //
 // Plans are cached per (problem, strides, engine), so run() only builds a variant pack and
 // executes: host work between the timing events stays a few microseconds.
@@ -30,6 +39,10 @@ namespace convguard_cudnn {
 namespace {
 
 constexpr int kMaxEngines = 16;
+
+// Where a solver's configuration comes from: the graph's engine list with default knobs, or the
+// ranked configurations of cuDNN's heuristic in mode A or mode FALLBACK.
+enum Source { kEngine = 0, kHeuristicA = 1, kFallback = 2 };
 
 // A backend descriptor, destroyed with its owner.
 struct Desc {
@@ -94,8 +107,28 @@ std::string tensor(Desc& d, const cg_tensor& t, cudnnDataType_t dt, std::int64_t
   return s.st == CUDNN_STATUS_SUCCESS ? "" : "tensor descriptor: " + message(s.st);
 }
 
+// Whether an engine computes an f32 problem in TF32 (it carries the tensor-core numerical note).
+bool computes_tf32(cudnnBackendDescriptor_t engine, const cg_problem* p) {
+  if (p->dtype != 0) return false;
+  std::array<cudnnBackendNumericalNote_t, 16> notes{};
+  std::int64_t n = 0;
+  if (api().cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                     CUDNN_TYPE_NUMERICAL_NOTE, 16, &n,
+                                     notes.data()) != CUDNN_STATUS_SUCCESS)
+    return false;
+  for (std::int64_t i = 0; i < n && i < 16; ++i) {
+    if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) return true;
+  }
+  return false;
+}
+
+// tf32: for a heuristic source on an f32 problem, which of the ranked configurations `index`
+// counts: those that compute in TF32 (the :tf32 twin) or those that do not (the plain one), as
+// PyTorch filters the list by allow_tf32 before it ranks or times it. The first 16 of a mixed list
+// can all be TF32 ones: ResNet-50's fp32 1x1 layers had their fastest fp32 configuration at a
+// position past 16, so the plain twins never reached it.
 std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int index,
-                             bool heuristic) {
+                             Source source, bool tf32) {
   auto b = std::make_unique<Built>();
   Api& a = api();
   std::string err;
@@ -181,11 +214,13 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
     return b;
   }
   std::int64_t got = 0;
-  if (heuristic) {
-    // The index-th configuration (engine + knob choices) of cuDNN's heuristic, mode A: what
-    // PyTorch runs without benchmark mode, and the fast engines' tuned knobs.
+  if (source != kEngine) {
+    // The index-th configuration (engine + knob choices) of cuDNN's heuristic: mode A is what
+    // PyTorch runs without benchmark mode, with the fast engines' tuned knobs; benchmark mode
+    // adds the fallback list's.
     Desc heur;
-    const cudnnBackendHeurMode_t hm = CUDNN_HEUR_MODE_A;
+    const cudnnBackendHeurMode_t hm =
+        source == kHeuristicA ? CUDNN_HEUR_MODE_A : CUDNN_HEUR_MODE_FALLBACK;
     s.create(heur, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)
         .set(heur.d, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, BD, 1, &b->graph.d)
         .set(heur.d, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &hm)
@@ -198,10 +233,6 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
     if (a.cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, BD, 0, &n, nullptr) !=
         CUDNN_STATUS_SUCCESS) {
       b->error = "heuristics: no result count";
-      return b;
-    }
-    if (index >= n) {
-      b->error = "cuDNN's heuristic offers " + std::to_string(n) + " configurations for this graph";
       return b;
     }
     std::vector<Desc> cfgs(static_cast<std::size_t>(n));
@@ -217,13 +248,32 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
       b->error = "heuristics results: " + message(s.st);
       return b;
     }
-    std::swap(b->cfg.d, cfgs[static_cast<std::size_t>(index)].d);  // keep the chosen one
-    s.create(b->engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-    if (s.st == CUDNN_STATUS_SUCCESS)
-      s.st = a.cudnnBackendGetAttribute(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &got,
-                                        &b->engine.d);
-    if (s.st != CUDNN_STATUS_SUCCESS) {
-      b->error = "heuristic configuration's engine: " + message(s.st);
+    // The index-th configuration of this twin's math (every one for f16/bf16).
+    std::int64_t seen = 0;
+    for (auto& c : cfgs) {
+      Desc engine;
+      s.create(engine, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      if (s.st == CUDNN_STATUS_SUCCESS)
+        s.st = a.cudnnBackendGetAttribute(c.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &got, &engine.d);
+      if (s.st != CUDNN_STATUS_SUCCESS) {
+        b->error = "heuristic configuration's engine: " + message(s.st);
+        return b;
+      }
+      if (p->dtype == 0 && computes_tf32(engine.d, p) != tf32) continue;
+      if (seen++ == index) {
+        std::swap(b->cfg.d, c.d);  // keep the chosen one
+        std::swap(b->engine.d, engine.d);
+        break;
+      }
+    }
+    if (!b->cfg.d) {
+      b->error =
+          std::string(source == kHeuristicA ? "cuDNN's heuristic" : "cuDNN's fallback list") +
+          " offers " + std::to_string(seen) + " " +
+          (p->dtype != 0 ? ""
+           : tf32        ? "TF32 "
+                         : "fp32-accurate ") +
+          "configurations for this graph (" + std::to_string(n) + " in all)";
       return b;
     }
   } else {
@@ -247,18 +297,8 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
       return b;
     }
   }
-  if (p->dtype == 0) {
-    std::array<cudnnBackendNumericalNote_t, 16> notes{};
-    std::int64_t n = 0;
-    if (a.cudnnBackendGetAttribute(b->engine.d, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                                   CUDNN_TYPE_NUMERICAL_NOTE, 16, &n,
-                                   notes.data()) == CUDNN_STATUS_SUCCESS) {
-      for (std::int64_t i = 0; i < n && i < 16; ++i) {
-        if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) b->tf32 = true;
-      }
-    }
-  }
-  if (!heuristic) {
+  b->tf32 = computes_tf32(b->engine.d, p);
+  if (source == kEngine) {
     s.create(b->cfg, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)
         .set(b->cfg.d, CUDNN_ATTR_ENGINECFG_ENGINE, BD, 1, &b->engine.d)
         .finalize(b->cfg);
@@ -285,13 +325,17 @@ std::unique_ptr<Built> build(const cg_problem* p, const Shapes& sh, int dir, int
 }
 
 // The cached build of (problem, engine); built on first use.
-const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index, bool heuristic) {
+const Built& get(const cg_problem* p, const Shapes& sh, int dir, int index, Source source,
+                 bool tf32) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Built>> cache;
-  const std::string key = cache_key(p, sh, index + (heuristic ? 1000 : 0));
+  // The twins of an engine share one build; a heuristic's twins count different configurations.
+  const bool twin_specific = source != kEngine && p->dtype == 0 && tf32;
+  const std::string key = cache_key(p, sh, index + 1000 * source + (twin_specific ? 10000 : 0));
   std::lock_guard lock(mu);
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, build(p, sh, dir, index, heuristic)).first;
+  if (it == cache.end())
+    it = cache.emplace(key, build(p, sh, dir, index, source, twin_specific)).first;
   return *it->second;
 }
 
@@ -303,7 +347,7 @@ std::string refusal(const Built& b, bool tf32) {
   return {};
 }
 
-template <int Dir, int Index, bool Heur, bool Tf32>
+template <int Dir, int Index, Source From, bool Tf32>
 int check(const cg_problem* p, char* msg, std::size_t len) {
   if (!api().lib) {
     say(msg, len, api().error);
@@ -317,25 +361,25 @@ int check(const cg_problem* p, char* msg, std::size_t len) {
     say(msg, len, "tf32 variants are for f32 problems");
     return CG_NOT_APPLICABLE;
   }
-  const std::string why = refusal(get(p, shapes_of(p), Dir, Index, Heur), Tf32);
+  const std::string why = refusal(get(p, shapes_of(p), Dir, Index, From, Tf32), Tf32);
   if (why.empty()) return CG_OK;
   say(msg, len, why);
   return CG_NOT_APPLICABLE;
 }
 
-template <int Dir, int Index, bool Heur, bool Tf32>
+template <int Dir, int Index, Source From, bool Tf32>
 uint64_t workspace_bytes(const cg_problem* p) {
   if (!api().lib || p->direction != Dir) return 0;
-  const Built& b = get(p, shapes_of(p), Dir, Index, Heur);
+  const Built& b = get(p, shapes_of(p), Dir, Index, From, Tf32);
   return refusal(b, Tf32).empty() ? static_cast<uint64_t>(b.workspace) : 0;
 }
 
-template <int Dir, int Index, bool Heur, bool Tf32>
+template <int Dir, int Index, Source From, bool Tf32>
 int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_tensor* y, void* ws,
         uint64_t, char* msg, std::size_t len) {
   Shapes sh;
   sh.x = *x, sh.w = *w, sh.y = *y;
-  const Built& b = get(p, sh, Dir, Index, Heur);
+  const Built& b = get(p, sh, Dir, Index, From, Tf32);
   if (const std::string why = refusal(b, Tf32); !why.empty()) {
     say(msg, len, why);
     return CG_ERROR;
@@ -364,24 +408,28 @@ int run(const cg_problem* p, const cg_tensor* x, const cg_tensor* w, const cg_te
   return CG_ERROR;
 }
 
-template <int Dir, int Index, bool Heur, bool Tf32>
+template <int Dir, int Index, Source From, bool Tf32>
 cg_solver make() {
   static const std::string id = std::string("cudnn:") +
                                 (Dir == 0   ? "fwd"
                                  : Dir == 1 ? "bwd_data"
                                             : "bwd_weights") +
-                                (Heur ? ":heur" : ":engine") + std::to_string(Index) +
-                                (Tf32 ? ":tf32" : "");
-  return {id.c_str(), check<Dir, Index, Heur, Tf32>, workspace_bytes<Dir, Index, Heur, Tf32>,
-          run<Dir, Index, Heur, Tf32>};
+                                (From == kEngine       ? ":engine"
+                                 : From == kHeuristicA ? ":heur"
+                                                       : ":fallback") +
+                                std::to_string(Index) + (Tf32 ? ":tf32" : "");
+  return {id.c_str(), check<Dir, Index, From, Tf32>, workspace_bytes<Dir, Index, From, Tf32>,
+          run<Dir, Index, From, Tf32>};
 }
 
 template <int Dir, std::size_t... I>
 void add(std::vector<cg_solver>& v, std::index_sequence<I...>) {
-  (v.push_back(make<Dir, static_cast<int>(I), false, false>()), ...);
-  (v.push_back(make<Dir, static_cast<int>(I), true, false>()), ...);
-  (v.push_back(make<Dir, static_cast<int>(I), false, true>()), ...);
-  (v.push_back(make<Dir, static_cast<int>(I), true, true>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kEngine, false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kHeuristicA, false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kFallback, false>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kEngine, true>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kHeuristicA, true>()), ...);
+  (v.push_back(make<Dir, static_cast<int>(I), kFallback, true>()), ...);
 }
 
 }  // namespace

@@ -1,0 +1,171 @@
+"""An honest GPU peer: PyTorch's own convolution, timed under CUDA-graph replay, beside what
+gpu_bench measured (its --json lines: every own solver and every cuDNN algorithm of the plugin on
+the same problems). PyTorch runs with cudnn.benchmark=True (its algorithm search, warmed up before
+capture), TF32 off except for the TF32 comparison, channels_last where the problem is NHWC.
+
+Per problem it prints the fastest own solver, the plugin's best cuDNN engine (and how many did not
+run), PyTorch's time, and the own solver's ratio to the *better* of the two peers. A problem where
+the plugin's best is more than --slack times slower than PyTorch is flagged: the plugin ran no
+competitive engine there, and a geomean against the plugin alone would flatter the own solvers.
+The geomean printed plain is against the better peer; the plugin-only geomean is printed only with
+the flagged problems named.
+
+    gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc --json b.jsonl
+    python3 bench/gpu_peer.py b.jsonl [--replays 20] [--slack 1.25]
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+
+import torch
+
+
+def tensors(p, copies):
+    """`copies` sets of (x, w, dy) for problem p, in its dtype and memory format."""
+    dt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
+    x_shape = [p["n"], p["c"]] + p["input"]
+    w_shape = [p["k"], p["c"] // p["g"]] + p["filter"]
+    y_shape = [p["n"], p["k"]] + p["output"]
+    fmt = torch.contiguous_format
+    if p["channels_last"] and p["spatial_dims"] in (2, 3):
+        fmt = torch.channels_last if p["spatial_dims"] == 2 else torch.channels_last_3d
+    sets = []
+    for _ in range(copies):
+        sets.append([torch.randn(s, device="cuda", dtype=dt).contiguous(memory_format=fmt)
+                     for s in (x_shape, w_shape, y_shape)])
+    return sets
+
+
+def symmetric_padding(p):
+    """PyTorch's convolution pads both ends alike: the start padding, where that gives the same
+    output (a derived end padding of 0 or -1 at stride 2 does); None where no symmetric padding
+    does."""
+    for i, b, e, k, s, d, o in zip(p["input"], p["pad_begin"], p["pad_end"], p["filter"],
+                                   p["stride"], p["dilation"], p["output"]):
+        if (i + 2 * b - (k - 1) * d - 1) // s + 1 != o:
+            return None
+    return list(p["pad_begin"])
+
+
+def call(p, pad):
+    """The PyTorch call of p's direction, on one (x, w, dy) set."""
+    n = p["spatial_dims"]
+    conv = (torch.nn.functional.conv1d, torch.nn.functional.conv2d,
+            torch.nn.functional.conv3d)[n - 1]
+    stride, dil, g = p["stride"], p["dilation"], p["g"]
+    if p["direction"] == "fwd":
+        return lambda x, w, dy: conv(x, w, None, stride, pad, dil, g)
+    mask = [True, False, False] if p["direction"] == "bwd_data" else [False, True, False]
+    return lambda x, w, dy: torch.ops.aten.convolution_backward(
+        dy, x, w, None, stride, pad, dil, False, [0] * n, g, mask)
+
+
+def time_torch(p, replays, tf32):
+    """Median kernel time (ms) of one call, from CUDA-graph replays of calls over rotated input
+    copies (as gpu_bench rotates them, so the L2 cache does not hold the inputs)."""
+    pad = symmetric_padding(p)
+    if pad is None:
+        return None, "no symmetric padding gives this output"
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    itemsize = {"f32": 4, "f16": 2, "bf16": 2}[p["dtype"]]
+    elems = sum(math.prod(s) for s in (
+        [p["n"], p["c"]] + p["input"], [p["k"], p["c"] // p["g"]] + p["filter"],
+        [p["n"], p["k"]] + p["output"]))
+    copies = max(1, min(8, (200 << 20) // max(1, elems * itemsize) + 1))
+    sets = tensors(p, copies)
+    fn = call(p, pad)
+    try:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):  # benchmark mode's search, and warm-up, outside the capture
+                for s in sets:
+                    fn(*s)
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        calls = max(copies, 8)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for i in range(calls):
+                fn(*sets[i % copies])
+        graph.replay()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(replays):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            graph.replay()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) / calls)
+        return statistics.median(times), ""
+    except RuntimeError as e:
+        return None, str(e).splitlines()[0][:100]
+
+
+def geomean(v):
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("jsonl", nargs="+", help="gpu_bench --json output")
+    ap.add_argument("--replays", type=int, default=20)
+    ap.add_argument("--slack", type=float, default=1.25,
+                    help="flag a problem where the plugin's best is this much slower than PyTorch")
+    a = ap.parse_args()
+    torch.backends.cudnn.benchmark = True
+    print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s" % (
+        torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name()))
+    problems = [json.loads(line) for path in a.jsonl for line in open(path) if line.strip()]
+    # (direction, dtype, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
+    ratios = {}
+    for p in problems:
+        name = p["name"] or p["problem"]
+        for tf32 in ([False, True] if p["dtype"] == "f32" else [False]):
+            own = {k: v for k, v in p["ms"].items()
+                   if k.startswith("gpu:") and k.endswith(":tf32") == tf32}
+            plugin = {k: v for k, v in p["ms"].items()
+                      if k.startswith("cudnn:") and k.endswith(":tf32") == tf32}
+            declined = sum(1 for k in p["declined"] if k.startswith("cudnn:" + p["direction"] + ":")
+                           and k.endswith(":tf32") == tf32)
+            t_torch, why = time_torch(p, a.replays, tf32)
+            pbest = min(plugin.items(), key=lambda kv: kv[1]) if plugin else (None, None)
+            peers = [t for t in (pbest[1], t_torch) if t]
+            peer = min(peers) if peers else None
+            flagged = bool(pbest[1] and t_torch and pbest[1] > a.slack * t_torch) or not pbest[1]
+            print("\n%s%s (%s, %s): plugin best %s %s ms (%d of its algorithms did not run); "
+                  "PyTorch %s ms%s%s" % (
+                      name, " TF32" if tf32 else "", p["direction"], p["dtype"], pbest[0],
+                      "%.4f" % pbest[1] if pbest[1] else "-", declined,
+                      "%.4f" % t_torch if t_torch else "-", " (" + why + ")" if why else "",
+                      "  FLAGGED: the plugin ran no competitive engine" if flagged else ""))
+            for k, t in sorted(own.items(), key=lambda kv: kv[1]):
+                r = peer / t if peer else None
+                rp = pbest[1] / t if pbest[1] else None
+                print("  %-28s %9.4f ms  %s vs the better peer  %s vs the plugin" % (
+                    k, t, "%.3fx" % r if r else "-", "%.3fx" % rp if rp else "-"))
+                if r:
+                    group = (p["direction"], p["dtype"] + (" TF32" if tf32 else ""), k)
+                    ratios.setdefault(group, []).append((r, rp, flagged, name))
+    print("\ngeomean ratio, own solver / the better of (plugin's best cuDNN, PyTorch under "
+          "CUDA-graph replay); higher is better")
+    for (direction, dtype, k), v in sorted(ratios.items()):
+        flagged = [n for _, _, f, n in v if f]
+        line = "  %-11s %-8s %-28s %.3fx over %d problems" % (
+            direction, dtype, k, geomean([r for r, _, _, _ in v]), len(v))
+        if flagged:
+            vs_plugin = [rp for _, rp, _, _ in v if rp]
+            line += ("; vs the plugin alone %.3fx, NOT a fair figure: the plugin ran no competitive "
+                     "engine on %d problem(s): %s" % (geomean(vs_plugin), len(flagged),
+                                                        ", ".join(flagged)))
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
