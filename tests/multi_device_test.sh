@@ -113,12 +113,46 @@ sys.exit(0 if mine and mine[-1]['status'] in ('crash', 'hang') else 1)"
 check "fragile hip:1: hip:0 and hip:2 finished the sweep" \
   bash -c "test $(ran_on fragile hip:0) -gt 0 && test $(ran_on fragile hip:2) -gt 0"
 
+# A hang under a derived deadline is confirmed by a second try; when the hang took the device
+# with it (fragile: no worker can open it again), the first try's hang is recorded, saying it is
+# not confirmed, rather than the start-up failure as the solver's `error`.
+mkdir -p "$TMP/state1"
+FAKE_HIP_DEVICES=1 FAKE_HIP_FRAGILE_DEVICES=0 FAKE_HIP_STATE_DIR=$TMP/state1 timeout 120 \
+  "$CG" probe --plugin "$PLUGIN" --timing 0 --workarounds off --device hip:0 \
+  --solvers miopen:GemmWrwUniversal --problem mb1ic3ih44oc8oh44kh3ph1 --directions bwd_weights \
+  --db "$TMP/unconfirmed.db" --json >"$TMP/unconfirmed.jsonl" 2>"$TMP/unconfirmed.err"
+check "a hang that took its device: recorded hang, not confirmed, naming why" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$TMP/unconfirmed.jsonl')]
+sys.exit(0 if len(r) == 1 and r[0]['status'] == 'hang' and
+         'not confirmed: a second try could not start' in r[0]['reason'] else 1)"
+
 # A device that never opens: left out at start, the others run everything.
 FAKE_HIP_DEVICES=3 FAKE_HIP_DEAD_DEVICES=0 probe dead hip:all "${FAULTY[@]}"
 check "dead hip:0: exit 1, naming it" \
   bash -c "test $(rc_of dead) -eq 1 && grep -q 'device lost: hip:0: worker start-up failed' '$TMP/dead.err'"
 check "dead hip:0: the rows equal the one-device run's" same_rows faulty_one dead
 check "dead hip:0: every trial once, by hip:1 and hip:2" each_once dead faulty_one hip:1 hip:2
+
+# Two kinds of card in one node (hip:2 an RX 5700 XT, another fingerprint): each kind gets the
+# whole trial list, hip:0 and hip:1 sharing theirs, so both kinds' rows equal a one-device run's.
+FAKE_HIP_DEVICES=3 FAKE_HIP_OTHER_MODEL=2 probe mixed hip:all "${FAULTY[@]}"
+check "two kinds: exit 0, each kind said" \
+  bash -c "test $(rc_of mixed) -eq 0 && grep -q '^device hip:[01]: AMD Radeon RX 5600' '$TMP/mixed.err' &&
+           grep -q '^device hip:2: AMD Radeon RX 5700' '$TMP/mixed.err' &&
+           test \$(grep -c 'another kind: its own trial list' '$TMP/mixed.err') -eq 1"
+rows mixed | grep 'RX 5600' >"$TMP/mixed5600.rows"
+rows mixed | grep 'RX 5700' | sed 's/RX 5700 XT (simulated)|gfx1010 (simulated)|cus=40/RX 5600 XT (simulated)|gfx1010 (simulated)|cus=36/' \
+  >"$TMP/mixed5700.rows"
+check "two kinds: the RX 5600 XTs' rows equal the one-device run's" \
+  diff "$TMP/mixed5600.rows" <(rows faulty_one)
+check "two kinds: the RX 5700 XT's rows have the same statuses" \
+  diff "$TMP/mixed5700.rows" <(rows faulty_one)
+grep '"device":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_b.jsonl"
+grep -v '"device":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_a.jsonl"
+check "two kinds: hip:0 and hip:1 ran every trial once between them" \
+  each_once mixed_a faulty_one hip:0 hip:1
+check "two kinds: hip:2 ran every trial once" each_once mixed_b faulty_one hip:2
 
 # Bad lists: refused before anything runs, naming --device, exit 2.
 refused() {  # refused DEVICES [FAKE_HIP_DEVICES]

@@ -309,6 +309,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   if (auto st = ensure_started(); !st) {
     o.status = "error";
     o.reason = st.message();
+    o.not_started = true;
     return o;
   }
   TrialRequest r = request;

@@ -280,23 +280,33 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       // hang never answers, so a hang is confirmed by a second try, in a fresh worker, under
       // kHangConfirmFactor times the deadline, before it counts against the solver. A user's
       // --timeout is taken as given.
-      const double first_ms = out.elapsed_ms;
+      const Outcome first = out;
       const auto longer_rest = [&](double f) { return kHangConfirmFactor * rest_ms(f); };
       out = worker.run(req, kHangConfirmFactor * deadline_ms, longer_rest);
-      if (out.status == "hang") {
-        out.reason += fmt::format(
-            " (confirmed: the first try also gave no answer, after {:.0f} ms)", first_ms);
+      if (out.not_started) {
+        // No second try could start (a GPU that needs a reset after the first: its worker cannot
+        // open it again): that says nothing of the solver, and the first try's silence is all
+        // there is, recorded as the hang it was, saying so.
+        const std::string why = out.reason;
+        out = first;
+        out.reason += " (not confirmed: a second try could not start: " + why + ")";
       } else {
-        const std::string note = fmt::format(
-            "answered on a second try under {:.0f}x the deadline; the first try gave no answer "
-            "within {:.0f} ms (a loaded machine?)",
-            kHangConfirmFactor, first_ms);
-        out.reason = out.reason.empty() ? note : out.reason + " (" + note + ")";
+        const double first_ms = first.elapsed_ms;
+        if (out.status == "hang") {
+          out.reason += fmt::format(
+              " (confirmed: the first try also gave no answer, after {:.0f} ms)", first_ms);
+        } else {
+          const std::string note = fmt::format(
+              "answered on a second try under {:.0f}x the deadline; the first try gave no answer "
+              "within {:.0f} ms (a loaded machine?)",
+              kHangConfirmFactor, first_ms);
+          out.reason = out.reason.empty() ? note : out.reason + " (" + note + ")";
+        }
+        lock.lock();
+        s.sum.hang_cost_s += first_ms / 1000;
+        s.sum.sandbox_s += first_ms / 1000;
+        lock.unlock();
       }
-      lock.lock();
-      s.sum.hang_cost_s += first_ms / 1000;
-      s.sum.sandbox_s += first_ms / 1000;
-      lock.unlock();
     }
     take_reply(out, rec);
 

@@ -23,6 +23,7 @@ int g_device = 0;   // hipSetDevice's
 // environment since each worker is its own process:
 //   FAKE_HIP_DEVICES=N             N identical GPUs (default 1);
 //   FAKE_HIP_DEAD_DEVICES=1,3      these are present but cannot be opened (a GPU off the bus);
+//   FAKE_HIP_OTHER_MODEL=2         these are another model (below);
 //   FAKE_HIP_FRAGILE_DEVICES=1     these, once they have faulted or hung, cannot be opened again
 //                                  (a card that needs a reset): a marker file in
 //                                  FAKE_HIP_STATE_DIR tells the next worker.
@@ -129,12 +130,16 @@ EXPORT int hipDriverGetVersion(int* v) {
   *v = 50731921;
   return 0;
 }
-EXPORT int hipDeviceGetAttribute(int* v, int attr, int) {
-  *v = attr == 63 ? 36 : 0;  // multiprocessors: an RX 5600 XT has 36 CUs
+// FAKE_HIP_OTHER_MODEL=2: device 2 is an RX 5700 XT (40 CUs), another fingerprint beside the
+// RX 5600 XTs, as a node with two kinds of card.
+EXPORT int hipDeviceGetAttribute(int* v, int attr, int d) {
+  // multiprocessors: an RX 5600 XT has 36 CUs, an RX 5700 XT 40
+  *v = attr == 63 ? (listed("FAKE_HIP_OTHER_MODEL", d) ? 40 : 36) : 0;
   return 0;
 }
-EXPORT int hipGetDevicePropertiesR0600(void* prop, int) {
-  std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX 5600 XT (simulated)");
+EXPORT int hipGetDevicePropertiesR0600(void* prop, int d) {
+  std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX %s XT (simulated)",
+                listed("FAKE_HIP_OTHER_MODEL", d) ? "5700" : "5600");
   std::snprintf(static_cast<char*>(prop) + 1160, 256, "gfx1010 (simulated)");
   return 0;
 }

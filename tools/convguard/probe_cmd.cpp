@@ -437,6 +437,10 @@ int probe_main(int argc, char** argv) {
     cb.started = [&](const probe::SweepDevice& d, std::size_t) {
       if (std::find(announced.begin(), announced.end(), d.fingerprint) != announced.end()) return;
       announced.push_back(d.fingerprint);
+      if (announced.size() > 1) {
+        std::fprintf(info, "device %s (another kind: its own trial list)\n", d.description.c_str());
+        return;
+      }
       std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
                    d.description.c_str(), session->db_path.c_str(), problems.size(),
                    cfg.solvers.size(),
@@ -467,8 +471,12 @@ int probe_main(int argc, char** argv) {
     };
     auto sum = sweep(cfg);
     if (!sum) continue;
-    for (const probe::SweepDevice& d : sum->devices)
-      if (!json && !csv) print_results_table(store, d.fingerprint, problems, cfg.solvers);
+    for (const probe::SweepDevice& d : sum->devices) {
+      if (json || csv) continue;
+      if (sum->devices.size() > 1)
+        std::printf("\non %s:", fmt::format("{}", fmt::join(d.names, ",")).c_str());
+      print_results_table(store, d.fingerprint, problems, cfg.solvers);
+    }
     print_summary(info, "probe", *sum);
     if (sum->interrupted || probe::stop_requested()) {
       // Stopped by the user: what finished is recorded, the trial cut off is `interrupted` (not
@@ -501,8 +509,10 @@ int probe_main(int argc, char** argv) {
       if (tries > 0) {
         std::fprintf(
             info,
-            "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
-            f.str("workarounds").c_str(), tries, needing);
+            "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)%s\n",
+            f.str("workarounds").c_str(), tries, needing,
+            sum->devices.size() > 1 ? (" on " + fmt::format("{}", fmt::join(d.names, ","))).c_str()
+                                    : "");
         seen.clear();
         auto wsum = sweep(wcfg);
         if (!wsum) continue;
