@@ -140,8 +140,9 @@ void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
 }
 
 // Starts a job's worker (again, after a hang or a crash took it) and puts it in its group, or
-// says why not. With one worker a start-up failure stays Worker::run's (the trial is `error`,
-// as it always was); with several, the device is left out and the others take its share.
+// says why not. With one device a restart stays Worker::run's (a trial whose worker cannot start
+// is `error`, as it always was); with several, the device is left out and the others take its
+// share.
 bool ready(Shared& s, Worker& worker, const std::string& device, Group*& g) {
   if (g && (worker.alive() || s.c.devices.size() < 2)) return true;
   Status st = worker.ensure_started();
