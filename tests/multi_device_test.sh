@@ -92,6 +92,21 @@ crashes = [r for r in map(json.loads, out.splitlines()) if r['status'] == 'crash
 sys.exit(0 if crashes and all('Memory access fault by GPU' in r['stderr_tail'] for r in crashes)
          else 1)"
 
+# Workarounds (--workarounds auto): on a problem no plain solver verified, transforms are tried
+# in order until one verifies; with several devices a problem's candidates are still tried one at
+# a time, so the same ones run and the rest are "not needed", as with one device.
+WA=(--solvers 'miopen:ConvOclBwdWrW2<1>,miopen:ConvOclBwdWrW53,miopen:GemmWrwUniversal'
+    --problem mb1ic3ih8oc4kh3ph1 --problem mb1ic3ih44oc8oh44kh3ph1 --problem mb1ic4ih48oc4kh3ph1
+    --directions bwd_weights --workarounds auto)
+FAKE_HIP_DEVICES=1 probe wa_one hip:0 "${WA[@]}"
+FAKE_HIP_DEVICES=3 probe wa_three hip:all "${WA[@]}"
+check "workarounds: a transform verified and others were not needed (one device)" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$TMP/wa_one.jsonl')]
+ok = any(x['solver'].startswith('xform:') and x['status'] == 'ok' for x in r)
+sys.exit(0 if ok and 'not needed' in open('$TMP/wa_one.err').read() else 1)"
+check "workarounds: three devices record the rows one device does" same_rows wa_one wa_three
+
 # A list, one device fragile: after its first fault or hang it cannot be opened again. Mostly
 # faulting and hanging solvers, so hip:1 meets one; its worker is lost with that trial (recorded
 # as the fault it was), and hip:0 and hip:2 finish the sweep.

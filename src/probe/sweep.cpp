@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "convguard/canonical.hpp"
@@ -79,7 +81,9 @@ Status unrecorded(db::Store& store, const db::TrialRecord& rec, const Status& wh
 // a job keeps its group while others are added.
 struct Group {
   SweepDevice dev;
-  std::size_t next = 0;      // trials taken so far
+  std::vector<bool> taken;  // per trial: a job of this group has taken it
+  std::size_t taken_count = 0, first_free = 0;
+  std::vector<int> trying;   // per problem: its trials running now
   std::vector<bool> solved;  // per problem, for stop_at_first_ok
   double gflops = 0, ref_gflops = 0, sample_gflops = 0;
   std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
@@ -93,6 +97,7 @@ struct Shared {
   db::Store& store;
   const SweepCallbacks& cb;
   std::mutex mu;
+  std::condition_variable trial_done;  // a run ended: a problem may be free to try again
   std::vector<std::unique_ptr<Group>> groups;
   std::vector<std::pair<std::size_t, std::string>> trials;  // (problem index, solver id)
   SweepSummary sum;
@@ -112,6 +117,8 @@ Group* join(Shared& s, const Worker& w, const std::string& device) {
   auto g = std::make_unique<Group>();
   g->dev = {w.fingerprint(), w.description(),   w.gflops(),
             w.ref_gflops(),  w.sample_gflops(), {device}};
+  g->taken.assign(s.trials.size(), false);
+  g->trying.assign(s.c.problems.size(), 0);
   g->solved.assign(s.c.problems.size(), false);
   if (auto st = s.store.add_device(g->dev.fingerprint, g->dev.description); !st) {
     s.failure = st;
@@ -165,6 +172,21 @@ bool ready(Shared& s, Worker& worker, const std::string& device, Group*& g) {
   return false;
 }
 
+// The next trial for a job of group g: the first not taken; with stop_at_first_ok, the first of a
+// problem that no other job is trying, so a problem's solvers are tried one at a time and the
+// first that verifies ends it as with one worker (several devices record what one would).
+// Nullopt when every trial left is of a problem being tried now.
+std::optional<std::size_t> take(const Shared& s, Group& g) {
+  for (std::size_t k = g.first_free; k < s.trials.size(); ++k) {
+    if (g.taken[k] || (s.c.stop_at_first_ok && g.trying[s.trials[k].first] > 0)) continue;
+    g.taken[k] = true;
+    ++g.taken_count;
+    while (g.first_free < s.trials.size() && g.taken[g.first_free]) ++g.first_free;
+    return k;
+  }
+  return std::nullopt;
+}
+
 // One job: takes the next trial of its group, decides under the lock whether it runs, runs it in
 // this job's worker without the lock, records it under the lock.
 void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
@@ -172,12 +194,18 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
   for (;;) {
     if (!ready(s, worker, device, g)) return;
     std::unique_lock lock(s.mu);
-    if (g->next >= s.trials.size() || !s.failure.is_ok()) return;
-    if (stop_requested()) {
-      s.sum.interrupted = true;
-      return;
+    std::optional<std::size_t> k;
+    for (;;) {
+      if (g->taken_count >= s.trials.size() || !s.failure.is_ok()) return;
+      if (stop_requested()) {
+        s.sum.interrupted = true;
+        return;
+      }
+      if ((k = take(s, *g))) break;
+      // Every trial left is of a problem another job is trying: wait for its end (or a stop).
+      s.trial_done.wait_for(lock, std::chrono::milliseconds(100));
     }
-    const std::size_t index = ++g->next;
+    const std::size_t index = *k + 1;
     const std::size_t pi = s.trials[index - 1].first;
     const Problem& p = c.problems[pi];
     const std::string& sid = s.trials[index - 1].second;
@@ -259,6 +287,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
                                           sid, key, st.message())};
       return;
     }
+    ++g->trying[pi];
     lock.unlock();
 
     TrialRequest req;
@@ -312,6 +341,8 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     take_reply(out, rec);
 
     lock.lock();
+    --g->trying[pi];
+    s.trial_done.notify_all();
     s.sum.sandbox_s += out.elapsed_ms / 1000;
     if (out.status == "hang") s.sum.hang_cost_s += out.elapsed_ms / 1000;
     if (out.status == "ok") {
@@ -395,10 +426,10 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
                   fmt::format("no device's worker started: {}", fmt::join(s.sum.lost, "; "))};
   }
   for (const auto& g : s.groups) {
-    if (g->next < s.trials.size() && !s.sum.interrupted) {
-      s.sum.lost.push_back(
-          fmt::format("{} of {} trials not run on {}: every worker of that device was lost",
-                      s.trials.size() - g->next, s.trials.size(), fmt::join(g->dev.names, ",")));
+    if (g->taken_count < s.trials.size() && !s.sum.interrupted) {
+      s.sum.lost.push_back(fmt::format(
+          "{} of {} trials not run on {}: every worker of that device was lost",
+          s.trials.size() - g->taken_count, s.trials.size(), fmt::join(g->dev.names, ",")));
     }
     s.sum.devices.push_back(g->dev);
   }
