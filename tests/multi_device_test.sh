@@ -48,8 +48,8 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 ref = {(r["problem"], r["solver"]) for r in map(json.loads, open(sys.argv[2]))}
 keys = [(r["problem"], r["solver"]) for r in rows]
 bad = [k for k in set(keys) if keys.count(k) > 1]
-bad += [r for r in rows if r["device"] not in sys.argv[3:] or
-        f"--device '{r['device']}'" not in r["command"]]
+bad += [r for r in rows if r["device_name"] not in sys.argv[3:] or
+        f"--device '{r['device_name']}'" not in r["command"]]
 bad += sorted(ref - set(keys)) + sorted(set(keys) - ref)
 if bad:
     print("\n".join(map(str, bad[:10])))
@@ -59,14 +59,14 @@ PY
 ran_on() {  # ran_on RUN DEVICE: how many trials DEVICE ran
   python3 -c "
 import json, sys
-print(sum(json.loads(l)['device'] == '$2' for l in open('$TMP/$1.jsonl')))"
+print(sum(json.loads(l)['device_name'] == '$2' for l in open('$TMP/$1.jsonl')))"
 }
 
 # The reference: one simulated GPU, as every earlier test ran it.
 FAKE_HIP_DEVICES=1 probe one hip:0 "${PROBLEMS[@]}"
 check "one device: exit 0" test "$(rc_of one)" -eq 0
 check "one device: its JSON rows do not name a device (unchanged output)" \
-  python3 -c "import json,sys; sys.exit(any('device' in json.loads(l) for l in open('$TMP/one.jsonl')))"
+  python3 -c "import json,sys; sys.exit(any('device_name' in json.loads(l) for l in open('$TMP/one.jsonl')))"
 check "one device: the planted faults and hangs are there" \
   python3 -c "
 import json, sys
@@ -123,7 +123,7 @@ check "fragile hip:1: the rows equal the one-device run's" same_rows faulty_one 
 check "fragile hip:1: every trial once, none lost" each_once fragile faulty_one hip:0 hip:1 hip:2
 check "fragile hip:1: its last trial is the fault that took it" python3 -c "
 import json, sys
-mine = [r for r in map(json.loads, open('$TMP/fragile.jsonl')) if r['device'] == 'hip:1']
+mine = [r for r in map(json.loads, open('$TMP/fragile.jsonl')) if r['device_name'] == 'hip:1']
 sys.exit(0 if mine and mine[-1]['status'] in ('crash', 'hang') else 1)"
 check "fragile hip:1: hip:0 and hip:2 finished the sweep" \
   bash -c "test $(ran_on fragile hip:0) -gt 0 && test $(ran_on fragile hip:2) -gt 0"
@@ -163,8 +163,8 @@ check "two kinds: the RX 5600 XTs' rows equal the one-device run's" \
   diff "$TMP/mixed5600.rows" <(rows faulty_one)
 check "two kinds: the RX 5700 XT's rows have the same statuses" \
   diff "$TMP/mixed5700.rows" <(rows faulty_one)
-grep '"device":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_b.jsonl"
-grep -v '"device":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_a.jsonl"
+grep '"device_name":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_b.jsonl"
+grep -v '"device_name":"hip:2"' "$TMP/mixed.jsonl" >"$TMP/mixed_a.jsonl"
 check "two kinds: hip:0 and hip:1 ran every trial once between them" \
   each_once mixed_a faulty_one hip:0 hip:1
 check "two kinds: hip:2 ran every trial once" each_once mixed_b faulty_one hip:2

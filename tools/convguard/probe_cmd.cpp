@@ -19,6 +19,7 @@
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "core/json_text.hpp"
+#include "db/record_json.hpp"
 #include "db/store.hpp"
 #include "device_list.hpp"
 #include "flags.hpp"
@@ -142,17 +143,14 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty, bool
     return;
   }
   if (json) {
-    nlohmann::json j{{"problem", rec.problem},
-                     {"solver", rec.solver},
-                     {"status", rec.status},
-                     {"reason", rec.reason},
-                     {"first_ms", rec.first_ms},
-                     {"median_ms", rec.median_ms},
-                     {"peak_rss_bytes", rec.peak_rss_bytes},
-                     {"signal", rec.signal},
-                     {"exit_code", rec.exit_code},
-                     {"command", rec.command}};
-    if (several) j["device"] = e.device;  // which of the sweep's devices ran it
+    // The record's JSON (db/record_json.hpp) cut to what a probe row shows, plus the device that
+    // ran it when the sweep has several.
+    const nlohmann::json all = db::to_json(rec);
+    nlohmann::json j;
+    for (const char* key : {"problem", "solver", "status", "reason", "first_ms", "median_ms",
+                            "peak_rss_bytes", "signal", "exit_code", "command"})
+      j[key] = all[key];
+    if (several) j["device_name"] = e.device;
     std::printf("%s\n", json_text(j).c_str());
   } else if (csv) {
     std::printf(
