@@ -155,7 +155,7 @@ FAKE_HIP_DEVICES=3 FAKE_HIP_OTHER_MODEL=2 probe mixed hip:all "${FAULTY[@]}"
 check "two kinds: exit 0, each kind said" \
   bash -c "test $(rc_of mixed) -eq 0 && grep -q '^device hip:[01]: AMD Radeon RX 5600' '$TMP/mixed.err' &&
            grep -q '^device hip:2: AMD Radeon RX 5700' '$TMP/mixed.err' &&
-           test \$(grep -c 'another kind: its own trial list' '$TMP/mixed.err') -eq 1"
+           test \$(grep -c 'another fingerprint: a trial list of its own' '$TMP/mixed.err') -eq 1"
 rows mixed | grep 'RX 5600' >"$TMP/mixed5600.rows"
 rows mixed | grep 'RX 5700' | sed 's/RX 5700 XT (simulated)|gfx1010 (simulated)|cus=40/RX 5600 XT (simulated)|gfx1010 (simulated)|cus=36/' \
   >"$TMP/mixed5700.rows"

@@ -436,14 +436,15 @@ int probe_main(int argc, char** argv) {
       if (std::find(announced.begin(), announced.end(), d.fingerprint) != announced.end()) return;
       announced.push_back(d.fingerprint);
       if (announced.size() > 1) {
-        std::fprintf(info, "device %s (another kind: its own trial list)\n", d.description.c_str());
+        std::fprintf(info, "device %s (another fingerprint: a trial list of its own)\n",
+                     d.description.c_str());
         return;
       }
       std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
                    d.description.c_str(), session->db_path.c_str(), problems.size(),
                    cfg.solvers.size(),
-                   several ? fmt::format(" on {} devices ({}), one worker each, one trial list per "
-                                         "kind of device",
+                   several ? fmt::format(" on {} devices ({}), one worker each, one trial list "
+                                         "per device fingerprint",
                                          names.size(), fmt::join(names, ","))
                                  .c_str()
                    : cfg.jobs > 1 ? fmt::format(" on {} workers", cfg.jobs).c_str()
