@@ -185,6 +185,10 @@ Status Worker::ensure_started(double startup_deadline_ms) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
+  // Registered as a live worker before another thread's reap_strays() can see it: a worker just
+  // forked by one job thread was otherwise a "stray" to another job whose worker had died, and
+  // was killed before it said ready (its device then taken for lost, or its trial for an error).
+  std::unique_lock registering(g_workers_mutex);
   const pid_t pid = ::fork();
   if (pid < 0) return {StatusCode::internal_error, std::string("fork: ") + std::strerror(errno)};
   if (pid == 0) {
@@ -210,9 +214,10 @@ Status Worker::ensure_started(double startup_deadline_ms) {
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
+  g_workers.insert(pid);
+  registering.unlock();
   ::setpgid(pid, pid);  // also here: no race with the child's own call
   pid_ = pid;
-  live_workers(pid, true);
   seq_ = 0;
   ++starts_;
   ::close(in[0]);
@@ -304,6 +309,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   if (auto st = ensure_started(); !st) {
     o.status = "error";
     o.reason = st.message();
+    o.not_started = true;
     return o;
   }
   TrialRequest r = request;

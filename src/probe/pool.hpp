@@ -30,6 +30,8 @@ struct Outcome {
   // A plugin's compile step (protocol.hpp "compiling"/"compiled"): how long it took (so far, for
   // compile_timeout) and the deadline it had; 0 when the solver has none.
   double compile_ms = 0, compile_deadline_ms = 0;
+  // No worker could be started for it (status "error"): nothing of the trial ran.
+  bool not_started = false;
 };
 
 class Worker {

@@ -1,13 +1,16 @@
 #include "probe/sweep.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "convguard/canonical.hpp"
@@ -74,6 +77,18 @@ Status unrecorded(db::Store& store, const db::TrialRecord& rec, const Status& wh
                                "again")};
 }
 
+// The workers that share one fingerprint and the trial list they take from. Held by pointer:
+// a job keeps its group while others are added.
+struct Group {
+  SweepDevice dev;
+  std::vector<bool> taken;  // per trial: a job of this group has taken it
+  std::size_t taken_count = 0, first_free = 0;
+  std::vector<int> trying;   // per problem: its trials running now
+  std::vector<bool> solved;  // per problem, for stop_at_first_ok
+  double gflops = 0, ref_gflops = 0, sample_gflops = 0;
+  std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
+};
+
 // State shared by the job threads; everything in it is touched under `mu`.
 struct Shared {
   Shared(const SweepConfig& c_, db::Store& store_, const SweepCallbacks& cb_)
@@ -81,20 +96,41 @@ struct Shared {
   const SweepConfig& c;
   db::Store& store;
   const SweepCallbacks& cb;
-  SweepDevice dev;
   std::mutex mu;
-  std::size_t next = 0;
+  std::condition_variable trial_done;  // a run ended: a problem may be free to try again
+  std::vector<std::unique_ptr<Group>> groups;
   std::vector<std::pair<std::size_t, std::string>> trials;  // (problem index, solver id)
-  std::vector<bool> solved;                                 // per problem, for stop_at_first_ok
   SweepSummary sum;
   Status failure;
+  Status first_start_failure;  // why the first worker that could not start did not
   double t0 = 0;
-  double gflops = 0, ref_gflops = 0, sample_gflops = 0;
-  std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
 };
 
+// The group of a worker that has just started: the one with its fingerprint, else a new one.
+// Null (and the sweep failed) when the database refuses the device.
+Group* join(Shared& s, const Worker& w, const std::string& device) {
+  for (auto& g : s.groups) {
+    if (g->dev.fingerprint != w.fingerprint()) continue;
+    g->dev.names.push_back(device);
+    return g.get();
+  }
+  auto g = std::make_unique<Group>();
+  g->dev = {w.fingerprint(), w.description(),   w.gflops(),
+            w.ref_gflops(),  w.sample_gflops(), {device}};
+  g->taken.assign(s.trials.size(), false);
+  g->trying.assign(s.c.problems.size(), 0);
+  g->solved.assign(s.c.problems.size(), false);
+  if (auto st = s.store.add_device(g->dev.fingerprint, g->dev.description); !st) {
+    s.failure = st;
+    return nullptr;
+  }
+  if (s.cb.started) s.cb.started(g->dev, s.trials.size());
+  s.groups.push_back(std::move(g));
+  return s.groups.back().get();
+}
+
 void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
-          db::TrialRecord rec) {
+          const std::string& device, db::TrialRecord rec) {
   ++s.sum.counts[kind == SweepEvent::Kind::reused      ? "reused"
                  : kind == SweepEvent::Kind::known_bad ? "known bad"
                                                        : rec.status];
@@ -104,53 +140,102 @@ void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
   e.index = index;
   e.total = s.trials.size();
   e.problem = &p;
+  e.device = device;
   e.record = std::move(rec);
   e.elapsed_s = now_s() - s.t0;
   s.cb.trial(e);
 }
 
-// One job: takes the next trial, decides under the lock whether it runs, runs it in this job's
-// worker without the lock, records it under the lock.
-void job(Shared& s, Worker& worker) {
+// Starts a job's worker (again, after a hang or a crash took it) and puts it in its group, or
+// says why not. With one device a restart stays Worker::run's (a trial whose worker cannot start
+// is `error`, as it always was); with several, the device is left out and the others take its
+// share.
+bool ready(Shared& s, Worker& worker, const std::string& device, Group*& g) {
+  if (g && (worker.alive() || s.c.devices.size() < 2)) return true;
+  Status st = worker.ensure_started();
+  std::lock_guard lock(s.mu);
+  if (st && worker.fingerprint().empty()) {
+    st = {StatusCode::internal_error, "worker start-up: no device fingerprint"};
+  } else if (st && g && worker.fingerprint() != g->dev.fingerprint) {
+    // The same device must come back as itself; evidence under two fingerprints would mix.
+    st = {StatusCode::internal_error, "its fingerprint changed on restart, from '" +
+                                          g->dev.fingerprint + "' to '" + worker.fingerprint() +
+                                          "'"};
+  }
+  if (st && !g) {
+    g = join(s, worker, device);
+    return g != nullptr;
+  }
+  if (st) return true;
+  if (s.first_start_failure.is_ok()) s.first_start_failure = st;
+  s.sum.lost.push_back(device + ": worker start-up failed: " + st.message());
+  return false;
+}
+
+// The next trial for a job of group g: the first not taken; with stop_at_first_ok, the first of a
+// problem that no other job is trying, so a problem's solvers are tried one at a time and the
+// first that verifies ends it as with one worker (several devices record what one would).
+// Nullopt when every trial left is of a problem being tried now.
+std::optional<std::size_t> take(const Shared& s, Group& g) {
+  for (std::size_t k = g.first_free; k < s.trials.size(); ++k) {
+    if (g.taken[k] || (s.c.stop_at_first_ok && g.trying[s.trials[k].first] > 0)) continue;
+    g.taken[k] = true;
+    ++g.taken_count;
+    while (g.first_free < s.trials.size() && g.taken[g.first_free]) ++g.first_free;
+    return k;
+  }
+  return std::nullopt;
+}
+
+// One job: takes the next trial of its group, decides under the lock whether it runs, runs it in
+// this job's worker without the lock, records it under the lock.
+void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
   const SweepConfig& c = s.c;
   for (;;) {
+    if (!ready(s, worker, device, g)) return;
     std::unique_lock lock(s.mu);
-    if (s.next >= s.trials.size() || !s.failure.is_ok()) return;
-    if (stop_requested()) {
-      s.sum.interrupted = true;
-      return;
+    std::optional<std::size_t> k;
+    for (;;) {
+      if (g->taken_count >= s.trials.size() || !s.failure.is_ok()) return;
+      if (stop_requested()) {
+        s.sum.interrupted = true;
+        return;
+      }
+      if ((k = take(s, *g))) break;
+      // Every trial left is of a problem another job is trying: wait for its end (or a stop).
+      s.trial_done.wait_for(lock, std::chrono::milliseconds(100));
     }
-    const std::size_t index = ++s.next;
+    const std::size_t index = *k + 1;
     const std::size_t pi = s.trials[index - 1].first;
     const Problem& p = c.problems[pi];
     const std::string& sid = s.trials[index - 1].second;
     const std::string key = identity_string(p);
-    if (c.stop_at_first_ok && s.solved[pi]) {
+    if (c.stop_at_first_ok && g->solved[pi]) {
       ++s.sum.counts["not needed"];
       continue;
     }
-    if (auto prev = s.store.find(s.dev.fingerprint, key, sid)) {
+    if (auto prev = s.store.find(g->dev.fingerprint, key, sid)) {
       if ((prev->status == "ok" || prev->status == "unsupported") && !c.force) {
-        if (prev->status == "ok") s.solved[pi] = true;
-        emit(s, SweepEvent::Kind::reused, index, p, *prev);
+        if (prev->status == "ok") g->solved[pi] = true;
+        emit(s, SweepEvent::Kind::reused, index, p, device, *prev);
         continue;
       }
       if (db::is_bad_status(prev->status) && !c.retry_bad) {
-        emit(s, SweepEvent::Kind::known_bad, index, p, *prev);
+        emit(s, SweepEvent::Kind::known_bad, index, p, device, *prev);
         continue;
       }
     }
     db::TrialRecord rec;
-    rec.device = s.dev.fingerprint;
+    rec.device = g->dev.fingerprint;
     rec.problem = key;
     rec.solver = sid;
-    rec.command = c.command_prefix + reproduce_command(key, sid, c.device);
+    rec.command = c.command_prefix + reproduce_command(key, sid, device);
     // Throughputs: the best any worker of this sweep measured (one measured while the machine
     // was busy must not make every deadline and budget 100x too tight).
-    s.gflops = std::max(s.gflops, worker.gflops());
-    s.ref_gflops = std::max(s.ref_gflops, worker.ref_gflops());
-    s.sample_gflops = std::max(s.sample_gflops, worker.sample_gflops());
-    const double gflops = sid == "cpu:ref" ? s.ref_gflops : s.gflops;
+    g->gflops = std::max(g->gflops, worker.gflops());
+    g->ref_gflops = std::max(g->ref_gflops, worker.ref_gflops());
+    g->sample_gflops = std::max(g->sample_gflops, worker.sample_gflops());
+    const double gflops = sid == "cpu:ref" ? g->ref_gflops : g->gflops;
     const double expected_s = p.flops() / (std::max(gflops, 0.01) * 1e9);
     const bool named = std::find(c.named.begin(), c.named.end(), sid) != c.named.end();
     std::string skip;
@@ -172,7 +257,7 @@ void job(Shared& s, Worker& worker) {
         s.failure = st;
         return;
       }
-      emit(s, SweepEvent::Kind::skipped, index, p, rec);
+      emit(s, SweepEvent::Kind::skipped, index, p, device, rec);
       continue;
     }
     // Verification: the full fp64 reference, or TrialOptions' sampled points, plus on a GPU the
@@ -182,17 +267,17 @@ void job(Shared& s, Worker& worker) {
     const TrialOptions verification;
     const bool sampled = p.flops() / 2 > verification.full_reference_limit;
     const double compare_s =
-        sampled && c.device != "cpu"
+        sampled && device != "cpu"
             ? static_cast<double>(output_desc(p).elements()) * kCompareSPerElement
             : 0.0;
     const double reference_s =
         compare_s +
         (sampled
              ? 4.0 * static_cast<double>(sampled_points(p, verification) * p.reduction_length()) /
-                   (std::max(s.sample_gflops, 0.01) * 1e9)
-             : 3.0 * p.flops() / (std::max(s.ref_gflops, 0.01) * 1e9));  // ref, |ref|, TF32
+                   (std::max(g->sample_gflops, 0.01) * 1e9)
+             : 3.0 * p.flops() / (std::max(g->ref_gflops, 0.01) * 1e9));  // ref, |ref|, TF32
     // Other solvers' times on this problem bound what a slow-but-working one may take.
-    const double slowest_ok_ms = s.slowest_ok_ms[key];
+    const double slowest_ok_ms = g->slowest_ok_ms[key];
     const double deadline_ms =
         c.timeout_s > 0 ? c.timeout_s * 1000
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
@@ -202,6 +287,7 @@ void job(Shared& s, Worker& worker) {
                                           sid, key, st.message())};
       return;
     }
+    ++g->trying[pi];
     lock.unlock();
 
     TrialRequest req;
@@ -224,38 +310,50 @@ void job(Shared& s, Worker& worker) {
       // hang never answers, so a hang is confirmed by a second try, in a fresh worker, under
       // kHangConfirmFactor times the deadline, before it counts against the solver. A user's
       // --timeout is taken as given.
-      const double first_ms = out.elapsed_ms;
+      const Outcome first = out;
       const auto longer_rest = [&](double f) { return kHangConfirmFactor * rest_ms(f); };
       out = worker.run(req, kHangConfirmFactor * deadline_ms, longer_rest);
-      if (out.status == "hang") {
-        out.reason += fmt::format(
-            " (confirmed: the first try also gave no answer, after {:.0f} ms)", first_ms);
+      if (out.not_started) {
+        // No second try could start (a GPU that needs a reset after the first: its worker cannot
+        // open it again): that says nothing of the solver, and the first try's silence is all
+        // there is, recorded as the hang it was, saying so.
+        const std::string why = out.reason;
+        out = first;
+        out.reason += " (not confirmed: a second try could not start: " + why + ")";
       } else {
-        const std::string note = fmt::format(
-            "answered on a second try under {:.0f}x the deadline; the first try gave no answer "
-            "within {:.0f} ms (a loaded machine?)",
-            kHangConfirmFactor, first_ms);
-        out.reason = out.reason.empty() ? note : out.reason + " (" + note + ")";
+        const double first_ms = first.elapsed_ms;
+        if (out.status == "hang") {
+          out.reason += fmt::format(
+              " (confirmed: the first try also gave no answer, after {:.0f} ms)", first_ms);
+        } else {
+          const std::string note = fmt::format(
+              "answered on a second try under {:.0f}x the deadline; the first try gave no answer "
+              "within {:.0f} ms (a loaded machine?)",
+              kHangConfirmFactor, first_ms);
+          out.reason = out.reason.empty() ? note : out.reason + " (" + note + ")";
+        }
+        lock.lock();
+        s.sum.hang_cost_s += first_ms / 1000;
+        s.sum.sandbox_s += first_ms / 1000;
+        lock.unlock();
       }
-      lock.lock();
-      s.sum.hang_cost_s += first_ms / 1000;
-      s.sum.sandbox_s += first_ms / 1000;
-      lock.unlock();
     }
     take_reply(out, rec);
 
     lock.lock();
+    --g->trying[pi];
+    s.trial_done.notify_all();
     s.sum.sandbox_s += out.elapsed_ms / 1000;
     if (out.status == "hang") s.sum.hang_cost_s += out.elapsed_ms / 1000;
     if (out.status == "ok") {
-      s.slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
-      s.solved[pi] = true;
+      g->slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
+      g->solved[pi] = true;
     }
     if (auto st = s.store.finish(rec); !st) {
       s.failure = unrecorded(s.store, rec, st);
       return;
     }
-    emit(s, SweepEvent::Kind::ran, index, p, rec);
+    emit(s, SweepEvent::Kind::ran, index, p, device, rec);
   }
 }
 
@@ -271,7 +369,7 @@ double rest_deadline_ms(double reference_s, double timing_ms, double first_ms) {
 
 Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const SweepCallbacks& cb) {
   if (c.jobs < 1) return invalid_argument("jobs: must be at least 1");
-  if (c.jobs > 1 && c.device != "cpu")
+  if (c.jobs > 1 && (c.device != "cpu" || !c.devices.empty()))
     return invalid_argument("jobs: more than one worker per device is for the CPU only");
   if (!c.solvers_per_problem.empty() && c.solvers_per_problem.size() != c.problems.size())
     return invalid_argument("solvers_per_problem: one list per problem");
@@ -280,7 +378,6 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
     for (const std::string& id :
          c.solvers_per_problem.empty() ? c.solvers : c.solvers_per_problem[i])
       s.trials.emplace_back(i, id);
-  s.solved.assign(c.problems.size(), false);
   s.t0 = now_s();
   std::vector<std::string> env = c.worker_env;
   if (!c.inherit_miopen_env) env.emplace_back("MIOPEN_*");  // pool.hpp: withheld from workers
@@ -288,33 +385,54 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
     const int all = c.threads > 0 ? c.threads : omp_get_num_procs();
     env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1, all / c.jobs)));
   }
+  // One worker per device named, else `jobs` workers on `device`.
+  const std::vector<std::string> names =
+      c.devices.empty() ? std::vector<std::string>(static_cast<std::size_t>(c.jobs), c.device)
+                        : c.devices;
   std::vector<std::unique_ptr<Worker>> workers;
-  for (int j = 0; j < c.jobs; ++j) {
+  std::vector<Group*> groups(names.size(), nullptr);
+  for (const std::string& name : names) {
     workers.push_back(std::make_unique<Worker>(
-        std::vector<std::string>{c.worker_exe, "worker", "--device", c.device}, env));
+        std::vector<std::string>{c.worker_exe, "worker", "--device", name}, env));
     workers.back()->set_compile_deadline_ms(c.compile_timeout_s * 1000);
   }
-  // The first worker says which device this is; the others must agree.
-  for (auto& w : workers) {
-    if (auto st = w->ensure_started(); !st) {
-      return Status{st.code(), "worker start-up failed: " + st.message()};
+  const bool several = c.devices.size() > 1;
+  if (!several) {
+    // One device: every worker starts here, before any trial, and one that cannot fails the
+    // sweep. (Several devices start in their own threads, in parallel, and one that cannot is
+    // left out.) A worker dies with the thread that started it (PR_SET_PDEATHSIG), so each job
+    // thread starts its own.
+    for (std::size_t j = 0; j < workers.size(); ++j) {
+      if (auto st = workers[j]->ensure_started(); !st)
+        return Status{st.code(), "worker start-up failed: " + st.message()};
+      if (workers[j]->fingerprint().empty())
+        return Status{StatusCode::internal_error, "worker start-up: no device fingerprint"};
+      groups[j] = join(s, *workers[j], names[j]);
+      if (!s.failure.is_ok()) return s.failure;
     }
   }
-  s.dev = {workers[0]->fingerprint(), workers[0]->description(), workers[0]->gflops(),
-           workers[0]->ref_gflops(), workers[0]->sample_gflops()};
-  if (s.dev.fingerprint.empty()) {
-    return Status{StatusCode::internal_error, "worker start-up: no device fingerprint"};
-  }
-  if (auto st = store.add_device(s.dev.fingerprint, s.dev.description); !st) return st;
-  if (cb.started) cb.started(s.dev, s.trials.size());
-  if (c.jobs == 1) {
-    job(s, *workers[0]);
+  if (workers.size() == 1) {
+    job(s, *workers[0], names[0], groups[0]);
   } else {
     std::vector<std::thread> threads;
-    for (auto& w : workers) threads.emplace_back([&s, &w] { job(s, *w); });
+    for (std::size_t j = 0; j < workers.size(); ++j)
+      threads.emplace_back(
+          [&s, &workers, &names, &groups, j] { job(s, *workers[j], names[j], groups[j]); });
     for (auto& t : threads) t.join();
   }
   if (!s.failure.is_ok()) return s.failure;
+  if (s.groups.empty()) {
+    return Status{s.first_start_failure.code(),
+                  fmt::format("no device's worker started: {}", fmt::join(s.sum.lost, "; "))};
+  }
+  for (const auto& g : s.groups) {
+    if (g->taken_count < s.trials.size() && !s.sum.interrupted) {
+      s.sum.lost.push_back(fmt::format(
+          "{} of {} trials not run on {}: every worker of that device was lost",
+          s.trials.size() - g->taken_count, s.trials.size(), fmt::join(g->dev.names, ",")));
+    }
+    s.sum.devices.push_back(g->dev);
+  }
   for (auto& w : workers) s.sum.worker_starts += w->starts();
   s.sum.wall_s = now_s() - s.t0;
   return s.sum;

@@ -10,6 +10,13 @@
 // With jobs > 1 the CPU's threads are split among that many workers, each its own process; the
 // device fingerprint (from the workers) then records the smaller thread count, so timings taken
 // that way never mix with single-worker evidence.
+//
+// With several `devices` (`--device cuda:all`), each gets one worker, all in parallel. Workers
+// whose devices share a fingerprint (identical GPUs, same driver) share one trial list and take
+// its trials in order as each becomes free (work stealing, so a slow device takes fewer); a
+// device with another fingerprint gets a list of its own, since its evidence is another device's.
+// A trial that hangs or faults costs only the worker it ran on (replaced, as with one device); a
+// device whose worker cannot be started again is left out and the others finish its share.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +41,9 @@ struct SweepConfig {
   bool stop_at_first_ok = false;
   std::vector<std::string> named;  // ids the user named exactly: exempt from the budget
   std::string device = "cpu";
+  // When not empty: one worker per device named here, in parallel (jobs must be 1); `device` is
+  // then unused.
+  std::vector<std::string> devices;
   std::string worker_exe = "/proc/self/exe";  // a convguard binary (it has the worker command)
   std::vector<std::string> worker_env;        // NAME=VALUE entries, e.g. CONVGUARD_PLUGINS
   std::string command_prefix;                 // put in front of each stored reproduce command
@@ -55,6 +65,7 @@ struct SweepConfig {
 struct SweepDevice {
   std::string fingerprint, description;
   double gflops = 0, ref_gflops = 0, sample_gflops = 0;
+  std::vector<std::string> names;  // the devices (workers) of this sweep with this fingerprint
 };
 
 struct SweepEvent {
@@ -62,6 +73,7 @@ struct SweepEvent {
   Kind kind = Kind::ran;
   std::size_t index = 0, total = 0;  // 1-based position in the sweep
   const Problem* problem = nullptr;
+  std::string device;      // the device whose worker ran (or skipped) it, e.g. "hip:1"
   db::TrialRecord record;  // for known_bad/reused: the evidence already recorded
   double elapsed_s = 0;    // since the sweep started
 };
@@ -71,9 +83,15 @@ struct SweepSummary {
   double wall_s = 0, sandbox_s = 0, hang_cost_s = 0;
   int worker_starts = 0;
   bool interrupted = false;  // the user stopped the sweep (SIGINT/SIGTERM): rerun to resume
+  // One per fingerprint, in the order their first worker started.
+  std::vector<SweepDevice> devices;
+  // Devices left out ("hip:1: worker start-up failed: ..."), and trial lists left unfinished
+  // because every worker of their fingerprint was lost. Empty when everything ran.
+  std::vector<std::string> lost;
 };
 
 struct SweepCallbacks {
+  // Once per fingerprint, when its first worker is ready (with several devices, from its thread).
   std::function<void(const SweepDevice&, std::size_t total)> started;
   std::function<void(const SweepEvent&)> trial;  // called from one thread at a time
 };

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -16,6 +17,44 @@ namespace {
 
 // What the last kernel left behind: the next synchronising call acts on it.
 int g_pending = 0;  // 0 fine, 1 never finishes, 2 faults
+int g_device = 0;   // hipSetDevice's
+
+// Several simulated GPUs, for the probe's one-worker-per-device sweeps (issue 20), set by the
+// environment since each worker is its own process:
+//   FAKE_HIP_DEVICES=N             N identical GPUs (default 1);
+//   FAKE_HIP_DEAD_DEVICES=1,3      these are present but cannot be opened (a GPU off the bus);
+//   FAKE_HIP_OTHER_MODEL=2         these are another model (below);
+//   FAKE_HIP_FRAGILE_DEVICES=1     these, once they have faulted or hung, cannot be opened again
+//                                  (a card that needs a reset): a marker file in
+//                                  FAKE_HIP_STATE_DIR tells the next worker.
+int device_count() {
+  const char* n = std::getenv("FAKE_HIP_DEVICES");
+  return n && std::atoi(n) > 0 ? std::atoi(n) : 1;
+}
+bool listed(const char* variable, int d) {
+  const char* list = std::getenv(variable);
+  for (char* end = nullptr; list && *list; list = *end ? end + 1 : end) {
+    if (std::strtol(list, &end, 10) == d && end != list) return true;
+    if (end == list) break;
+  }
+  return false;
+}
+std::string lost_marker(int d) {
+  const char* dir = std::getenv("FAKE_HIP_STATE_DIR");
+  if (!dir || !*dir || !listed("FAKE_HIP_FRAGILE_DEVICES", d)) return {};
+  char path[4096];
+  std::snprintf(path, sizeof path, "%s/lost-%d", dir, d);
+  return path;
+}
+bool dead(int d) {
+  const std::string marker = lost_marker(d);
+  return listed("FAKE_HIP_DEAD_DEVICES", d) ||
+         (!marker.empty() && access(marker.c_str(), F_OK) == 0);
+}
+void mark_lost() {
+  const std::string marker = lost_marker(g_device);
+  if (FILE* f = marker.empty() ? nullptr : std::fopen(marker.c_str(), "w")) std::fclose(f);
+}
 
 }  // namespace
 
@@ -24,6 +63,7 @@ EXPORT void fake_hip_launch(int pending) {
   g_pending = pending;
 }
 EXPORT void fake_hip_settle() {
+  if (g_pending != 0) mark_lost();
   if (g_pending == 1) {
     for (;;) pause();  // the GPU never finishes; the host waits forever
   }
@@ -43,11 +83,14 @@ void settle() {
 
 // ---- HIP runtime ----------------------------------------------------------------------
 EXPORT int hipGetDeviceCount(int* n) {
-  *n = 1;
+  *n = device_count();
   return 0;
 }
 EXPORT int hipSetDevice(int d) {
-  return d == 0 ? 0 : 101;  // hipErrorInvalidDevice
+  if (d < 0 || d >= device_count()) return 101;  // hipErrorInvalidDevice
+  if (dead(d)) return 100;                       // hipErrorNoDevice
+  g_device = d;
+  return 0;
 }
 EXPORT int hipMalloc(void** p, std::size_t n) {
   *p = std::malloc(n ? n : 1);
@@ -75,7 +118,9 @@ EXPORT int hipGetLastError() {
   return 0;
 }
 EXPORT const char* hipGetErrorString(int e) {
-  return e == 0 ? "no error" : "simulated error";
+  return e == 0     ? "no error"
+         : e == 100 ? "no device (simulated: FAKE_HIP_DEAD_DEVICES, or a fragile one after a fault)"
+                    : "simulated error";
 }
 EXPORT int hipRuntimeGetVersion(int* v) {
   *v = 50731921;  // ROCm 5.7
@@ -85,12 +130,16 @@ EXPORT int hipDriverGetVersion(int* v) {
   *v = 50731921;
   return 0;
 }
-EXPORT int hipDeviceGetAttribute(int* v, int attr, int) {
-  *v = attr == 63 ? 36 : 0;  // multiprocessors: an RX 5600 XT has 36 CUs
+// FAKE_HIP_OTHER_MODEL=2: device 2 is an RX 5700 XT (40 CUs), another fingerprint beside the
+// RX 5600 XTs, as a node with two kinds of card.
+EXPORT int hipDeviceGetAttribute(int* v, int attr, int d) {
+  // multiprocessors: an RX 5600 XT has 36 CUs, an RX 5700 XT 40
+  *v = attr == 63 ? (listed("FAKE_HIP_OTHER_MODEL", d) ? 40 : 36) : 0;
   return 0;
 }
-EXPORT int hipGetDevicePropertiesR0600(void* prop, int) {
-  std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX 5600 XT (simulated)");
+EXPORT int hipGetDevicePropertiesR0600(void* prop, int d) {
+  std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX %s XT (simulated)",
+                listed("FAKE_HIP_OTHER_MODEL", d) ? "5700" : "5600");
   std::snprintf(static_cast<char*>(prop) + 1160, 256, "gfx1010 (simulated)");
   return 0;
 }

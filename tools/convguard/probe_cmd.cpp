@@ -19,7 +19,9 @@
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "core/json_text.hpp"
+#include "db/record_json.hpp"
 #include "db/store.hpp"
+#include "device_list.hpp"
 #include "flags.hpp"
 #include "gpu/gpu.hpp"
 #include "models.hpp"
@@ -27,6 +29,7 @@
 #include "probe/device.hpp"
 #include "probe/pool.hpp"
 #include "probe/reproduce.hpp"
+#include "probe/shard.hpp"
 #include "probe/sweep.hpp"
 #include "probe/workarounds.hpp"
 #include "probe_session.hpp"
@@ -49,8 +52,12 @@ std::vector<FlagSpec> probe_flags() {
       {0, "batch", "",
        "batch size of --model layers (default: the file's own; the built-in models have 1)"},
       {0, "device", "",
-       "devices to probe: cpu, cuda:N, or a plugin device such as hip:N (default: every device "
-       "this build and its plugins can drive)"},
+       "devices to probe: cpu, cuda:N, a plugin device such as hip:N, KIND:all for every device of "
+       "a kind, or a list (cuda:0,cuda:1); the devices of one kind run in parallel, one worker "
+       "each, over one trial list (default: every device this build and its plugins can drive)"},
+      {0, "shard", "",
+       "I/N: run shard I of N, a deterministic share of the problems balanced by estimated cost, "
+       "for a job array (default: from SLURM_ARRAY_TASK_ID/_COUNT/_MIN when set)"},
       {0, "solvers", "*",
        "comma-separated globs of solver ids to try; transform ids (xform:...) are named whole"},
       {0, "workarounds", "auto",
@@ -122,7 +129,7 @@ std::string csv_field(const std::string& s) {
 
 // One line per trial: a JSON object, a CSV row, a log line, or (on a TTY) a progress line that
 // is rewritten, with a line of its own for anything that is not ok.
-void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
+void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty, bool several,
                  std::map<std::string, int>& seen) {
   using Kind = probe::SweepEvent::Kind;
   const db::TrialRecord& rec = e.record;
@@ -136,17 +143,15 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
     return;
   }
   if (json) {
-    std::printf("%s\n", json_text(nlohmann::json{{"problem", rec.problem},
-                                                 {"solver", rec.solver},
-                                                 {"status", rec.status},
-                                                 {"reason", rec.reason},
-                                                 {"first_ms", rec.first_ms},
-                                                 {"median_ms", rec.median_ms},
-                                                 {"peak_rss_bytes", rec.peak_rss_bytes},
-                                                 {"signal", rec.signal},
-                                                 {"exit_code", rec.exit_code},
-                                                 {"command", rec.command}})
-                            .c_str());
+    // The record's JSON (db/record_json.hpp) cut to what a probe row shows, plus the device that
+    // ran it when the sweep has several.
+    const nlohmann::json all = db::to_json(rec);
+    nlohmann::json j;
+    for (const char* key : {"problem", "solver", "status", "reason", "first_ms", "median_ms",
+                            "peak_rss_bytes", "signal", "exit_code", "command"})
+      j[key] = all[key];
+    if (several) j["device_name"] = e.device;
+    std::printf("%s\n", json_text(j).c_str());
   } else if (csv) {
     std::printf(
         "%s,%s,%s,%.6f,%.6f,%.6f,%d,%lld,%lld,%.3e,%.3e,%d,%d,%s,%s\n",
@@ -169,8 +174,9 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty,
       std::printf("\r\033[K[%zu/%zu] %.0fs %s %s |%s", e.index, e.total, e.elapsed_s, label.c_str(),
                   rec.solver.c_str(), tally.c_str());
     } else {
-      std::printf("[%zu/%zu] %-26s %-11s %s  %s\n", e.index, e.total, rec.solver.c_str(),
-                  rec.status.c_str(), label.c_str(), text.c_str());
+      std::printf("[%zu/%zu] %s%-26s %-11s %s  %s\n", e.index, e.total,
+                  several ? (e.device + " ").c_str() : "", rec.solver.c_str(), rec.status.c_str(),
+                  label.c_str(), text.c_str());
     }
   }
   std::fflush(stdout);
@@ -241,35 +247,23 @@ int probe_main(int argc, char** argv) {
   }
   db::Store& store = *session->store;
   // Devices: the ones named, else every device this build and its plugins can drive.
-  std::vector<std::string> devices = split(f.str("device"));
-  const std::string gpu_prefix = std::string(gpu::backend()) + ":";
-  const int gpus = gpu::device_count();
-  const std::vector<std::string> plugin_devices = plugins::plugin_device_names();
-  if (devices.empty()) {
-    devices.push_back("cpu");
-    for (int i = 0; i < gpus; ++i) devices.push_back(gpu_prefix + std::to_string(i));
-    devices.insert(devices.end(), plugin_devices.begin(), plugin_devices.end());
-  }
-  for (const auto& d : devices) {
-    if (d == "cpu") continue;
-    if (plugins::is_plugin_device(d)) {
-      if (std::find(plugin_devices.begin(), plugin_devices.end(), d) == plugin_devices.end())
-        return fail(fmt::format(
-            "--device: '{}' is not present (plugin devices here: {})", d,
-            plugin_devices.empty() ? "none" : fmt::format("{}", fmt::join(plugin_devices, ","))));
-      continue;
-    }
-    int index = -1;
-    if (d.rfind(gpu_prefix, 0) == 0) {
-      try {
-        index = std::stoi(d.substr(gpu_prefix.size()));
-      } catch (const std::exception&) {
-      }
-    }
-    if (index < 0 || index >= gpus)
-      return fail(fmt::format(
-          "--device: '{}' is not available here (cpu{})", d,
-          gpus > 0 ? fmt::format(", {}0..{}", gpu_prefix, gpus - 1) : std::string(", no GPU")));
+  PresentDevices present{
+      gpu::backend(), gpu::device_count(), plugins::plugin_device_names(),
+      [](const std::string& kind) { return plugins::is_plugin_device(kind + ":0"); }};
+  auto devices = expand_devices(f.str("device"), present);
+  if (!devices) return fail(devices.status().message());
+  // A job array's share (--shard, else Slurm's variables), applied to the problems below.
+  std::optional<probe::Shard> shard;
+  std::string shard_source = "--shard";
+  if (f.given("shard")) {
+    auto s = probe::parse_shard(f.str("shard"));
+    if (!s) return fail("--shard: " + s.status().message());
+    shard = *s;
+  } else {
+    auto s = probe::shard_from_slurm([](const char* name) { return std::getenv(name); });
+    if (!s) return fail(s.status().message() + " (or give --shard I/N)");
+    shard = *s;
+    shard_source = "SLURM_ARRAY_TASK_ID";
   }
   auto jobs = f.integer("jobs");
   if (!jobs) return fail(jobs.status().message());
@@ -355,6 +349,27 @@ int probe_main(int argc, char** argv) {
         problem_model.push_back(base_model[static_cast<std::size_t>(&p - base.data())]);
       }
   }
+  std::string shard_note;
+  if (shard) {
+    // Whole problems, so a model's verdict would cover only this shard's layers: none is given.
+    double all = 0, mine = 0;
+    for (const Problem& p : problems) all += probe::trial_cost(p);
+    std::vector<Problem> kept;
+    std::vector<int> kept_model;
+    for (std::size_t i : probe::shard_problems(problems, *shard)) {
+      kept.push_back(problems[i]);
+      kept_model.push_back(-1);
+      mine += probe::trial_cost(problems[i]);
+    }
+    shard_note = fmt::format("shard {}/{} ({}): {} of {} problems, {:.0f}% of the estimated cost\n",
+                             shard->index, shard->count, shard_source, kept.size(), problems.size(),
+                             all > 0 ? 100 * mine / all : 0.0);
+    if (!models.empty())
+      shard_note += "model verdicts need every layer: none is given for a shard\n";
+    models.clear();
+    problems = std::move(kept);
+    problem_model = std::move(kept_model);
+  }
   // Solvers.
   const auto want = split(f.str("solvers")), skip = split(f.str("skip-solvers"));
   // Per device, the solvers that run on it.
@@ -383,7 +398,7 @@ int probe_main(int argc, char** argv) {
   if (!workarounds)
     return fail(fmt::format("--workarounds: '{}' is not auto, all or off", f.str("workarounds")));
   std::size_t solver_count = 0;
-  for (const auto& d : devices) solver_count += solvers_for(d).size();
+  for (const auto& d : *devices) solver_count += solvers_for(d).size();
   if (solver_count == 0)
     return fail("--solvers/--skip-solvers: no solver left to try on " + f.str("device") +
                 " (convguard solvers lists them)");
@@ -394,10 +409,14 @@ int probe_main(int argc, char** argv) {
         "problem,solver,status,first_ms,median_ms,min_ms,runs,workspace_bytes,peak_rss_bytes,"
         "rel_error,tolerance,signal,exit_code,reason,command\n");
   }
+  if (!shard_note.empty()) std::fprintf(info, "%s", shard_note.c_str());
   int status = 0;
-  for (const std::string& device : devices) {
+  for (const std::vector<std::string>& names : device_sweeps(*devices)) {
+    const std::string& device = names.front();  // all of one kind: the same solvers
     if (solvers_for(device).empty()) continue;
+    const bool several = names.size() > 1;
     probe::SweepConfig cfg = session->sweep_config(device);
+    if (several) cfg.devices = names;
     cfg.problems = problems;
     cfg.solvers = solvers_for(device);
     cfg.named = want;
@@ -410,20 +429,31 @@ int probe_main(int argc, char** argv) {
     cfg.retry_bad = f.on("retry-bad");
     cfg.jobs = device == "cpu" ? static_cast<int>(*jobs) : 1;  // one worker per GPU
     cfg.seed = static_cast<std::uint64_t>(*seed);
-    std::string fingerprint;
+    std::vector<std::string> announced;  // fingerprints said (the workaround sweep's again)
     std::map<std::string, int> seen;
     probe::SweepCallbacks cb;
     cb.started = [&](const probe::SweepDevice& d, std::size_t) {
-      if (!fingerprint.empty()) return;  // the workaround sweep: same device, said already
-      fingerprint = d.fingerprint;
+      if (std::find(announced.begin(), announced.end(), d.fingerprint) != announced.end()) return;
+      announced.push_back(d.fingerprint);
+      if (announced.size() > 1) {
+        std::fprintf(info, "device %s (another fingerprint: a trial list of its own)\n",
+                     d.description.c_str());
+        return;
+      }
       std::fprintf(info, "device %s\ndatabase %s\n%zu problems x %zu solvers%s\n",
                    d.description.c_str(), session->db_path.c_str(), problems.size(),
                    cfg.solvers.size(),
-                   cfg.jobs > 1 ? fmt::format(" on {} workers", cfg.jobs).c_str() : "");
+                   several ? fmt::format(" on {} devices ({}), one worker each, one trial list "
+                                         "per device fingerprint",
+                                         names.size(), fmt::join(names, ","))
+                                 .c_str()
+                   : cfg.jobs > 1 ? fmt::format(" on {} workers", cfg.jobs).c_str()
+                                  : "");
       std::fflush(info);
     };
-    cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, seen); };
-    // One sweep with these callbacks; a failure is said and sets the exit status.
+    cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, several, seen); };
+    // One sweep with these callbacks; a failure is said and sets the exit status, and so does a
+    // device left out (its share went to the others, but the user asked for it).
     const auto sweep = [&](const probe::SweepConfig& c) -> std::optional<probe::SweepSummary> {
       auto r = probe::run_sweep(c, store, cb);
       if (!r) {
@@ -432,11 +462,20 @@ int probe_main(int argc, char** argv) {
         return std::nullopt;
       }
       if (tty) std::printf("\n");
+      for (const std::string& lost : r->lost) {
+        std::fprintf(stderr, "convguard probe: device lost: %s\n", lost.c_str());
+        status = std::max(status, 1);
+      }
       return std::move(*r);
     };
     auto sum = sweep(cfg);
     if (!sum) continue;
-    if (!json && !csv) print_results_table(store, fingerprint, problems, cfg.solvers);
+    for (const probe::SweepDevice& d : sum->devices) {
+      if (json || csv) continue;
+      if (sum->devices.size() > 1)
+        std::printf("\non %s:", fmt::format("{}", fmt::join(d.names, ",")).c_str());
+      print_results_table(store, d.fingerprint, problems, cfg.solvers);
+    }
     print_summary(info, "probe", *sum);
     if (sum->interrupted || probe::stop_requested()) {
       // Stopped by the user: what finished is recorded, the trial cut off is `interrupted` (not
@@ -446,39 +485,49 @@ int probe_main(int argc, char** argv) {
                    "same command again to resume\n");
       return 130;
     }
-    // Workarounds: transforms around the solvers that failed, recorded like any trial.
-    probe::SweepConfig wcfg = cfg;
-    wcfg.named.clear();
-    wcfg.stop_at_first_ok = *workarounds == probe::WorkaroundMode::automatic;
-    std::size_t tries = 0, needing = 0;
-    std::vector<std::string> used = cfg.solvers;
-    for (const Problem& p : problems) {
-      wcfg.solvers_per_problem.push_back(
-          probe::workaround_candidates(p, cfg.solvers, store, fingerprint, *workarounds));
-      tries += wcfg.solvers_per_problem.back().size();
-      needing += wcfg.solvers_per_problem.back().empty() ? 0 : 1;
-      for (const std::string& id : wcfg.solvers_per_problem.back())
-        if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
-    }
-    if (tries > 0) {
-      std::fprintf(
-          info,
-          "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)\n",
-          f.str("workarounds").c_str(), tries, needing);
-      seen.clear();
-      auto wsum = sweep(wcfg);
-      if (!wsum) continue;
-      if (!json && !csv) {
-        std::vector<Problem> helped;
-        for (std::size_t i = 0; i < problems.size(); ++i)
-          if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
-        print_results_table(store, fingerprint, helped, used);
+    // Per device fingerprint: workarounds around what failed there, and the models' verdicts.
+    for (const probe::SweepDevice& d : sum->devices) {
+      probe::SweepConfig dcfg = cfg;
+      dcfg.devices = d.names.size() > 1 ? d.names : std::vector<std::string>{};
+      dcfg.device = d.names.front();
+      const std::string& fingerprint = d.fingerprint;
+      // Workarounds: transforms around the solvers that failed, recorded like any trial.
+      probe::SweepConfig wcfg = dcfg;
+      wcfg.named.clear();
+      wcfg.stop_at_first_ok = *workarounds == probe::WorkaroundMode::automatic;
+      std::size_t tries = 0, needing = 0;
+      std::vector<std::string> used = cfg.solvers;
+      for (const Problem& p : problems) {
+        wcfg.solvers_per_problem.push_back(
+            probe::workaround_candidates(p, cfg.solvers, store, fingerprint, *workarounds));
+        tries += wcfg.solvers_per_problem.back().size();
+        needing += wcfg.solvers_per_problem.back().empty() ? 0 : 1;
+        for (const std::string& id : wcfg.solvers_per_problem.back())
+          if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
       }
-      print_summary(info, "workarounds", *wsum);
+      if (tries > 0) {
+        std::fprintf(
+            info,
+            "\nworkarounds (--workarounds %s): up to %zu transform trial(s) for %zu problem(s)%s\n",
+            f.str("workarounds").c_str(), tries, needing,
+            sum->devices.size() > 1 ? (" on " + fmt::format("{}", fmt::join(d.names, ","))).c_str()
+                                    : "");
+        seen.clear();
+        auto wsum = sweep(wcfg);
+        if (!wsum) continue;
+        if (!json && !csv) {
+          std::vector<Problem> helped;
+          for (std::size_t i = 0; i < problems.size(); ++i)
+            if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
+          print_results_table(store, fingerprint, helped, used);
+        }
+        print_summary(info, "workarounds", *wsum);
+      }
+      // Per model, its verdict from everything now recorded; a model that fails: exit 4.
+      if (print_model_verdicts(info, models, problem_model, problems, used, store, fingerprint) ==
+          2)
+        status = std::max(status, 4);
     }
-    // Per model, its verdict from everything now recorded; a model that fails: exit 4.
-    if (print_model_verdicts(info, models, problem_model, problems, used, store, fingerprint) == 2)
-      status = std::max(status, 4);
   }
   return status;
 }
