@@ -6,6 +6,8 @@
 #                 the dtypes of PROBE_DTYPES (default f32,f16,bf16), with its table and HTML report
 #   PARTS=conv1d  1D problems (wav2vec 2.0's feature encoder at batch 4, and small odd ones) over
 #                 gpu:* and cudnn:*, all directions, f32 and bf16: every row verified or declined
+#   PARTS=devices `--device cuda:all` against `--device cuda:0` on the same sweep (the standard
+#                 suite over gpu:* and cudnn:*:heur*, forward f32): the rows must be equal
 #   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events)
 #   PARTS=peer    the honest peer: gpu_bench on ResNet-50 b32 (bf16 NHWC in all three directions,
 #                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
@@ -108,6 +110,36 @@ export CONVGUARD_PLUGINS=$CUDNN
 } >"$OUT/gpu_bench.log" 2>&1
 grep -A8 "^geomean" "$OUT/gpu_bench.log"
 
+fi
+
+if has devices; then
+step "cuda:all vs cuda:0: the same sweep, status per (problem, solver) compared"
+for dev in cuda:0 cuda:all; do
+  rm -f "/tmp/dev_${dev/:/_}.db"*
+  timeout 200 "$CG" probe --device "$dev" --db "/tmp/dev_${dev/:/_}.db" --suite standard \
+    --plugin "$B/convguard_cudnn.so" --solvers 'gpu:*,cudnn:fwd:heur*' --workarounds off \
+    --timing 0 >"$OUT/devices_${dev/:/_}.txt" 2>&1
+  echo "$dev: rc $? $(tail -1 "$OUT/devices_${dev/:/_}.txt")"
+  "$CG" db export --db "/tmp/dev_${dev/:/_}.db" >"$OUT/devices_${dev/:/_}.jsonl"
+done
+python3 - "$OUT/devices_cuda_0.jsonl" "$OUT/devices_cuda_all.jsonl" <<'PYEOF' | tee "$OUT/devices_compare.txt"
+import json, sys
+rows = []
+for path in sys.argv[1:]:
+    d = {}
+    for line in open(path):
+        r = json.loads(line)
+        key = (r["problem"], r["solver"])
+        d[key] = d.get(key, []) + [r["status"]]
+    rows.append(d)
+a, b = rows
+twice = [k for d in rows for k, v in d.items() if len(v) > 1]
+diff = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+print("cuda:0 %d rows, cuda:all %d rows, recorded twice %d, different %d" % (
+    sum(map(len, a.values())), sum(map(len, b.values())), len(twice), len(diff)))
+for k in sorted(diff)[:20]:
+    print("  ", k, a.get(k), b.get(k))
+PYEOF
 fi
 
 if has peer; then
