@@ -125,6 +125,12 @@ want = {'chaos:good': 'ok', 'chaos:segfault': 'crash', 'chaos:wrong': 'wrong', '
 rows = [json.loads(l) for l in open('$TMP/jobs.jsonl')]
 sys.exit(0 if all(want[r['solver']] == r['status'] for r in rows) else 1)"
 check "--jobs 2: the device records 1 thread per worker" sh -c "\"$CG\" db show --db '$TMP/jobs.db' --json | head -1 | grep -q 'threads=1'"
+# --jobs 2 with workarounds: the workaround sweep runs on the same one device with two workers
+# (it once took the two workers for two devices and refused to run).
+"$CG" probe --db "$TMP/jobs_w.db" --plugin "$CHAOS" --solvers 'chaos:hang_above_42' \
+  --problem mb1ic4ih48oc4kh3ph1 --jobs 2 --timeout 1 --timing 0 >"$TMP/jobs_w.txt" 2>&1; rc=$?
+check "--jobs 2 with workarounds: exit 0 and a tile verifies (rc $rc)" \
+  sh -c "test $rc -eq 0 && grep -qE 'xform:tile\([0-9x]+\):chaos:hang_above_42 +ok' '$TMP/jobs_w.txt'"
 "$CG" probe --db "$TMP/jobs.db" --jobs 0 --problem "$P" >/dev/null 2>"$TMP/err"; rc=$?
 check "--jobs 0: exit 2 naming the flag" sh -c "test $rc -eq 2 && grep -q -- '--jobs' '$TMP/err'"
 

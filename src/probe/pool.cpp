@@ -253,9 +253,9 @@ Status Worker::ensure_started(double startup_deadline_ms) {
       if (left > 0 && out_buf_.find('\n') != std::string::npos) continue;
       const std::string tail = take_stderr_tail();
       kill_and_reap();
-      return {StatusCode::internal_error, std::string(left <= 0 ? "worker did not say ready in time"
-                                                                : "worker exited during start-up") +
-                                              (tail.empty() ? "" : ": " + tail)};
+      return {StatusCode::internal_error,
+              std::string(left <= 0 ? "worker did not say ready in time" : kExitedDuringStartup) +
+                  (tail.empty() ? "" : ": " + tail)};
     }
   }
 }
@@ -310,6 +310,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     o.status = "error";
     o.reason = st.message();
     o.not_started = true;
+    o.start_exited = st.message().starts_with(kExitedDuringStartup);
     return o;
   }
   TrialRequest r = request;

@@ -32,7 +32,13 @@ struct Outcome {
   double compile_ms = 0, compile_deadline_ms = 0;
   // No worker could be started for it (status "error"): nothing of the trial ran.
   bool not_started = false;
+  // ... because the worker exited during start-up (its device could not be opened, it crashed),
+  // not because it was slow to say ready: after a hang, that the device is in trouble.
+  bool start_exited = false;
 };
+
+// How a start-up failure whose worker exited (rather than stayed silent) begins.
+inline constexpr const char* kExitedDuringStartup = "worker exited during start-up";
 
 class Worker {
  public:

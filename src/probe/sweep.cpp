@@ -111,7 +111,9 @@ struct Shared {
 Group* join(Shared& s, const Worker& w, const std::string& device) {
   for (auto& g : s.groups) {
     if (g->dev.fingerprint != w.fingerprint()) continue;
-    g->dev.names.push_back(device);
+    // --jobs N starts N workers of one device: it is named once.
+    if (std::find(g->dev.names.begin(), g->dev.names.end(), device) == g->dev.names.end())
+      g->dev.names.push_back(device);
     return g.get();
   }
   auto g = std::make_unique<Group>();
@@ -313,13 +315,25 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       const Outcome first = out;
       const auto longer_rest = [&](double f) { return kHangConfirmFactor * rest_ms(f); };
       out = worker.run(req, kHangConfirmFactor * deadline_ms, longer_rest);
-      if (out.not_started) {
-        // No second try could start (a GPU that needs a reset after the first: its worker cannot
-        // open it again): that says nothing of the solver, and the first try's silence is all
-        // there is, recorded as the hang it was, saying so.
+      if (out.not_started && out.start_exited) {
+        // No second try could start because its worker could not open the device again (a GPU
+        // that needs a reset after the first try): that says nothing of the solver's second
+        // chance, and the first try's silence is all there is, recorded as the hang it was,
+        // saying so. Retrying it would take the device down on every probe.
         const std::string why = out.reason;
         out = first;
         out.reason += " (not confirmed: a second try could not start: " + why + ")";
+      } else if (out.not_started) {
+        // The second try's worker was only slow to start (a loaded machine, the very case the
+        // confirmation exists for): no evidence either way. Recorded `error`, which the next
+        // probe retries, not `hang`, which would be known bad for good.
+        const std::string why = out.reason;
+        out = first;
+        out.status = "error";
+        out.reason =
+            "no answer within the deadline, and the confirming second try could not "
+            "start (" +
+            why + "): not counted as a hang; the next probe tries again";
       } else {
         const double first_ms = first.elapsed_ms;
         if (out.status == "hang") {

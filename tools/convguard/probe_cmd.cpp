@@ -261,7 +261,10 @@ int probe_main(int argc, char** argv) {
     shard = *s;
   } else {
     auto s = probe::shard_from_slurm([](const char* name) { return std::getenv(name); });
-    if (!s) return fail(s.status().message() + " (or give --shard I/N)");
+    if (!s) {
+      const std::string& m = s.status().message();
+      return fail(m.find("--shard") == std::string::npos ? m + " (or give --shard I/N)" : m);
+    }
     shard = *s;
     shard_source = "SLURM_ARRAY_TASK_ID";
   }
@@ -488,7 +491,10 @@ int probe_main(int argc, char** argv) {
     // Per device fingerprint: workarounds around what failed there, and the models' verdicts.
     for (const probe::SweepDevice& d : sum->devices) {
       probe::SweepConfig dcfg = cfg;
-      dcfg.devices = d.names.size() > 1 ? d.names : std::vector<std::string>{};
+      // Several devices only where the sweep had several (with --jobs N one device has N
+      // workers, which its single-device sweep makes again).
+      dcfg.devices =
+          !cfg.devices.empty() && d.names.size() > 1 ? d.names : std::vector<std::string>{};
       dcfg.device = d.names.front();
       const std::string& fingerprint = d.fingerprint;
       // Workarounds: transforms around the solvers that failed, recorded like any trial.
