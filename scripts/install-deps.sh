@@ -31,6 +31,8 @@ test_packages=(
   libtorch-dev            # the PyTorch extension (python/) builds against PyTorch's CMake package
   python3-torch           # ... and its tests import torch (Debian's 1.13.1, CPU)
   python3-torchvision     # resnet18 and mobilenet_v2 converted in the extension's tests
+  slurmctld slurmd slurm-client # a local Slurm (controller + node daemons on loopback) runs the
+                          # cluster probe's job array in tests/slurm_test.sh
 )
 
 case "$tier" in
