@@ -1,0 +1,52 @@
+#include "cpu/solvers/bwdw.hpp"
+
+#include <fmt/format.h>
+
+#include "cpu/solvers/bwdw_entry.hpp"
+
+namespace convguard::cpu {
+
+std::string_view BwdwSolver::id() const {
+  return isa_ == Isa::avx512 ? "cpu:bwdw:avx512" : "cpu:bwdw:avx2";
+}
+
+Status BwdwSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (auto s = require_isa(isa_); !s) return s;
+  if (p.direction != Direction::backward_weights) {
+    return not_applicable(
+        "backward-weights only (forward and backward-data: cpu:implicit_gemm, cpu:direct)");
+  }
+  // The vector dimension is the x span one pixel multiplies at a tap (bwdw_entry.hpp): below a
+  // quarter of a vector most lanes idle (depthwise and tiny groups: cpu:depthwise, cpu:direct).
+  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
+  if (s.m < lanes(isa_) / 4) {
+    return not_applicable(
+        fmt::format("vectorises over the {} input values a pixel multiplies per tap ({}); too few "
+                    "for {} lanes",
+                    s.m, s.wide ? "filter width x channels" : "channels per group", lanes(isa_)));
+  }
+  return Status::ok();
+}
+
+StagingSpec BwdwSolver::staging(const Problem& p) const {
+  // The tile's vector loads of x read up to 2 vectors past a span's end (lanes never stored).
+  return StagingSpec{Order::channels_last, Order::channels_last, forward_padding(p), true};
+}
+
+void BwdwSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
+  layout.add(s.slices > 1 ? s.slices * w_desc(p).elements() : 0);
+}
+
+Status BwdwSolver::compute(const Problem&, const StagedTensors& t, std::span<std::byte> ws,
+                           const WorkspaceLayout& layout, int first_scratch) const {
+  float* partials = layout.get(ws, first_scratch);
+  if (isa_ == Isa::avx512)
+    bwdw::run_avx512(t.geo, t, partials);
+  else
+    bwdw::run_avx2(t.geo, t, partials);
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

@@ -1,0 +1,60 @@
+// Entry points of cpu:bwdw's per-ISA kernel files (see bwdw_kernels.hpp) and the work shape
+// they share with bwdw.cpp, which sizes the partial-sum scratch from it.
+#pragma once
+
+#include "core/geometry.hpp"
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu::bwdw {
+
+using detail::Geometry;
+
+// dW seen as per group a matrix [Kg][outer][m]: the vector dimension m runs over the x values one
+// output pixel multiplies, contiguous in channels-last x. With one group and dense width taps the
+// kw taps x Cg channels of a window row are one contiguous span ("wide": m = e*Cg + c, so the
+// C = 3 first layer fills 21 lanes, not 3); otherwise m = c and every tap is an outer tap.
+// [Kg][outer][m] is exactly the [K][taps][Cg] (channels-last) filter either way.
+struct Shape {
+  bool wide = false;
+  std::int64_t outer = 0, m = 0;
+  std::int64_t mblock = 0, kblock = 0;  // floats of m, values of k per work item
+  std::int64_t items = 0;               // (group, outer tap, m block, k block) per slice
+  std::int64_t rows = 0;                // output rows (n, od, oh) reduced over
+  std::int64_t slices = 1;              // row ranges with their own partial sums (> 1: scratch)
+};
+
+// Output channels per register tile (2 vectors of m each): 2 x 12 accumulators use 24 of
+// AVX-512's 32 registers, 2 x 6 use 12 of AVX2's 16.
+static constexpr int tile_k(int lanes) {
+  return lanes == 16 ? 12 : 6;
+}
+
+// static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
+static inline Shape shape(const Geometry& G, int lanes) {
+  Shape s;
+  s.wide = G.g == 1 && G.dw == 1;
+  s.outer = s.wide ? G.kd * G.kh : G.taps();
+  s.m = s.wide ? G.kw * G.cg : G.cg;
+  // 4 tiles of m x 8 tiles of k: x and dy of a 256-pixel chunk stay in L2 across the item's
+  // tiles, and each tile reuses its dy values from L1 across the m tiles.
+  s.mblock = 8 * lanes;
+  s.kblock = 8 * tile_k(lanes);
+  s.items = G.g * s.outer * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
+  s.rows = G.n * G.od * G.oh;
+  // Too few items to keep the threads busy (small dW, e.g. few channels and taps): split the
+  // reduction over rows too, each slice into its own dW-sized partial sum, added in slice order
+  // afterwards. Depends on the problem only, so workspace and result never depend on threads.
+  constexpr std::int64_t kWantItems = 16, kMaxSlices = 8;
+  if (s.items < kWantItems) {
+    const std::int64_t want = (kWantItems + s.items - 1) / s.items;
+    s.slices = want < kMaxSlices ? want : kMaxSlices;
+    if (s.slices > s.rows) s.slices = s.rows;
+  }
+  return s;
+}
+
+// w in t: dW, [K][taps][Cg] fp32; partials: slices x dW floats when shape().slices > 1.
+void run_avx512(const Geometry& G, const StagedTensors& t, float* partials);
+void run_avx2(const Geometry& G, const StagedTensors& t, float* partials);
+
+}  // namespace convguard::cpu::bwdw
