@@ -30,8 +30,11 @@ Status BwdwSolver::check(const Problem& p) const {
 }
 
 StagingSpec BwdwSolver::staging(const Problem& p) const {
-  // The tile's vector loads of x read up to 2 vectors past a span's end (lanes never stored).
-  return StagingSpec{Order::channels_last, Order::channels_last, forward_padding(p), true};
+  // The tiles read up to 2 vectors past the end of x when m is not a multiple of 2 vectors
+  // (bwdw_kernels.hpp); otherwise dense NHWC fp32 x without padding (1x1 layers) is used in place.
+  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
+  return StagingSpec{Order::channels_last, Order::channels_last, forward_padding(p),
+                     s.m % (2 * lanes(isa_)) != 0};
 }
 
 void BwdwSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {

@@ -2,6 +2,8 @@
 // they share with bwdw.cpp, which sizes the partial-sum scratch from it.
 #pragma once
 
+#include <algorithm>
+
 #include "core/geometry.hpp"
 #include "cpu/staged_solver.hpp"
 
@@ -18,7 +20,7 @@ struct Shape {
   bool wide = false;
   std::int64_t outer = 0, m = 0;
   std::int64_t mblock = 0, kblock = 0;  // floats of m, values of k per work item
-  std::int64_t items = 0;               // (group, outer tap, m block, k block) per slice
+  std::int64_t items = 0;               // (group, m block, k block) per slice
   std::int64_t rows = 0;                // output rows (n, od, oh) reduced over
   std::int64_t slices = 1;              // row ranges with their own partial sums (> 1: scratch)
 };
@@ -35,18 +37,23 @@ static inline Shape shape(const Geometry& G, int lanes) {
   s.wide = G.g == 1 && G.dw == 1;
   s.outer = s.wide ? G.kd * G.kh : G.taps();
   s.m = s.wide ? G.kw * G.cg : G.cg;
-  // 4 tiles of m x 8 tiles of k: x and dy of a 256-pixel chunk stay in L2 across the item's
-  // tiles, and each tile reuses its dy values from L1 across the m tiles.
-  s.mblock = 8 * lanes;
-  s.kblock = 8 * tile_k(lanes);
-  s.items = G.g * s.outer * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
+  // Items as large as the caches allow, so x and dy come from memory about once (1x1 layers are
+  // bound by memory bandwidth: 128-wide m blocks read dy once per block and ran 3x slower): an
+  // item takes every outer tap, up to 1024 sums per output channel (outer taps x m) and 16 tiles
+  // of k, so its dW block stays in L2 and a 64-pixel chunk of x and dy within 200 KB of it.
+  // Parallelism then comes from row slices where dW has too few blocks.
+  const std::int64_t mtile = 2 * lanes, ktile = tile_k(lanes);
+  const std::int64_t mtiles = std::max<std::int64_t>(1, 1024 / (s.outer * mtile));
+  s.mblock = std::min<std::int64_t>((s.m + mtile - 1) / mtile, mtiles) * mtile;
+  s.kblock = std::min<std::int64_t>((G.kg + ktile - 1) / ktile, 16) * ktile;
+  s.items = G.g * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
   s.rows = G.n * G.od * G.oh;
   // Too few items to keep the threads busy (small dW, e.g. few channels and taps): split the
   // reduction over rows too, each slice into its own dW-sized partial sum, added in slice order
   // afterwards. Depends on the problem only, so workspace and result never depend on threads.
-  constexpr std::int64_t kWantItems = 16, kMaxSlices = 8;
+  constexpr std::int64_t kWantItems = 8, kMaxSlices = 16;
   if (s.items < kWantItems) {
-    const std::int64_t want = (kWantItems + s.items - 1) / s.items;
+    const std::int64_t want = (2 * kWantItems + s.items - 1) / s.items;
     s.slices = want < kMaxSlices ? want : kMaxSlices;
     if (s.slices > s.rows) s.slices = s.rows;
   }

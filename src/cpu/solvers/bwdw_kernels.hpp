@@ -26,15 +26,14 @@ using simd::Vec;
 
 // Pixels per chunk: the unit over which a tile keeps its sums in registers before adding them to
 // the item's dW block (x and dy of a chunk stay in L2 while every tile of the item passes).
-inline constexpr std::int64_t kChunkPixels = 256;
+inline constexpr std::int64_t kChunkPixels = 64;
 inline constexpr std::int64_t kMaxChunkRows = 256;
 
 // The pixels of one chunk: `rows` output rows of `ow` pixels each; row r's first pixel reads x
-// at x_row[r] (+ the tile's tap and m offset) and dy at (r * ow) * dy_step from the chunk's dy.
+// at x_row[r] (+ the tile's tap and m offset); x_step floats (sw*C) separate a row's pixels.
 struct Chunk {
   const std::int64_t* x_row;
-  std::int64_t rows, ow;
-  std::int64_t x_step, dy_step;  // floats between neighbouring pixels of a row (sw*C; K)
+  std::int64_t rows, ow, x_step;
 };
 
 // The running sums of one tile: dst rows are output channels (ld apart), 2W floats of m each.
@@ -68,22 +67,18 @@ struct Tile {
     }
   }
 
-  // x: the chunk's x at this tile's tap and m; dy: the chunk's dy at this tile's first channel.
-  // The 2W values of m read past the span's end when mvalid < 2W (into the next pixel or the
-  // staged buffer's slack): those lanes are never stored. A partial tile of k repeats its last
-  // channel instead of reading past dy, which may be the caller's buffer.
-  template <bool FullK>
-  [[gnu::always_inline]] inline void accumulate(const Chunk& c, const float* x, const float* dy,
-                                                int kvalid) {
-    int kofs[kK];
-    for (int j = 0; j < kK; ++j) kofs[j] = FullK ? j : (j < kvalid ? j : kvalid - 1);
+  // x: the chunk's x at this tile's tap and m; dy: the chunk's dy for this tile's channels,
+  // packed per pixel. A partial tile of m loads 2W values all the same: the lanes past the span
+  // (the next pixel's x, or the staged buffer's slack: bwdw.cpp stages x whenever m is not a
+  // multiple of 2W) are never stored. Masked loads instead made GCC spill the accumulators.
+  [[gnu::always_inline]] inline void accumulate(const Chunk& c, const float* x, const float* dy) {
+    const float* yp = dy;
     for (std::int64_t r = 0; r < c.rows; ++r) {
       const float* xp = x + c.x_row[r];
-      const float* yp = dy + r * c.ow * c.dy_step;
-      for (std::int64_t o = 0; o < c.ow; ++o, xp += c.x_step, yp += c.dy_step) {
+      for (std::int64_t o = 0; o < c.ow; ++o, xp += c.x_step, yp += kK) {
         const vf x0 = load<W>(xp), x1 = load<W>(xp + W);
         for (int j = 0; j < kK; ++j) {
-          const vf b = broadcast<W>(yp + kofs[j]);
+          const vf b = broadcast<W>(yp + j);
           lo[j] += x0 * b;
           hi[j] += x1 * b;
         }
@@ -92,30 +87,47 @@ struct Tile {
   }
 };
 
-// One work item: group g, outer tap u, the m block from m0 and the k block from k0, over output
-// rows [r_begin, r_end), into dst (the [K][outer][m] sums of this slice).
+// dy of a chunk's pixels for output channels [k, k + kvalid), kK per pixel (zeros after kvalid):
+// contiguous, so the tile's broadcasts stay in L1 across the item's m tiles (in dy itself one
+// pixel's channels are K floats apart, and at K = 256 the pixels of a chunk share 4 L1 sets).
 template <int W>
-void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst, std::int64_t g,
-          std::int64_t u, std::int64_t m0, std::int64_t k0, std::int64_t r_begin,
-          std::int64_t r_end) {
+void pack_dy(const float* dy, std::int64_t K, std::int64_t pixels, int kvalid, float* out) {
   constexpr int kK = tile_k(W);
-  const Sizes5& xs = t.xs;
-  const std::int64_t C = G.c(), K = G.k();
-  // Where tap u's window starts relative to the padded window origin of each pixel.
+  for (std::int64_t i = 0; i < pixels; ++i)
+    for (int j = 0; j < kK; ++j) out[i * kK + j] = j < kvalid ? dy[i * K + j] : 0.f;
+}
+
+// Offset in padded channels-last x of outer tap u's window start, from each pixel's origin.
+inline std::int64_t tap_offset(const Geometry& G, const Shape& S, const Sizes5& xs,
+                               std::int64_t u) {
   std::int64_t a, b, e = 0;
   if (S.wide) {
     a = u / G.kh, b = u % G.kh;
   } else {
     a = u / (G.kh * G.kw), b = (u / G.kw) % G.kh, e = u % G.kw;
   }
-  const float* x = t.x + ((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C + g * G.cg + m0;
+  return ((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * G.c();
+}
+
+// One work item: group g, the m block from m0 and the k block from k0, every outer tap, over
+// output rows [r_begin, r_end), into dst (the [K][outer][m] sums of this slice). The taps are the
+// innermost loop but the tiles: a chunk's dy is read from memory once for all of them (7 taps
+// each streaming dy made the C = 3 first layer memory-bound).
+template <int W>
+void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst, std::int64_t g,
+          std::int64_t m0, std::int64_t k0, std::int64_t r_begin, std::int64_t r_end) {
+  constexpr int kK = tile_k(W);
+  const Sizes5& xs = t.xs;
+  const std::int64_t C = G.c(), K = G.k();
+  const float* x = t.x + g * G.cg;
   const std::int64_t m_end = lesser(m0 + S.mblock, S.m), k_end = lesser(k0 + S.kblock, G.kg);
   const std::int64_t ld = S.outer * S.m;  // between output channels in dst
-  float* out = dst + (g * G.kg * S.outer + u) * S.m;
+  float* out = dst + g * G.kg * ld;
   std::int64_t x_row[kMaxChunkRows];
   const std::int64_t chunk_rows = lesser(kMaxChunkRows, (kChunkPixels + G.ow - 1) / G.ow);
+  float* dy_tile = new float[static_cast<std::size_t>(chunk_rows * G.ow * kK)];
   for (std::int64_t r0 = r_begin; r0 < r_end; r0 += chunk_rows) {
-    const Chunk c{x_row, lesser(chunk_rows, r_end - r0), G.ow, G.sw * C, K};
+    const Chunk c{x_row, lesser(chunk_rows, r_end - r0), G.ow, G.sw * C};
     for (std::int64_t i = 0; i < c.rows; ++i) {
       const std::int64_t r = r0 + i, oh = r % G.oh, od = (r / G.oh) % G.od, n = r / (G.oh * G.od);
       x_row[i] = ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C;
@@ -123,19 +135,21 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
     const float* dy = t.y + r0 * G.ow * K + g * G.kg;
     for (std::int64_t k = k0; k < k_end; k += kK) {
       const int kvalid = static_cast<int>(lesser(kK, k_end - k));
-      for (std::int64_t m = m0; m < m_end; m += 2 * W) {
-        const int mvalid = static_cast<int>(lesser(2 * W, m_end - m));
-        float* d = out + k * ld + m;
-        Tile<W> tile;
-        tile.begin(d, ld, mvalid, kvalid, r0 == r_begin);
-        if (kvalid == kK)
-          tile.template accumulate<true>(c, x + (m - m0), dy + k, kvalid);
-        else
-          tile.template accumulate<false>(c, x + (m - m0), dy + k, kvalid);
-        tile.end(d, ld, mvalid, kvalid);
+      pack_dy<W>(dy + k, K, c.rows * c.ow, kvalid, dy_tile);
+      for (std::int64_t u = 0; u < S.outer; ++u) {
+        const float* xu = x + tap_offset(G, S, xs, u);
+        for (std::int64_t m = m0; m < m_end; m += 2 * W) {
+          const int mvalid = static_cast<int>(lesser(2 * W, m_end - m));
+          float* d = out + k * ld + u * S.m + m;
+          Tile<W> tile;
+          tile.begin(d, ld, mvalid, kvalid, r0 == r_begin);
+          tile.accumulate(c, xu + m, dy_tile);
+          tile.end(d, ld, mvalid, kvalid);
+        }
       }
     }
   }
+  delete[] dy_tile;
 }
 
 // The entry point each per-ISA file defines under its own name. Work items (and row slices) are
@@ -155,10 +169,8 @@ void run(const Geometry& G, const StagedTensors& t, float* partials) {
     rest /= kblocks;
     const std::int64_t mb = rest % mblocks;
     rest /= mblocks;
-    const std::int64_t u = rest % S.outer;
-    rest /= S.outer;
     const std::int64_t g = rest % G.g, s = rest / G.g;
-    item<W>(G, S, t, out + s * dw_floats, g, u, mb * S.mblock, kb * S.kblock, S.rows * s / S.slices,
+    item<W>(G, S, t, out + s * dw_floats, g, mb * S.mblock, kb * S.kblock, S.rows * s / S.slices,
             S.rows * (s + 1) / S.slices);
   }
   if (S.slices == 1) return;
