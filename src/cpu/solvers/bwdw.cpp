@@ -34,7 +34,7 @@ StagingSpec BwdwSolver::staging(const Problem& p) const {
   // (bwdw_kernels.hpp); otherwise dense NHWC fp32 x without padding (1x1 layers) is used in place.
   const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
   return StagingSpec{Order::channels_last, Order::channels_last, forward_padding(p),
-                     s.m % (2 * lanes(isa_)) != 0};
+                     s.m % (s.nv * lanes(isa_)) != 0};
 }
 
 void BwdwSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {

@@ -19,16 +19,17 @@ using detail::Geometry;
 struct Shape {
   bool wide = false;
   std::int64_t outer = 0, m = 0;
+  int nv = 2;                           // vectors of m per register tile
   std::int64_t mblock = 0, kblock = 0;  // floats of m, values of k per work item
   std::int64_t items = 0;               // (group, m block, k block) per slice
   std::int64_t rows = 0;                // output rows (n, od, oh) reduced over
   std::int64_t slices = 1;              // row ranges with their own partial sums (> 1: scratch)
 };
 
-// Output channels per register tile (2 vectors of m each): 2 x 12 accumulators use 24 of
-// AVX-512's 32 registers, 2 x 6 use 12 of AVX2's 16.
-static constexpr int tile_k(int lanes) {
-  return lanes == 16 ? 12 : 6;
+// Output channels per register tile of nv vectors of m: 24 accumulators of AVX-512's 32
+// registers, 12 of AVX2's 16.
+static constexpr int tile_k(int lanes, int nv) {
+  return (lanes == 16 ? 24 : 12) / nv;
 }
 
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
@@ -42,7 +43,10 @@ static inline Shape shape(const Geometry& G, int lanes) {
   // item takes every outer tap, up to 1024 sums per output channel (outer taps x m) and 16 tiles
   // of k, so its dW block stays in L2 and a 64-pixel chunk of x and dy within 200 KB of it.
   // Parallelism then comes from row slices where dW has too few blocks.
-  const std::int64_t mtile = 2 * lanes, ktile = tile_k(lanes);
+  // 4 vectors x 6 channels need 10 loads per 24 FMAs, 2 x 12 need 14 (the load ports limited
+  // it); 4 only where m fills them (every ResNet-50 layer but the first).
+  s.nv = lanes == 16 && s.m % (4 * lanes) == 0 ? 4 : 2;
+  const std::int64_t mtile = s.nv * lanes, ktile = tile_k(lanes, s.nv);
   const std::int64_t mtiles = std::max<std::int64_t>(1, 1024 / (s.outer * mtile));
   s.mblock = std::min<std::int64_t>((s.m + mtile - 1) / mtile, mtiles) * mtile;
   s.kblock = std::min<std::int64_t>((G.kg + ktile - 1) / ktile, 16) * ktile;
