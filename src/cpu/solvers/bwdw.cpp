@@ -5,6 +5,18 @@
 #include "cpu/solvers/bwdw_entry.hpp"
 
 namespace convguard::cpu {
+namespace {
+
+// 1x1 filters run on channels-first x and dy when the caller's x is not channels-last.
+bool channels_first(const Problem& p) {
+  return p.x_layout == Layout::nchw && !is_packed_f32(x_desc(p), Order::channels_last);
+}
+
+bwdw::Shape shape_of(const Problem& p, Isa isa) {
+  return bwdw::shape(detail::geometry(p), lanes(isa), channels_first(p));
+}
+
+}  // namespace
 
 std::string_view BwdwSolver::id() const {
   return isa_ == Isa::avx512 ? "cpu:bwdw:avx512" : "cpu:bwdw:avx2";
@@ -19,7 +31,7 @@ Status BwdwSolver::check(const Problem& p) const {
   }
   // The vector dimension is the x span one pixel multiplies at a tap (bwdw_entry.hpp): below a
   // quarter of a vector most lanes idle (depthwise and tiny groups: cpu:depthwise, cpu:direct).
-  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
+  const bwdw::Shape s = shape_of(p, isa_);
   if (s.m < lanes(isa_) / 4) {
     return not_applicable(
         fmt::format("vectorises over the {} input values a pixel multiplies per tap ({}); too few "
@@ -32,23 +44,26 @@ Status BwdwSolver::check(const Problem& p) const {
 StagingSpec BwdwSolver::staging(const Problem& p) const {
   // The tiles read up to 2 vectors past the end of x when m is not a multiple of 2 vectors
   // (bwdw_kernels.hpp); otherwise dense NHWC fp32 x without padding (1x1 layers) is used in place.
-  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
-  return StagingSpec{Order::channels_last, Order::channels_last, forward_padding(p),
-                     s.m % (s.nv * lanes(isa_)) != 0};
+  const bwdw::Shape s = shape_of(p, isa_);
+  StagingSpec spec{s.channels_first ? Order::channels_first : Order::channels_last,
+                   Order::channels_last, forward_padding(p),
+                   !s.channels_first && s.m % (s.nv * lanes(isa_)) != 0};
+  if (s.dy_channels_first) spec.y_order = Order::channels_first;
+  return spec;
 }
 
 void BwdwSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  const bwdw::Shape s = bwdw::shape(detail::geometry(p), lanes(isa_));
+  const bwdw::Shape s = shape_of(p, isa_);
   layout.add(s.slices > 1 ? s.slices * w_desc(p).elements() : 0);
 }
 
-Status BwdwSolver::compute(const Problem&, const StagedTensors& t, std::span<std::byte> ws,
+Status BwdwSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                            const WorkspaceLayout& layout, int first_scratch) const {
   float* partials = layout.get(ws, first_scratch);
   if (isa_ == Isa::avx512)
-    bwdw::run_avx512(t.geo, t, partials);
+    bwdw::run_avx512(t.geo, t, partials, channels_first(p));
   else
-    bwdw::run_avx2(t.geo, t, partials);
+    bwdw::run_avx2(t.geo, t, partials, channels_first(p));
   return Status::ok();
 }
 

@@ -2,7 +2,7 @@
 #include "cpu/solvers/bwdw_kernels.hpp"
 
 namespace convguard::cpu::bwdw {
-void run_avx512(const Geometry& G, const StagedTensors& t, float* partials) {
-  run<16>(G, t, partials);
+void run_avx512(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first) {
+  run<16>(G, t, partials, channels_first);
 }
 }  // namespace convguard::cpu::bwdw

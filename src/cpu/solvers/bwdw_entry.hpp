@@ -18,6 +18,11 @@ using detail::Geometry;
 // [Kg][outer][m] is exactly the [K][taps][Cg] (channels-last) filter either way.
 struct Shape {
   bool wide = false;
+  // For channels-first callers (staging channels-last cost up to 2x the convolution): dy is read
+  // channels-first always (the tiles take it packed per chunk anyway), and so is x with 1x1
+  // filters (each chunk's x is then packed pixel-major too).
+  bool channels_first = false;  // x
+  bool dy_channels_first = false;
   std::int64_t outer = 0, m = 0;
   int nv = 2;                           // vectors of m per register tile
   std::int64_t mblock = 0, kblock = 0;  // floats of m, values of k per work item
@@ -33,8 +38,10 @@ static constexpr int tile_k(int lanes, int nv) {
 }
 
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
-static inline Shape shape(const Geometry& G, int lanes) {
+static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
   Shape s;
+  s.channels_first = channels_first && G.taps() == 1;
+  s.dy_channels_first = channels_first;
   s.wide = G.g == 1 && G.dw == 1;
   s.outer = s.wide ? G.kd * G.kh : G.taps();
   s.m = s.wide ? G.kw * G.cg : G.cg;
@@ -65,7 +72,7 @@ static inline Shape shape(const Geometry& G, int lanes) {
 }
 
 // w in t: dW, [K][taps][Cg] fp32; partials: slices x dW floats when shape().slices > 1.
-void run_avx512(const Geometry& G, const StagedTensors& t, float* partials);
-void run_avx2(const Geometry& G, const StagedTensors& t, float* partials);
+void run_avx512(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first);
+void run_avx2(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first);
 
 }  // namespace convguard::cpu::bwdw

@@ -95,18 +95,49 @@ struct Tile {
   }
 };
 
+// Where a chunk's pixels are: row i of the chunk starts at x_row[i] in x and dy_row[i] in dy;
+// `step` separates a row's pixels and `chan` the channels (channels-last: sw*C and 1 in x, K and
+// 1 in dy; channels-first: sw and the plane size).
+struct Rows {
+  std::int64_t x_row[kMaxChunkRows], dy_row[kMaxChunkRows];
+  std::int64_t x_step, x_chan, dy_step, dy_chan;
+};
+
 // dy of a chunk's pixels for output channels [k, k + kvalid), kK per pixel (zeros after kvalid):
-// contiguous, so the tile's broadcasts stay in L1 across the item's m tiles (in dy itself one
-// pixel's channels are K floats apart, and at K = 256 the pixels of a chunk share 4 L1 sets).
+// contiguous, so the tile's broadcasts stay in L1 across the item's m tiles (in channels-last dy
+// one pixel's channels are K floats apart, and at K = 256 the pixels of a chunk share 4 L1 sets).
 template <int kK>
-void pack_dy(const float* dy, std::int64_t K, std::int64_t pixels, int kvalid, float* out) {
-  if (kvalid == kK) {
-    for (std::int64_t i = 0; i < pixels; ++i)
-      std::memcpy(out + i * kK, dy + i * K, kK * sizeof(float));
-    return;
+void pack_dy(const float* dy, const Rows& rw, std::int64_t rows, std::int64_t ow, int kvalid,
+             float* out) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* src = dy + rw.dy_row[i];
+    float* dst = out + i * ow * kK;
+    if (kvalid == kK && rw.dy_chan == 1) {
+      for (std::int64_t o = 0; o < ow; ++o)
+        std::memcpy(dst + o * kK, src + o * rw.dy_step, kK * sizeof(float));
+      continue;
+    }
+    for (int j = 0; j < kK; ++j)
+      for (std::int64_t o = 0; o < ow; ++o)
+        dst[o * kK + j] = j < kvalid ? src[j * rw.dy_chan + o * rw.dy_step] : 0.f;
   }
-  for (std::int64_t i = 0; i < pixels; ++i)
-    for (int j = 0; j < kK; ++j) out[i * kK + j] = j < kvalid ? dy[i * K + j] : 0.f;
+}
+
+// Channels-first x (1x1 filters only): the chunk's x for m in [0, mvalid) as [pixel][width],
+// zeros after mvalid, so the tiles load it like channels-last x; it is reused by every k tile.
+// Pixel-major order: one pass touches every channel's row at once, so up to `width` cache misses
+// are in flight (channel by channel, each row's few lines were waited for in turn: 3x slower).
+inline void pack_x(const float* x, const Rows& rw, std::int64_t rows, std::int64_t ow,
+                   std::int64_t mvalid, std::int64_t width, float* out) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* src = x + rw.x_row[i];
+    for (std::int64_t o = 0; o < ow; ++o) {
+      float* dst = out + (i * ow + o) * width;
+      const float* px = src + o * rw.x_step;
+      for (std::int64_t m = 0; m < mvalid; ++m) dst[m] = px[m * rw.x_chan];
+      for (std::int64_t m = mvalid; m < width; ++m) dst[m] = 0.f;
+    }
+  }
 }
 
 // Offset in padded channels-last x of outer tap u's window start, from each pixel's origin.
@@ -130,26 +161,36 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
           std::int64_t m0, std::int64_t k0, std::int64_t r_begin, std::int64_t r_end) {
   constexpr int kK = tile_k(W, NV), kM = NV * W;
   const Sizes5& xs = t.xs;
-  const std::int64_t C = G.c(), K = G.k();
-  const float* x = t.x + g * G.cg;
+  const std::int64_t C = G.c(), K = G.k(), plane = xs.d * xs.h * xs.w;
+  const bool cf = S.channels_first, dy_cf = S.dy_channels_first;
   const std::int64_t m_end = lesser(m0 + S.mblock, S.m), k_end = lesser(k0 + S.kblock, G.kg);
   const std::int64_t ld = S.outer * S.m;  // between output channels in dst
   float* out = dst + g * G.kg * ld;
-  std::int64_t x_row[kMaxChunkRows];
   const std::int64_t chunk_rows = lesser(kMaxChunkRows, (kChunkPixels + G.ow - 1) / G.ow);
+  const std::int64_t width = (m_end - m0 + kM - 1) / kM * kM;  // of the packed x (cf)
+  Rows* rw = new Rows;
+  rw->x_step = cf ? G.sw : G.sw * C, rw->x_chan = cf ? plane : 1;
+  rw->dy_step = dy_cf ? 1 : K, rw->dy_chan = dy_cf ? G.out_spatial() : 1;
   float* dy_tile = new float[static_cast<std::size_t>(chunk_rows * G.ow * kK)];
+  float* x_tile = cf ? new float[static_cast<std::size_t>(chunk_rows * G.ow * width)] : nullptr;
+  std::int64_t tile_row[kMaxChunkRows];  // x rows as the tiles read them (cf: in x_tile)
   for (std::int64_t r0 = r_begin; r0 < r_end; r0 += chunk_rows) {
-    const Chunk c{x_row, lesser(chunk_rows, r_end - r0), G.ow, G.sw * C};
-    for (std::int64_t i = 0; i < c.rows; ++i) {
+    const std::int64_t rows = lesser(chunk_rows, r_end - r0);
+    for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t r = r0 + i, oh = r % G.oh, od = (r / G.oh) % G.od, n = r / (G.oh * G.od);
-      x_row[i] = ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C;
+      const std::int64_t pixel = ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w;
+      rw->x_row[i] = cf ? n * (C - 1) * plane + pixel : pixel * C;
+      rw->dy_row[i] = dy_cf ? (n * K * G.od + od) * G.oh * G.ow + oh * G.ow : r * G.ow * K;
+      tile_row[i] = cf ? i * G.ow * width : rw->x_row[i];
     }
-    const float* dy = t.y + r0 * G.ow * K + g * G.kg;
+    const float* x = t.x + (g * G.cg + (cf ? m0 : 0)) * rw->x_chan;
+    if (cf) pack_x(x, *rw, rows, G.ow, m_end - m0, width, x_tile);
+    const Chunk c{tile_row, rows, G.ow, cf ? width : rw->x_step};
     for (std::int64_t k = k0; k < k_end; k += kK) {
       const int kvalid = static_cast<int>(lesser(kK, k_end - k));
-      pack_dy<kK>(dy + k, K, c.rows * c.ow, kvalid, dy_tile);
+      pack_dy<kK>(t.y + (g * G.kg + k) * rw->dy_chan, *rw, rows, G.ow, kvalid, dy_tile);
       for (std::int64_t u = 0; u < S.outer; ++u) {
-        const float* xu = x + tap_offset(G, S, xs, u);
+        const float* xu = cf ? x_tile - m0 : x + tap_offset(G, S, xs, u);
         for (std::int64_t m = m0; m < m_end; m += kM) {
           const int mvalid = static_cast<int>(lesser(kM, m_end - m));
           float* d = out + k * ld + u * S.m + m;
@@ -161,15 +202,17 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
       }
     }
   }
+  delete[] x_tile;
   delete[] dy_tile;
+  delete rw;
 }
 
 // The entry point each per-ISA file defines under its own name. Work items (and row slices) are
 // independent and each is summed in one fixed order, so the result does not depend on the
 // thread count or the schedule; slices' partial sums are then added in slice order.
 template <int W>
-void run(const Geometry& G, const StagedTensors& t, float* partials) {
-  const Shape S = shape(G, W);
+void run(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first) {
+  const Shape S = shape(G, W, channels_first);
   const std::int64_t mblocks = (S.m + S.mblock - 1) / S.mblock;
   const std::int64_t kblocks = (G.kg + S.kblock - 1) / S.kblock;
   const std::int64_t dw_floats = G.k() * S.outer * S.m;
