@@ -19,8 +19,8 @@ using detail::Geometry;
 struct Shape {
   bool wide = false;
   // For channels-first callers (staging channels-last cost up to 2x the convolution): dy is read
-  // channels-first always (the tiles take it packed per chunk anyway), and so is x with 1x1
-  // filters (each chunk's x is then packed pixel-major too).
+  // channels-first always (the tiles take it packed per chunk anyway), and so is a large x with
+  // 1x1 filters (each chunk's x is then packed pixel-major too).
   bool channels_first = false;  // x
   bool dy_channels_first = false;
   std::int64_t outer = 0, m = 0;
@@ -39,8 +39,11 @@ static constexpr int tile_k(int lanes, int nv) {
 
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
 static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
+  constexpr std::int64_t kWantItems = 8, kMaxSlices = 16, kManyPixels = 4096;
   Shape s;
-  s.channels_first = channels_first && G.taps() == 1;
+  // x channels-first only where it is large: each k block packs its chunks again (at batch 1 a
+  // third of the time), while staging a small x channels-last is one pass in cache.
+  s.channels_first = channels_first && G.taps() == 1 && G.n * G.out_spatial() > kManyPixels;
   s.dy_channels_first = channels_first;
   s.wide = G.g == 1 && G.dw == 1;
   s.outer = s.wide ? G.kd * G.kh : G.taps();
@@ -49,7 +52,8 @@ static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
   // bound by memory bandwidth: 128-wide m blocks read dy once per block and ran 3x slower): an
   // item takes every outer tap, up to 1024 sums per output channel (outer taps x m) and 16 tiles
   // of k, so its dW block stays in L2 and a 64-pixel chunk of x and dy within 200 KB of it.
-  // Parallelism then comes from row slices where dW has too few blocks.
+  // Parallelism then comes from smaller blocks where pixels are few, else from row slices.
+  //
   // 4 vectors x 6 channels need 10 loads per 24 FMAs, 2 x 12 need 14 (the load ports limited
   // it); 4 only where m fills them (every ResNet-50 layer but the first).
   s.nv = lanes == 16 && s.m % (4 * lanes) == 0 ? 4 : 2;
@@ -57,12 +61,26 @@ static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
   const std::int64_t mtiles = std::max<std::int64_t>(1, 1024 / (s.outer * mtile));
   s.mblock = std::min<std::int64_t>((s.m + mtile - 1) / mtile, mtiles) * mtile;
   s.kblock = std::min<std::int64_t>((G.kg + ktile - 1) / ktile, 16) * ktile;
-  s.items = G.g * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
+  auto count = [&] {
+    s.items = G.g * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
+  };
+  count();
+  // Few pixels (late layers, batch 1): x and dy stay in cache, so smaller blocks cost no memory
+  // traffic, and they save the partial sums of a large dW that row slices would need.
+  if (G.n * G.out_spatial() <= kManyPixels) {
+    while (s.items < kWantItems && s.kblock > 2 * ktile) {
+      s.kblock = ((s.kblock / ktile + 1) / 2) * ktile;
+      count();
+    }
+    while (s.items < kWantItems && s.mblock > mtile) {
+      s.mblock = ((s.mblock / mtile + 1) / 2) * mtile;
+      count();
+    }
+  }
   s.rows = G.n * G.od * G.oh;
   // Too few items to keep the threads busy (small dW, e.g. few channels and taps): split the
   // reduction over rows too, each slice into its own dW-sized partial sum, added in slice order
   // afterwards. Depends on the problem only, so workspace and result never depend on threads.
-  constexpr std::int64_t kWantItems = 8, kMaxSlices = 16;
   if (s.items < kWantItems) {
     const std::int64_t want = (2 * kWantItems + s.items - 1) / s.items;
     s.slices = want < kMaxSlices ? want : kMaxSlices;
