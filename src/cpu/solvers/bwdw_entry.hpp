@@ -39,11 +39,13 @@ static constexpr int tile_k(int lanes, int nv) {
 
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
 static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
-  constexpr std::int64_t kWantItems = 8, kMaxSlices = 16, kManyPixels = 4096;
+  constexpr std::int64_t kWantItems = 8, kMaxSlices = 16, kFewPixels = 4096;
+  constexpr std::int64_t kMaxKChannelsFirst = 512;
   Shape s;
-  // x channels-first only where it is large: each k block packs its chunks again (at batch 1 a
-  // third of the time), while staging a small x channels-last is one pass in cache.
-  s.channels_first = channels_first && G.taps() == 1 && G.n * G.out_spatial() > kManyPixels;
+  // x channels-first where few output channels share each x value: packing x per chunk and k
+  // block costs about 32 / (k block) of the FMAs, staging it channels-last once 32 / K, plus a
+  // memory-bound transpose (at K = 64, 2x the convolution).
+  s.channels_first = channels_first && G.taps() == 1 && G.kg <= kMaxKChannelsFirst;
   s.dy_channels_first = channels_first;
   s.wide = G.g == 1 && G.dw == 1;
   s.outer = s.wide ? G.kd * G.kh : G.taps();
@@ -60,15 +62,20 @@ static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
   const std::int64_t mtile = s.nv * lanes, ktile = tile_k(lanes, s.nv);
   const std::int64_t mtiles = std::max<std::int64_t>(1, 1024 / (s.outer * mtile));
   s.mblock = std::min<std::int64_t>((s.m + mtile - 1) / mtile, mtiles) * mtile;
-  s.kblock = std::min<std::int64_t>((G.kg + ktile - 1) / ktile, 16) * ktile;
+  // Channels-first x: one k block takes every output channel (each k block packs x again), and
+  // the m block is what keeps the item's dW block within 512 KB.
+  const std::int64_t kmax = s.channels_first ? (kMaxKChannelsFirst + ktile - 1) / ktile : 16;
+  s.kblock = std::min<std::int64_t>((G.kg + ktile - 1) / ktile, kmax) * ktile;
+  if (s.channels_first)
+    s.mblock = std::min(s.mblock, std::max<std::int64_t>(1, 131072 / s.kblock / mtile) * mtile);
   auto count = [&] {
     s.items = G.g * ((s.m + s.mblock - 1) / s.mblock) * ((G.kg + s.kblock - 1) / s.kblock);
   };
   count();
   // Few pixels (late layers, batch 1): x and dy stay in cache, so smaller blocks cost no memory
   // traffic, and they save the partial sums of a large dW that row slices would need.
-  if (G.n * G.out_spatial() <= kManyPixels) {
-    while (s.items < kWantItems && s.kblock > 2 * ktile) {
+  if (G.n * G.out_spatial() <= kFewPixels) {
+    while (s.items < kWantItems && s.kblock > 2 * ktile && !s.channels_first) {
       s.kblock = ((s.kblock / ktile + 1) / 2) * ktile;
       count();
     }
