@@ -34,6 +34,8 @@ inline constexpr std::int64_t kMaxChunkRows = 256;
 struct Chunk {
   const std::int64_t* x_row;
   std::int64_t rows, ow, x_step;
+  const std::int64_t* dy_row;  // channels-first dy: row i's first pixel, read directly
+  std::int64_t dy_chan;
 };
 
 // The running sums of one tile: NV vectors of m (NV*W floats) x kK output channels, the rows of
@@ -88,6 +90,28 @@ struct Tile {
         for (int v = 0; v < NV; ++v) xv[v] = load<W>(xp + v * W);
         for (int j = 0; j < kK; ++j) {
           const vf b = broadcast<W>(yp + j);
+          for (int v = 0; v < NV; ++v) acc[j][v] += xv[v] * b;
+        }
+      }
+    }
+  }
+
+  // The same with channels-first dy read in place (dy: at this tile's first channel): a row's
+  // kK channels are kK sequential streams, L1-resident across the m tiles, so packing them per
+  // tile (as much work as one tile's broadcasts where m has a single tile) is not needed. A
+  // partial tile of k repeats its last channel instead of reading past dy.
+  [[gnu::always_inline]] inline void accumulate_direct(const Chunk& c, const float* x,
+                                                       const float* dy, int kvalid) {
+    for (std::int64_t r = 0; r < c.rows; ++r) {
+      const float* xp = x + c.x_row[r];
+      const float* yj[kK];
+      for (int j = 0; j < kK; ++j)
+        yj[j] = dy + c.dy_row[r] + (j < kvalid ? j : kvalid - 1) * c.dy_chan;
+      for (std::int64_t o = 0; o < c.ow; ++o, xp += c.x_step) {
+        vf xv[NV];
+        for (int v = 0; v < NV; ++v) xv[v] = load<W>(xp + v * W);
+        for (int j = 0; j < kK; ++j) {
+          const vf b = broadcast<W>(yj[j] + o);
           for (int v = 0; v < NV; ++v) acc[j][v] += xv[v] * b;
         }
       }
@@ -185,10 +209,11 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
     }
     const float* x = t.x + (g * G.cg + (cf ? m0 : 0)) * rw->x_chan;
     if (cf) pack_x(x, *rw, rows, G.ow, m_end - m0, width, x_tile);
-    const Chunk c{tile_row, rows, G.ow, cf ? width : rw->x_step};
+    const Chunk c{tile_row, rows, G.ow, cf ? width : rw->x_step, rw->dy_row, rw->dy_chan};
     for (std::int64_t k = k0; k < k_end; k += kK) {
       const int kvalid = static_cast<int>(lesser(kK, k_end - k));
-      pack_dy<kK>(t.y + (g * G.kg + k) * rw->dy_chan, *rw, rows, G.ow, kvalid, dy_tile);
+      const float* dy_k = t.y + (g * G.kg + k) * rw->dy_chan;
+      if (!dy_cf) pack_dy<kK>(dy_k, *rw, rows, G.ow, kvalid, dy_tile);
       for (std::int64_t u = 0; u < S.outer; ++u) {
         const float* xu = cf ? x_tile - m0 : x + tap_offset(G, S, xs, u);
         for (std::int64_t m = m0; m < m_end; m += kM) {
@@ -196,7 +221,10 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
           float* d = out + k * ld + u * S.m + m;
           Tile<W, NV> tile;
           tile.begin(d, ld, mvalid, kvalid, r0 == r_begin);
-          tile.accumulate(c, xu + m, dy_tile);
+          if (dy_cf)
+            tile.accumulate_direct(c, xu + m, dy_k, kvalid);
+          else
+            tile.accumulate(c, xu + m, dy_tile);
           tile.end(d, ld, mvalid, kvalid);
         }
       }
