@@ -1,11 +1,13 @@
 // cpu:bwdw:{avx512,avx2} — backward-weights only: an own implicit-GEMM kernel reducing over the
-// N*OD*OH*OW output pixels with no im2col buffer and no packing. Channels-last x (zero padding
-// materialised) and dy; dW is produced as [K][taps][Cg] (the channels-last filter; in place for
-// 1x1 filters in any layout). A register tile of 2 vectors of x values x 12 (AVX2: 6) output
-// channels accumulates over chunks of 256 pixels; work is split over (group, tap row, channel
-// blocks) so no two threads write the same dW element and no atomics are needed; when that gives
-// too few items (small dW), the pixels are split too into slices with their own partial sums,
-// added in a fixed order. Same bits on every run and every thread count. See bwdw_kernels.hpp.
+// N*OD*OH*OW output pixels with no im2col buffer. Channels-last x (zero padding materialised)
+// or, for 1x1 filters of NCHW callers, channels-first x packed per chunk; dy as the caller has
+// it (channels-first read in place, channels-last packed per chunk). dW is produced as
+// [K][taps][Cg] (the channels-last filter; in place for 1x1 filters in any layout). A register
+// tile of 4 (or 2) vectors of x values x 6 (or 12; AVX2: 2 x 6) output channels accumulates over
+// chunks of 256 pixels; work is split over (group, channel blocks) so no two threads write the
+// same dW element and no atomics are needed; when that gives too few items (small dW), the
+// pixels are split too into slices with their own partial sums, added in a fixed order. Same bits
+// on every run and every thread count. See bwdw_entry.hpp (work shape), bwdw_kernels.hpp.
 #pragma once
 
 #include "cpu/isa.hpp"

@@ -53,7 +53,7 @@ static inline Shape shape(const Geometry& G, int lanes, bool channels_first) {
   // Items as large as the caches allow, so x and dy come from memory about once (1x1 layers are
   // bound by memory bandwidth: 128-wide m blocks read dy once per block and ran 3x slower): an
   // item takes every outer tap, up to 1024 sums per output channel (outer taps x m) and 16 tiles
-  // of k, so its dW block stays in L2 and a 64-pixel chunk of x and dy within 200 KB of it.
+  // of k, so its dW block stays in L2 and a 256-pixel chunk of x and dy mostly within it.
   // Parallelism then comes from smaller blocks where pixels are few, else from row slices.
   //
   // 4 vectors x 6 channels need 10 loads per 24 FMAs, 2 x 12 need 14 (the load ports limited
