@@ -74,7 +74,7 @@ TEST(Bwdw, OwnShapesMatchTheReference) {
       }
     }
   }
-  EXPECT_GT(ran, 0);
+  if (ran == 0) GTEST_SKIP() << "this CPU (or CONVGUARD_CPU_ISA) allows neither variant";
 }
 
 TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
