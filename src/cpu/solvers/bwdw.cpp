@@ -7,13 +7,15 @@
 namespace convguard::cpu {
 namespace {
 
-// 1x1 filters run on channels-first x and dy when the caller's x is not channels-last.
-bool channels_first(const Problem& p) {
-  return p.x_layout == Layout::nchw && !is_packed_f32(x_desc(p), Order::channels_last);
+// Which of the caller's tensors are channels-first (the kernels can read or write those as
+// they are, in some shapes: bwdw_entry.hpp).
+bwdw::CallerLayout caller_layout(const Problem& p) {
+  return {p.x_layout == Layout::nchw && !is_packed_f32(x_desc(p), Order::channels_last),
+          p.w_layout == Layout::nchw && !is_packed_f32(w_desc(p), Order::channels_last)};
 }
 
 bwdw::Shape shape_of(const Problem& p, Isa isa) {
-  return bwdw::shape(detail::geometry(p), lanes(isa), channels_first(p));
+  return bwdw::shape(detail::geometry(p), lanes(isa), caller_layout(p));
 }
 
 }  // namespace
@@ -46,8 +48,8 @@ StagingSpec BwdwSolver::staging(const Problem& p) const {
   // (bwdw_kernels.hpp); otherwise dense NHWC fp32 x without padding (1x1 layers) is used in place.
   const bwdw::Shape s = shape_of(p, isa_);
   StagingSpec spec{s.channels_first ? Order::channels_first : Order::channels_last,
-                   Order::channels_last, forward_padding(p),
-                   !s.channels_first && s.m % (s.nv * lanes(isa_)) != 0};
+                   s.w_channels_first ? Order::channels_first : Order::channels_last,
+                   forward_padding(p), !s.channels_first && s.m % (s.nv * lanes(isa_)) != 0};
   if (s.dy_channels_first) spec.y_order = Order::channels_first;
   return spec;
 }
@@ -61,9 +63,9 @@ Status BwdwSolver::compute(const Problem& p, const StagedTensors& t, std::span<s
                            const WorkspaceLayout& layout, int first_scratch) const {
   float* partials = layout.get(ws, first_scratch);
   if (isa_ == Isa::avx512)
-    bwdw::run_avx512(t.geo, t, partials, channels_first(p));
+    bwdw::run_avx512(t.geo, t, partials, caller_layout(p));
   else
-    bwdw::run_avx2(t.geo, t, partials, channels_first(p));
+    bwdw::run_avx2(t.geo, t, partials, caller_layout(p));
   return Status::ok();
 }
 

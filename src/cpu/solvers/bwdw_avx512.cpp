@@ -2,7 +2,7 @@
 #include "cpu/solvers/bwdw_kernels.hpp"
 
 namespace convguard::cpu::bwdw {
-void run_avx512(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first) {
-  run<16>(G, t, partials, channels_first);
+void run_avx512(const Geometry& G, const StagedTensors& t, float* partials, CallerLayout caller) {
+  run<16>(G, t, partials, caller);
 }
 }  // namespace convguard::cpu::bwdw

@@ -24,12 +24,6 @@ using simd::lesser;
 using simd::load;
 using simd::Vec;
 
-// Pixels per chunk: the unit over which a tile keeps its sums in registers before adding them to
-// the item's dW block (x and dy of a chunk stay in L2 while every tile of the item passes).
-// 256 against 64: 1.05-1.35x on five ResNet-50 layers (AMD EPYC, 2 threads, a shared machine).
-inline constexpr std::int64_t kChunkPixels = 256;
-inline constexpr std::int64_t kMaxChunkRows = 256;
-
 // The pixels of one chunk: `rows` output rows of `ow` pixels each; row r's first pixel reads x
 // at x_row[r] (+ the tile's tap and m offset); x_step floats (sw*C) separate a row's pixels.
 struct Chunk {
@@ -75,6 +69,16 @@ struct Tile {
       float tmp[kM];
       std::memcpy(tmp, &acc[j], sizeof(acc[j]));
       std::memcpy(row, tmp, static_cast<std::size_t>(mvalid) * sizeof(float));
+    }
+  }
+
+  // Stores into a channels-first dW: value m of row j goes to dst[j * ld + at[m]].
+  [[gnu::always_inline]] inline void scatter(float* dst, std::int64_t ld, const std::int64_t* at,
+                                             int mvalid, int kvalid) const {
+    for (int j = 0; j < kvalid; ++j) {
+      float tmp[kM];
+      std::memcpy(tmp, &acc[j], sizeof(acc[j]));
+      for (int i = 0; i < mvalid; ++i) dst[j * ld + at[i]] = tmp[i];
     }
   }
 
@@ -191,7 +195,11 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
   const std::int64_t m_end = lesser(m0 + S.mblock, S.m), k_end = lesser(k0 + S.kblock, G.kg);
   const std::int64_t ld = S.outer * S.m;  // between output channels in dst
   float* out = dst + g * G.kg * ld;
-  const std::int64_t chunk_rows = lesser(kMaxChunkRows, (kChunkPixels + G.ow - 1) / G.ow);
+  const std::int64_t chunk_rows = S.chunk_rows;
+  // Channels-first dW: where each m of the block lands in a row of dW ([Cg][taps]).
+  std::int64_t* w_at = S.w_channels_first ? new std::int64_t[m_end - m0] : nullptr;
+  for (std::int64_t m = m0; w_at && m < m_end; ++m)
+    w_at[m - m0] = S.wide ? (m % G.cg) * G.taps() + m / G.cg : m * G.taps();
   const std::int64_t width = (m_end - m0 + kM - 1) / kM * kM;  // of the packed x (cf)
   Rows* rw = new Rows;
   rw->x_step = cf ? G.sw : G.sw * C, rw->x_chan = cf ? plane : 1;
@@ -219,18 +227,25 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
         const float* xu = cf ? x_tile - m0 : x + tap_offset(G, S, xs, u);
         for (std::int64_t m = m0; m < m_end; m += kM) {
           const int mvalid = static_cast<int>(lesser(kM, m_end - m));
-          float* d = out + k * ld + u * S.m + m;
           Tile<W, NV> tile;
-          tile.begin(d, ld, mvalid, kvalid, r0 == r_begin);
+          // With a channels-first dW the item is one chunk (shape()): no sums to read back.
+          float* d = out + k * ld + u * S.m + m;
+          tile.begin(d, ld, mvalid, kvalid, r0 == r_begin || w_at);
           if (dy_cf)
             tile.accumulate_direct(c, xu + m, dy_k, kvalid);
           else
             tile.accumulate(c, xu + m, dy_tile);
+          if (w_at) {
+            const std::int64_t tap0 = S.wide ? u * G.kw : u;
+            tile.scatter(out + k * ld + tap0, ld, w_at + (m - m0), mvalid, kvalid);
+            continue;
+          }
           tile.end(d, ld, mvalid, kvalid);
         }
       }
     }
   }
+  delete[] w_at;
   delete[] x_tile;
   delete[] dy_tile;
   delete rw;
@@ -240,8 +255,8 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
 // independent and each is summed in one fixed order, so the result does not depend on the
 // thread count or the schedule; slices' partial sums are then added in slice order.
 template <int W>
-void run(const Geometry& G, const StagedTensors& t, float* partials, bool channels_first) {
-  const Shape S = shape(G, W, channels_first);
+void run(const Geometry& G, const StagedTensors& t, float* partials, CallerLayout caller) {
+  const Shape S = shape(G, W, caller);
   const std::int64_t mblocks = (S.m + S.mblock - 1) / S.mblock;
   const std::int64_t kblocks = (G.kg + S.kblock - 1) / S.kblock;
   const std::int64_t dw_floats = G.k() * S.outer * S.m;
