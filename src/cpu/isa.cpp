@@ -46,4 +46,13 @@ const char* to_string(IsaLevel l) {
   return "?";
 }
 
+Status require_isa(Isa isa) {
+  const IsaLevel have = isa_level();
+  const bool wide = isa == Isa::avx512;
+  if (have >= (wide ? IsaLevel::avx512 : IsaLevel::avx2)) return Status::ok();
+  return not_applicable(
+      fmt::format("needs {}+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)",
+                  wide ? "AVX-512F" : "AVX2", to_string(have)));
+}
+
 }  // namespace convguard::cpu

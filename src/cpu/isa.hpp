@@ -9,10 +9,17 @@
 namespace convguard::cpu {
 
 enum class IsaLevel { baseline = 0, avx2 = 1, avx512 = 2 };
+// The ISA a per-ISA kernel variant is compiled for (its solver declines on CPUs without it).
+enum class Isa { avx512, avx2 };
+inline int lanes(Isa isa) {
+  return isa == Isa::avx512 ? 16 : 8;
+}
 
 IsaLevel isa_level();
 // ok when $CONVGUARD_CPU_ISA is unset, empty or a level; else an error naming the variable.
 [[nodiscard]] Status check_isa_variable();
 const char* to_string(IsaLevel l);
+// ok when isa_level() allows `isa`; else not_applicable saying what it needs and what is allowed.
+[[nodiscard]] Status require_isa(Isa isa);
 
 }  // namespace convguard::cpu

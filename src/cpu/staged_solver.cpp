@@ -27,7 +27,7 @@ StagedSolver::Slots StagedSolver::slots(const Problem& p) const {
     s.x = s.layout.add(padded(sizes5(xd), spec.x_pad).elements() + kOverread);
   }
   if (!is_packed_f32(wd, spec.filter)) s.w = s.layout.add(wd.elements() + kOverread);
-  if (!is_packed_f32(yd, spec.activations)) s.y = s.layout.add(yd.elements() + kOverread);
+  if (!is_packed_f32(yd, spec.y())) s.y = s.layout.add(yd.elements() + kOverread);
   // Slot numbers of the scratch buffers follow the staging slots.
   s.first_scratch = (s.x >= 0) + (s.w >= 0) + (s.y >= 0);
   scratch(p, s.layout);
@@ -59,11 +59,11 @@ Status StagedSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::
   st.y = s.y >= 0 ? s.layout.get(ws, s.y) : static_cast<float*>(t.y.data);
   if (!p.writes_x() && s.x >= 0) pack(t.x, spec.activations, spec.x_pad, st.x);
   if (!p.writes_w() && s.w >= 0) pack(t.w, spec.filter, none, st.w);
-  if (!p.writes_y() && s.y >= 0) pack(t.y, spec.activations, none, st.y);
+  if (!p.writes_y() && s.y >= 0) pack(t.y, spec.y(), none, st.y);
   if (auto r = compute(p, st, ws, s.layout, s.first_scratch); !r) return r;
   if (p.writes_x() && s.x >= 0) unpack(st.x, spec.activations, spec.x_pad, t.x);
   if (p.writes_w() && s.w >= 0) unpack(st.w, spec.filter, none, t.w);
-  if (p.writes_y() && s.y >= 0) unpack(st.y, spec.activations, none, t.y);
+  if (p.writes_y() && s.y >= 0) unpack(st.y, spec.y(), none, t.y);
   return Status::ok();
 }
 

@@ -5,6 +5,8 @@
 // order and padding its loops want), scratch() (its own buffers) and compute().
 #pragma once
 
+#include <optional>
+
 #include "convguard/solver.hpp"
 #include "core/geometry.hpp"
 #include "cpu/staging.hpp"
@@ -18,6 +20,11 @@ struct StagingSpec {
   // The family's vector loops read up to kOverread floats past the end of x: never use the
   // caller's x in place (staged buffers have that slack).
   bool x_overreads = false;
+  // y's order when it differs from x's (cpu:bwdw reads channels-first dy as it comes but needs
+  // channels-last x).
+  std::optional<Order> y_order = std::nullopt;
+
+  Order y() const { return y_order.value_or(activations); }
 };
 
 // Dense fp32 views the family computes on. x is padded by spec.x_pad. For backward-data the

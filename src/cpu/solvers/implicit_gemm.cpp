@@ -27,22 +27,13 @@ std::string_view ImplicitGemmSolver::id() const {
 
 Status ImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  const IsaLevel have = isa_level();
-  if (isa_ == Isa::avx512 && have < IsaLevel::avx512) {
-    return not_applicable(
-        fmt::format("needs AVX-512F+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)",
-                    to_string(have)));
-  }
-  if (isa_ == Isa::avx2 && have < IsaLevel::avx2) {
-    return not_applicable(fmt::format(
-        "needs AVX2+FMA; the CPU backend may use {} (CPU, CONVGUARD_CPU_ISA)", to_string(have)));
-  }
+  if (auto s = require_isa(isa_); !s) return s;
   // Backward-weights vectorises over output channels: with fewer than half a vector of them per
   // group most lanes idle (measured 0.7 GFLOP/s at k=1, 20x slower than cpu:direct).
-  if (p.direction == Direction::backward_weights && p.k / p.g < lanes() / 2) {
+  if (p.direction == Direction::backward_weights && p.k / p.g < lanes(isa_) / 2) {
     return not_applicable(fmt::format(
         "backward-weights vectorises over output channels: {} per group fill too few of {} lanes",
-        p.k / p.g, lanes()));
+        p.k / p.g, lanes(isa_)));
   }
   return Status::ok();
 }
@@ -53,7 +44,7 @@ StagingSpec ImplicitGemmSolver::staging(const Problem&) const {
 
 void ImplicitGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   layout.add(std::max(p.c, p.k) + 64);  // the zero row out-of-image taps point at
-  layout.add(p.direction == Direction::backward_weights ? 0 : panel_floats(p, 2 * lanes()));
+  layout.add(p.direction == Direction::backward_weights ? 0 : panel_floats(p, 2 * lanes(isa_)));
 }
 
 Status ImplicitGemmSolver::compute(const Problem& p, const StagedTensors& t,

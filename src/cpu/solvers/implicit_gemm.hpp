@@ -12,11 +12,10 @@
 // cannot run, so the list falls through from avx512 to avx2 on older CPUs.
 #pragma once
 
+#include "cpu/isa.hpp"
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
-
-enum class Isa { avx512, avx2 };
 
 class ImplicitGemmSolver final : public StagedSolver {
  public:
@@ -31,7 +30,6 @@ class ImplicitGemmSolver final : public StagedSolver {
                                const WorkspaceLayout& layout, int first_scratch) const override;
 
  private:
-  int lanes() const { return isa_ == Isa::avx512 ? 16 : 8; }
   Isa isa_;
 };
 

@@ -5,19 +5,19 @@
 // ISA-specific copy of a shared inline function can leak into the rest of the program.
 #pragma once
 
-#include <immintrin.h>
-
 #include <cstdint>
 #include <cstring>
 
 #include "cpu/solvers/implicit_gemm_entry.hpp"
+#include "cpu/solvers/simd.hpp"
 
 namespace convguard::cpu::igemm {
 namespace {
 
-inline std::int64_t lesser(std::int64_t a, std::int64_t b) {
-  return a < b ? a : b;
-}
+using simd::broadcast;
+using simd::lesser;
+using simd::load;
+using simd::Vec;
 
 using detail::Geometry;
 // Pixels (channels, for backward-weights) per register tile: 12 x 2 vectors uses 24 of AVX-512's
@@ -26,31 +26,6 @@ template <int W>
 inline constexpr int kTileRows = W == 16 ? 12 : 6;
 // Pixel blocks that share one pass over a weight panel (keeps the panel in L2).
 inline constexpr std::int64_t kBlocksPerChunk = 8;
-
-template <int W>
-struct Vec {
-  typedef float type __attribute__((vector_size(W * sizeof(float))));
-};
-
-template <int W>
-[[gnu::always_inline]] inline typename Vec<W>::type load(const float* p) {
-  typename Vec<W>::type v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// Broadcast of *p as a load-broadcast (vbroadcastss from memory: a load-port uop). The generic
-// `vf{} + *p` adds 0.0 (not foldable because of -0.0) and broadcasts from a register, a shuffle
-// that competes with the FMAs for port 5 on AVX-512 cores (measured: 150 vs 280 GFLOP/s);
-// a lane-by-lane loop is worse still (masked broadcasts, spilled accumulators).
-template <int W>
-[[gnu::always_inline]] inline typename Vec<W>::type broadcast(const float* p) {
-  if constexpr (W == 16) {
-    return reinterpret_cast<typename Vec<W>::type>(_mm512_set1_ps(*p));
-  } else {
-    return reinterpret_cast<typename Vec<W>::type>(_mm256_set1_ps(*p));
-  }
-}
 
 // out[m][0..2W) = sum over taps t and depth d of rows[t][m][d] * b[t][d][0..2W)
 template <int W>
