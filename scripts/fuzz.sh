@@ -31,10 +31,21 @@ declare -A extra=(
   [import_line]="src/db/record_json.cpp src/db/fields.cpp"
   [driver_flags]="tools/convguard/flags.cpp tools/convguard/driver_args.cpp"
 )
+# stale OBJ: whether OBJ is missing or older than its source or any header it included (its -MMD
+# file lists them): an object kept across a header change once gave a harness two layouts of one
+# struct, and ASan a stack overflow that was not in the code.
+stale() {
+  local o=$1 dep
+  [ -e "$o" ] && [ -e "$o.d" ] || return 0
+  for dep in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$o.d"); do
+    [ "$dep" -nt "$o" ] && return 0
+  done
+  return 1
+}
 compile() {  # compile SRC: its object under $out/obj, echoed
   local o="$out/obj/$(echo "$1" | tr '/' '_').o"
-  if [ ! -e "$o" ] || [ "$1" -nt "$o" ]; then
-    clang++ "${flags[@]}" -c "$1" -o "$o" || return 1
+  if stale "$o"; then
+    clang++ "${flags[@]}" -MMD -MF "$o.d" -c "$1" -o "$o" || return 1
   fi
   echo "$o"
 }
