@@ -132,8 +132,10 @@ nlohmann::json geometry_json(const Problem& p) {
   j["direction"] = std::string(to_string(p.direction));
   j["dtype"] = std::string(to_string(p.dtype));
   j["channels_last"] = p.x_layout == Layout::nhwc;
-  for (const char* f : {"g", "n", "c", "k"})
-    j[f] = f[0] == 'g' ? p.g : f[0] == 'n' ? p.n : f[0] == 'c' ? p.c : p.k;
+  j["g"] = p.g;
+  j["n"] = p.n;
+  j["c"] = p.c;
+  j["k"] = p.k;
   const int first = first_spatial(p);
   auto list = [&](const Dims3& v) { return std::vector<std::int64_t>(v.begin() + first, v.end()); };
   j["input"] = list(p.input);

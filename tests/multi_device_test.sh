@@ -31,13 +31,7 @@ probe() {  # probe NAME DEVICES [flags...]: --json rows in NAME.jsonl, stderr in
 }
 rc_of() { cat "$TMP/$1.rc"; }
 # The database's rows as "fingerprint | problem | solver | status", sorted.
-rows() {
-  "$CG" db show --db "$TMP/$1.db" --json | python3 -c "
-import json, sys
-for r in sorted(f\"{r['device']} | {r['problem']} | {r['solver']} | {r['status']}\"
-                for r in map(json.loads, sys.stdin)):
-    print(r)"
-}
+rows() { db_rows "$CG" "$TMP/$1.db" --device; }
 same_rows() { diff <(rows "$1") <(rows "$2") >"$TMP/$1-$2.diff"; }
 # Every trial of the run printed once (none twice), each by a device of the list, the one its
 # reproduce command names; and every trial of the reference run is there (none lost).

@@ -39,12 +39,7 @@ probe() {  # probe NAME [flags...]
   echo $? >"$TMP/$name.rc"
 }
 # "problem | solver | status" of a database, sorted; keys: "problem | solver" only.
-rows() {
-  "$CG" db show --db "$TMP/$1.db" --json | python3 -c "
-import json, sys
-for r in sorted(f\"{r['problem']} | {r['solver']} | {r['status']}\" for r in map(json.loads, sys.stdin)):
-    print(r)"
-}
+rows() { db_rows "$CG" "$TMP/$1.db"; }
 keys() { rows "$1" | cut -d'|' -f1,2; }
 
 probe all

@@ -132,12 +132,7 @@ except Exception:
     print(-1)" "$1" "$2"
 }
 # rows DB: "problem | solver | status", sorted.
-rows() {
-  "$CG" db show --db "$1" --json | python3 -c "
-import json, sys
-for r in sorted(f\"{r['problem']} | {r['solver']} | {r['status']}\" for r in map(json.loads, sys.stdin)):
-    print(r)"
-}
+rows() { db_rows "$CG" "$1"; }
 rows "$TMP/single.db" >"$TMP/single.rows"
 check "single run: the planted crash and wrong answers are there" bash -c \
   "grep -q '| crash' '$TMP/single.rows' && grep -q '| wrong' '$TMP/single.rows'"

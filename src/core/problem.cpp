@@ -109,10 +109,15 @@ TensorDesc make_desc(const Problem& p, std::int64_t d0, std::int64_t d1, const D
   t.dims[1] = d1;
   const int spatial_rank = t.rank - 2, first = 3 - spatial_rank;  // skip D in 1D and 2D
   for (int i = 0; i < spatial_rank; ++i) t.dims[2 + i] = spatial[first + i];
-  const auto given = desc_strides(p, explicit_strides, spatial[2]);
-  if (!given.empty() && static_cast<int>(given.size()) == t.rank) {
-    for (int i = 0; i < t.rank; ++i) t.strides[i] = given[i];
-    return t;
+  if (!explicit_strides.empty()) {
+    // A 1D problem's N,C,W strides get their unit H; the others are used as they are (no copy).
+    std::vector<std::int64_t> lifted;
+    if (p.spatial_dims == 1) lifted = desc_strides(p, explicit_strides, spatial[2]);
+    const std::vector<std::int64_t>& given = p.spatial_dims == 1 ? lifted : explicit_strides;
+    if (static_cast<int>(given.size()) == t.rank) {
+      for (int i = 0; i < t.rank; ++i) t.strides[i] = given[i];
+      return t;
+    }
   }
   // Memory order as a permutation of logical dims, outermost first.
   std::array<int, 5> order{};

@@ -1,5 +1,8 @@
 #include "core/safe_text.hpp"
 
+#include <algorithm>
+#include <charconv>
+
 namespace convguard {
 namespace {
 
@@ -65,6 +68,15 @@ std::string utf8_tail(std::string_view s, std::size_t max_bytes) {
     ++start;
   }
   return std::string(s.substr(start));
+}
+
+std::optional<long> digits_only(std::string_view s, long max) {
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v > max) return std::nullopt;
+  return v;
 }
 
 }  // namespace convguard

@@ -5,6 +5,7 @@
 // line separator would end the comment and start a command).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,11 @@ std::string comment_text(std::string_view s);
 // Whether `name` may be an environment variable's name in every supported shell:
 // [A-Z_][A-Z0-9_]*.
 bool is_env_name(std::string_view name);
+
+// `s` as a number written with digits only (no sign, space, exponent or prefix) and at most
+// `max`: how counts and indexes from outside (--shard I/N, --device cuda:N, Slurm's variables)
+// are read; nullopt for anything else.
+std::optional<long> digits_only(std::string_view s, long max);
 
 // The last at most `max_bytes` of `s`, starting on a UTF-8 character boundary (a tail cut
 // inside a multi-byte character would begin with stray continuation bytes).

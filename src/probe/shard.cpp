@@ -6,6 +6,7 @@
 #include <map>
 
 #include "convguard/canonical.hpp"
+#include "core/safe_text.hpp"
 
 namespace convguard::probe {
 namespace {
@@ -16,11 +17,7 @@ constexpr long kMaxShards = 1000000;
 
 // A whole number 0..kMaxShards, digits only (no sign, no spaces, no "1e3"); else -1.
 long whole(const std::string& t) {
-  if (t.empty() || t.size() > 7 ||
-      !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return -1;
-  const long v = std::stol(t);
-  return v <= kMaxShards ? v : -1;
+  return digits_only(t, kMaxShards).value_or(-1);
 }
 
 }  // namespace
@@ -67,7 +64,7 @@ Result<std::optional<Shard>> shard_from_slurm(const std::function<const char*(co
   if (*max != last) {
     return invalid_argument(fmt::format(
         "SLURM_ARRAY_TASK_MIN={}, _MAX={}, _STEP={} and _COUNT={} are not a regular range (an "
-        "array such as --array=1,2,7): give each task --shard I/N",
+        "array such as --array=1,2,7)",
         *min, *max, *step, *count));
   }
   if (*id < *min || *id > last || (*id - *min) % *step != 0) {

@@ -4,7 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
+
+#include "core/safe_text.hpp"
 
 namespace convguard::cli {
 namespace {
@@ -67,12 +70,12 @@ Result<std::vector<std::string>> expand_devices(const std::string& text,
       named = here;
     } else {
       const std::string index = item.substr(kind.size() + 1);
-      if (index.empty() || index.size() > 6 ||
-          !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      const std::optional<long> n = digits_only(index, 999999);
+      if (!n)
         return invalid_argument(fmt::format(
             "--device: '{}' has no device index (expected {}:N with N a number, or {}:all)", item,
             kind, kind));
-      const std::string canonical = fmt::format("{}:{}", kind, std::stoi(index));
+      const std::string canonical = fmt::format("{}:{}", kind, *n);
       if (std::find(here.begin(), here.end(), canonical) == here.end())
         return invalid_argument(
             fmt::format("--device: '{}' is not available here ({})", item, everything(present)));

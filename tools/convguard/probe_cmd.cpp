@@ -261,10 +261,7 @@ int probe_main(int argc, char** argv) {
     shard = *s;
   } else {
     auto s = probe::shard_from_slurm([](const char* name) { return std::getenv(name); });
-    if (!s) {
-      const std::string& m = s.status().message();
-      return fail(m.find("--shard") == std::string::npos ? m + " (or give --shard I/N)" : m);
-    }
+    if (!s) return fail(s.status().message() + " (or give --shard I/N)");
     shard = *s;
     shard_source = "SLURM_ARRAY_TASK_ID";
   }
