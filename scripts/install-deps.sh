@@ -18,6 +18,7 @@ probe_packages=(
   nlohmann-json3-dev      # JSON output (driver --json, the worker protocol, db export/import)
   libopenblas0-pthread    # BLAS for cpu:im2col_gemm and cpu:winograd (loaded at run time)
   libsqlite3-dev          # the results database (convguard probe)
+  libpq-dev               # libpq: the shared PostgreSQL store (--db postgresql://...)
   libgtest-dev googletest # the tests are configured with the build (CMakeLists.txt requires GTest)
   libdnnl-dev             # oneDNN: dnnl.h builds the oneDNN plugin that `make probe` loads; pulls in
                           # libdnnl2, the library the plugin opens at run time (and the bench's peer)
@@ -33,6 +34,7 @@ test_packages=(
   python3-torchvision     # resnet18 and mobilenet_v2 converted in the extension's tests
   slurmctld slurmd slurm-client # a local Slurm (controller + node daemons on loopback) runs the
                           # cluster probe's job array in tests/slurm_test.sh
+  postgresql              # a PostgreSQL server on loopback for tests/postgres_test.sh (and psql)
 )
 
 case "$tier" in

@@ -83,5 +83,41 @@ PY
 check "schema 2 -> 3: the old row is kept" sh -c "\"$CG\" db show --db '$TMP/v2.db' | grep -q 'cpu:direct *hang'"
 "$CG" db import --db "$TMP/v2.db" "$TMP/slow.jsonl" >/dev/null 2>&1
 check "schema 3 stores compile_timeout" sh -c "\"$CG\" db show --db '$TMP/v2.db' | grep -q ' compile_timeout '"
+check "schema 2 -> 4: version 4, with the running row's holder columns" \
+  python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in c.execute('PRAGMA table_info(trials)')]
+sys.exit(0 if c.execute('SELECT MAX(version) FROM schema_version').fetchone()[0] == 4 and
+         cols[-4:] == ['holder_host', 'holder_pid', 'holder_session', 'holder_seen'] else 1)" "$TMP/v2.db"
+# A database of schema 3 (before the holder columns) with a row left running: migrated to 4 on
+# open, the row kept.
+python3 - "$TMP/v3.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""
+CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (3);
+CREATE TABLE devices (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, description TEXT NOT NULL, first_seen TEXT NOT NULL);
+CREATE TABLE problems (id INTEGER PRIMARY KEY, canonical TEXT NOT NULL UNIQUE);
+CREATE TABLE solvers (id TEXT PRIMARY KEY, backend TEXT NOT NULL, family TEXT NOT NULL);
+INSERT INTO problems VALUES (1, 'g1mb1ic4ih8iw8oc4oh8ow8kh3kw3sh1sw1ph1pw1');
+INSERT INTO solvers VALUES ('cpu:direct', 'cpu', 'direct');
+CREATE TABLE trials (id INTEGER PRIMARY KEY, device_id INTEGER NOT NULL REFERENCES devices(id),
+  problem_id INTEGER NOT NULL REFERENCES problems(id), solver_id TEXT NOT NULL REFERENCES solvers(id),
+  status TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', first_ms REAL, median_ms REAL, min_ms REAL,
+  runs INTEGER, workspace_bytes INTEGER, peak_rss_bytes INTEGER, rel_error REAL, max_abs_error REAL,
+  tolerance REAL, signal INTEGER, exit_code INTEGER, stderr_tail TEXT NOT NULL DEFAULT '',
+  deadline_ms REAL, started_at TEXT NOT NULL, finished_at TEXT, command TEXT NOT NULL,
+  compile_ms REAL, compile_deadline_ms REAL, UNIQUE (device_id, problem_id, solver_id));
+INSERT INTO devices VALUES (2, 'fp3', 'desc', '2026-01-01T00:00:00Z');
+INSERT INTO trials (device_id, problem_id, solver_id, status, started_at, command)
+  VALUES (2, 1, 'cpu:direct', 'running', '2026-01-01T00:00:00Z', 'x');
+""")
+c.commit()
+PY
+"$CG" db show --db "$TMP/v3.db" >"$TMP/v3.out" 2>&1
+check "schema 3 -> 4: the running row is kept" grep -q 'cpu:direct *running' "$TMP/v3.out"
+check "schema 3 -> 4: version 4" \
+  test "$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT MAX(version) FROM schema_version').fetchone()[0])" "$TMP/v3.db")" = 4
 
 finish

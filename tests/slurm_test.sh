@@ -4,8 +4,10 @@
 # run scripts/slurm/probe-array.sbatch as a 4-task job array over the standard suite and a chaos
 # suite with the chaos plugin's planted failures. One task's prober is killed with SIGKILL
 # mid-trial and another is cancelled by Slurm mid-trial; both are resubmitted (as tasks of a new,
-# smaller array: the script keeps each task's share). The merged databases (scripts/slurm/merge.sh) must equal a single-process run: the same status for every
-# (problem, solver), none recorded twice, none left running.
+# smaller array: the script keeps each task's share). The merged databases (scripts/slurm/merge.sh)
+# must equal a single-process run: the same status for every (problem, solver), none recorded
+# twice, none left running. Then the same array into one shared PostgreSQL store, where a killed
+# task's trial is reclaimed by its resubmission (skipped, said why, without PostgreSQL).
 # Usage: slurm_test.sh convguard convguard_chaos.so. Exit 77 (skipped, said why) without Slurm.
 set -u
 CG=$(readlink -f "$1")
@@ -21,7 +23,12 @@ done
 TMP=$(mktemp -d)
 source "$HERE/check_lib.sh"
 pids=()
+source "$HERE/pg_lib.sh"
 cleanup() {
+  pg_stop
+  # SIGTERM first: timeout passes it on to its daemon (a SIGKILL to timeout would orphan it).
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  sleep 1
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
   [ -n "${KEEP_TMP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"
@@ -72,14 +79,18 @@ for n in cgnode1 cgnode2; do
   timeout 900 slurmd -D -N "$n" >"$TMP/log/$n.out" 2>&1 &
   pids+=($!)
 done
+# sinfo waits for an unreachable controller (a minute per call in a root without a resolvable
+# hostname): each call is cut off after 3 s, and the wait ends as soon as a daemon has exited.
 up=0
-for _ in $(seq 60); do
-  if [ "$(sinfo -h -o '%t' 2>/dev/null | sort -u)" = idle ]; then up=1; break; fi
+SECONDS=0
+while [ $SECONDS -lt 30 ]; do
+  if [ "$(timeout 3 sinfo -h -o '%t' 2>/dev/null | sort -u)" = idle ]; then up=1; break; fi
+  for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || break 2; done
   sleep 0.5
 done
 if [ $up -ne 1 ]; then
-  echo "SKIP: the local Slurm did not come up (no two idle nodes in 30 s):"
-  sinfo 2>&1 | head -5
+  echo "SKIP: the local Slurm did not come up (no two idle nodes in 30 s, or a daemon exited):"
+  timeout 3 sinfo 2>&1 | head -5
   tail -n 5 "$TMP"/log/*.log 2>/dev/null
   exit 77
 fi
@@ -137,8 +148,8 @@ rows "$TMP/single.db" >"$TMP/single.rows"
 check "single run: the planted crash and wrong answers are there" bash -c \
   "grep -q '| crash' '$TMP/single.rows' && grep -q '| wrong' '$TMP/single.rows'"
 
-submit() {  # submit ARRAY: the job id
-  CONVGUARD=$CG CONVGUARD_RESULTS=$TMP/results CONVGUARD_SHARDS=4 sbatch --parsable --array="$1" \
+submit() {  # submit ARRAY: the job id (into $RESULTS: a folder of SQLite files, or a URL)
+  CONVGUARD=$CG CONVGUARD_RESULTS=${RESULTS:-$TMP/results} CONVGUARD_SHARDS=4 sbatch --parsable --array="$1" \
     --output="$TMP/out/task-%a.%A.out" "$ROOT/scripts/slurm/probe-array.sbatch" "${SWEEP[@]}"
 }
 job=$(submit 1-4)
@@ -193,4 +204,46 @@ check "no trial recorded twice" test -z "$(cut -d'|' -f1,2 "$TMP/merged.rows" | 
 check "no trial left running" bash -c "! grep -q '| running' '$TMP/merged.rows'"
 check "the tasks ran on both nodes" bash -c \
   "grep -q ' on cgnode1' '$TMP'/out/*.out && grep -q ' on cgnode2' '$TMP'/out/*.out"
+
+# The same job array into one shared PostgreSQL store (a server of the test's own on loopback,
+# tests/pg_lib.sh): every task writes the one store and nothing is merged. Task 2's prober is
+# killed with SIGKILL inside a trial: its row stays running under a session that is gone, and the
+# resubmitted task reclaims it (from whichever node runs it).
+if pg_init >"$TMP/pg_why" && pg_start >"$TMP/pg_why"; then
+  pg_sql postgres "CREATE DATABASE slurm" >/dev/null
+  export CONVGUARD_DB_LEASE_S=2  # a dead prober's rows are reclaimable 2 s after its death
+  PGURL=$(pg_url slurm)
+  pjob=$(RESULTS=$PGURL submit 1-4)
+  check "PostgreSQL: sbatch --array=1-4 accepted (job $pjob)" test -n "$pjob"
+  pg_in_slow_trial() {  # task 2's prober holds a chaos:slow row running, after a few finished
+    for _ in $(seq 1200); do
+      local pid
+      pid=$(pgrep -f -- "probe --db $PGURL --shard 2/4" | head -n 1)
+      if [ -n "$pid" ] &&
+         [ "$(pg_sql slurm "SELECT count(*) FROM trials WHERE status <> 'running'")" -ge 3 ] &&
+         [ "$(pg_sql slurm "SELECT count(*) FROM trials WHERE status = 'running' AND solver_id = 'chaos:slow' AND holder_pid = $pid")" -ge 1 ]; then
+        return 0
+      fi
+      sleep 0.05
+    done
+    return 1
+  }
+  check "PostgreSQL: task 2 is inside a trial" pg_in_slow_trial
+  pkill -KILL -f -- "probe --db $PGURL --shard 2/4"
+  check "PostgreSQL: the other tasks finish" wait_done "$pjob"
+  # Reclaimed by whichever prober came next: a task that started after the kill (its recovery
+  # finds the dead session's row), or else the resubmitted task.
+  sleep 2.5
+  pagain=$(RESULTS=$PGURL submit 2)
+  check "PostgreSQL: task 2 resubmitted (job $pagain) and finished" wait_done "$pagain"
+  check "PostgreSQL: a later prober reclaimed the dead prober's trial (recovered 1)" \
+    bash -c "cat '$TMP'/out/task-*.$pjob.out '$TMP'/out/task-2.$pagain.out | grep -q 'recovered 1 trial'"
+  rows "$PGURL" >"$TMP/pg.rows"
+  check "PostgreSQL: the shared store's rows equal the single-process run's" \
+    diff "$TMP/single.rows" "$TMP/pg.rows"
+  check "PostgreSQL: none recorded twice, none running" bash -c \
+    "test -z \"\$(cut -d'|' -f1,2 '$TMP/pg.rows' | sort | uniq -d)\" && ! grep -q '| running' '$TMP/pg.rows'"
+else
+  echo "SKIP (the PostgreSQL half): $(cat "$TMP/pg_why")"
+fi
 finish

@@ -24,7 +24,7 @@ struct SelectStore : TempStore {
     r.device = dev, r.problem = identity_string(p), r.solver = solver, r.status = status;
     r.median_ms = r.min_ms = r.first_ms = ms;
     ASSERT_TRUE(store->add_device(dev, dev).is_ok());
-    ASSERT_TRUE(store->begin(r).is_ok());
+    ASSERT_TRUE(store->begin(r, std::nullopt).is_ok());
     ASSERT_TRUE(store->finish(r).is_ok());
   }
 };

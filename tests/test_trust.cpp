@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "probe/protocol.hpp"
 #include "convguard/registry.hpp"
 #include "core/json_text.hpp"
 #include "core/safe_text.hpp"
 #include "db/fields.hpp"
 #include "db/store.hpp"
+#include "probe/protocol.hpp"
 #include "temp_store.hpp"
 #include "vendor/miopen_table.hpp"
 
@@ -70,6 +70,21 @@ TEST(Trust, Utf8TailStartsOnACharacter) {
   EXPECT_EQ(utf8_tail("x\u00e9yz", 3), "yz");
   EXPECT_EQ(utf8_tail("x\u2028yz", 4), "yz");
   EXPECT_EQ(utf8_tail("x\u2028yz", 5), "\u2028yz");
+}
+
+// What the PostgreSQL store writes in place of bytes it would refuse: valid text is kept as it is,
+// each byte of an ill-formed sequence becomes U+FFFD (RFC 3629's table, not "has the high bit").
+TEST(Trust, ValidUtf8ReplacesEachBadByte) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(valid_utf8("plain \u00e9\u2028\U0001F600"), "plain \u00e9\u2028\U0001F600");
+  EXPECT_EQ(valid_utf8(std::string("a\xff"
+                                   "b")),
+            "a" + fffd + "b");
+  EXPECT_EQ(valid_utf8(std::string("\xC0\xAF")), fffd + fffd);             // overlong '/'
+  EXPECT_EQ(valid_utf8(std::string("\xED\xA0\x80")), fffd + fffd + fffd);  // a surrogate
+  EXPECT_EQ(valid_utf8(std::string("\xF4\x90\x80\x80")), fffd + fffd + fffd + fffd);  // > U+10FFFF
+  EXPECT_EQ(valid_utf8(std::string("x\xE2\x80")), "x" + fffd + fffd);  // cut off at the end
+  EXPECT_EQ(valid_utf8(std::string("\x80z")), fffd + "z");             // stray continuation
 }
 
 TEST(Trust, JsonTextReplacesInvalidUtf8) {
@@ -201,10 +216,10 @@ TEST(Trust, TheProbesWritesAreCheckedToo) {
   TempStore t("trust");
   ASSERT_TRUE(t.store->add_device("dev", "dev").is_ok());
   auto r = row("chaos:x\ntouch y", "crash", "");
-  EXPECT_FALSE(t.store->begin(r).is_ok());
+  EXPECT_FALSE(t.store->begin(r, std::nullopt).is_ok());
   r = row("cpu:direct", "ok", "");
   r.problem = "mb1ic1ih4oc1kh1 --dir=FWD_D";  // parses; stored canonical
-  ASSERT_TRUE(t.store->begin(r).is_ok());
+  ASSERT_TRUE(t.store->begin(r, std::nullopt).is_ok());
   ASSERT_TRUE(t.store->finish(r).is_ok());
   EXPECT_TRUE(t.store->find("dev", "g1mb1ic1ih4iw4oc1oh4ow4kh1kw1sh1sw1ph0pw0", "cpu:direct"));
 }
@@ -212,8 +227,7 @@ TEST(Trust, TheProbesWritesAreCheckedToo) {
 // Numbers from outside are read by kind and range (found by the protocol fuzzer: a seq of 7.2e19
 // converted to uint64 was undefined behaviour): refused with the field named, never converted.
 TEST(Trust, NumbersFromOutsideAreCheckedByKindAndRange) {
-  auto reply = convguard::probe::decode_reply(
-      R"({"seq":72222222222222222222,"status":"ok"})");
+  auto reply = convguard::probe::decode_reply(R"({"seq":72222222222222222222,"status":"ok"})");
   EXPECT_FALSE(reply.is_ok());
   auto neg = convguard::probe::decode_reply(R"({"seq":-1,"status":"ok"})");
   EXPECT_FALSE(neg.is_ok());

@@ -70,6 +70,51 @@ std::string utf8_tail(std::string_view s, std::size_t max_bytes) {
   return std::string(s.substr(start));
 }
 
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    // The length a lead byte announces and the range its second byte must lie in (RFC 3629's
+    // table: it excludes overlong forms, surrogates and code points past U+10FFFF).
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80)
+      n = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      n = 2;
+    else if (c == 0xE0)
+      n = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC)
+      n = 3;
+    else if (c == 0xED)
+      n = 3, hi = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF)
+      n = 3;
+    else if (c == 0xF0)
+      n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      n = 4;
+    else if (c == 0xF4)
+      n = 4, hi = 0x8F;
+    bool ok = n > 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const unsigned char lower = k == 1 ? lo : 0x80, upper = k == 1 ? hi : 0xBF;
+      ok = b(i + k) >= lower && b(i + k) <= upper;
+    }
+    if (ok) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::optional<long> digits_only(std::string_view s, long max) {
   if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;

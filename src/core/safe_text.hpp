@@ -37,4 +37,9 @@ std::optional<long> digits_only(std::string_view s, long max);
 // inside a multi-byte character would begin with stray continuation bytes).
 std::string utf8_tail(std::string_view s, std::size_t max_bytes);
 
+// `s` with every byte that does not start or continue a well-formed UTF-8 character (stray
+// continuation bytes, overlong forms, surrogates, past U+10FFFF, cut-off sequences) replaced by
+// U+FFFD: for stores that take only valid text (PostgreSQL refuses the whole row otherwise).
+std::string valid_utf8(std::string_view s);
+
 }  // namespace convguard

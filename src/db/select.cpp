@@ -62,6 +62,9 @@ Result<Selection> select_solver(Store& store, const std::string& device, const P
     const Solver* s = find_solver(r.solver);
     if (s && eligible(s)) weigh(s, r);
   }
+  // Evidence that could not be read must not turn into a choice: a solver recorded as hanging
+  // would be the list-order fallback.
+  if (auto st = store.read_failure(); !st) return st;
   std::string bad_text;
   for (const auto& b : bad) bad_text += (bad_text.empty() ? "" : ", ") + b;
   const std::string avoided = bad.empty() ? "" : "; avoided, recorded bad here: " + bad_text;

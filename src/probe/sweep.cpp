@@ -216,7 +216,15 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       ++s.sum.counts["not needed"];
       continue;
     }
-    if (auto prev = s.store.find(g->dev.fingerprint, key, sid)) {
+    // What this prober saw decides the trial; begin() claims it only if nobody changed it since.
+    const auto prev = s.store.find(g->dev.fingerprint, key, sid);
+    if (auto st = s.store.read_failure(); !st) {
+      // Not "no evidence": a trial recorded as hanging would be run again.
+      s.failure = {st.code(), fmt::format("{} on {}: its evidence could not be read: {}", sid, key,
+                                          st.message())};
+      return;
+    }
+    if (prev) {
       if ((prev->status == "ok" || prev->status == "unsupported") && !c.force) {
         if (prev->status == "ok") g->solved[pi] = true;
         emit(s, SweepEvent::Kind::reused, index, p, device, *prev);
@@ -284,10 +292,17 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
         c.timeout_s > 0 ? c.timeout_s * 1000
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
-    if (auto st = s.store.begin(rec); !st) {
+    auto claim = s.store.begin(rec, prev);
+    if (!claim) {
+      const Status& st = claim.status();
       s.failure = {st.code(), fmt::format("{} on {}: not started, its row could not be written: {}",
                                           sid, key, st.message())};
       return;
+    }
+    if (*claim == db::Claim::held_elsewhere) {
+      // Another live prober of a shared store runs it now: its result will be the row.
+      ++s.sum.counts["held by another prober"];
+      continue;
     }
     ++g->trying[pi];
     lock.unlock();

@@ -182,7 +182,12 @@ int db_main(int argc, char** argv) {
     return 0;
   }
   std::string device;
-  for (const auto& t : (*store)->all()) {
+  const auto rows = (*store)->all();
+  if (auto st = (*store)->read_failure(); !st) {
+    std::fprintf(stderr, "convguard db: %s\n", st.message().c_str());
+    return 1;
+  }
+  for (const auto& t : rows) {
     if (cmd == "export" || f.on("json")) {
       std::printf("%s\n", json_text(to_json(t)).c_str());
       continue;

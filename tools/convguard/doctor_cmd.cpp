@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "core/json_text.hpp"
+#include "db/pg_store.hpp"
 #include "db/store.hpp"
 #include "doctor/rules.hpp"
 #include "doctor/snapshot.hpp"
@@ -131,7 +132,7 @@ int doctor_main(int argc, char** argv) {
     return 2;
   }
   const std::string db_path = f.given("db") ? f.str("db") : db::default_path();
-  if (f.given("db") || std::filesystem::exists(db_path)) {
+  if (f.given("db") || db::is_postgres_url(db_path) || std::filesystem::exists(db_path)) {
     auto store = db::Store::open(db_path);
     if (!store) {
       std::fprintf(stderr, "convguard doctor: --db %s\n", store.status().message().c_str());

@@ -108,7 +108,12 @@ int env_main(int argc, char** argv) {
   // The MIOpen versions the evidence was taken with: a switch is written only where it acts in
   // each of them (data/miopen/solvers.tsv, VERSIONS and DEFAULT).
   std::set<miopen_table::Version> miopen_versions;
-  for (const auto& t : (*store)->all()) {
+  const auto rows = (*store)->all();
+  if (auto st = (*store)->read_failure(); !st) {
+    std::fprintf(stderr, "convguard env: %s\n", st.message().c_str());
+    return 1;
+  }
+  for (const auto& t : rows) {
     if (!selected(t.device)) continue;
     // Rows written before the grammar existed, or by hand: evidence only if they parse.
     if (auto st = check_solver_id(t.solver); !st) {

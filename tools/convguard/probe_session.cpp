@@ -43,6 +43,7 @@ Result<ProbeSession> open_probe_session(const std::vector<std::string>& plugins,
   s.db_path = db_flag.empty() ? db::default_path() : db_flag;
   auto store = db::Store::open(s.db_path);
   if (!store) return store.status();
+  s.db_path = (*store)->path();  // a URL as the store names it
   if (auto st = (*store)->lock_for_writing(); !st) {
     exit_code = 3;
     return st;

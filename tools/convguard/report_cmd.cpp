@@ -88,6 +88,10 @@ int report_main(int argc, char** argv) {
     return 2;
   }
   const auto trials = (*store)->all(device == "this" ? probe::cpu_device().fingerprint : "");
+  if (auto st = (*store)->read_failure(); !st) {
+    std::fprintf(stderr, "convguard report: %s\n", st.message().c_str());
+    return 1;
+  }
   std::vector<std::string> problems, solvers;
   std::set<std::string> pseen, sseen;
   std::map<std::pair<std::string, std::string>, const db::TrialRecord*> cell;
