@@ -14,6 +14,8 @@
 //
 // Threads: oneDNN and convguard share one OpenMP runtime (libgomp), so the probe's thread count
 // (OMP_NUM_THREADS, `driver -t`) is oneDNN's too; prepared primitives are cached per count.
+#include <omp.h>
+
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -105,21 +107,31 @@ const std::vector<Entry>& catalogue() {
     std::vector<Entry> found;
     if (!api().lib) return found;
     const std::vector<cg_problem> shapes = discovery_shapes();
-    for (int dir = 0; dir < 3; ++dir) {
-      for (Variant v : {Variant::caller, Variant::any}) {
-        for (const cg_problem& p : shapes) {
-          if (p.direction != dir) continue;
-          std::string why;
-          for (const std::string& impl : offered(p, v, why)) {
-            const std::string id = std::string("onednn:") + direction_name(dir) + ":" + impl +
-                                   (v == Variant::any ? ":any" : "");
-            bool seen = false;
-            for (const Entry& e : found) seen = seen || e.id == id;
-            if (!seen && found.size() < kMaxSolvers) found.push_back({dir, v, impl, id});
+    // oneDNN offers some implementations only at some thread counts (jit_fp32_wino_2x3 not at
+    // one thread), and a probe's workers may run at fewer threads than the process that lists
+    // the solvers (--jobs 2: one each): a solver the parent listed was then missing from the
+    // worker, and its 90 trials were recorded `error`. The list is the union over the thread
+    // counts a process here runs at; where an implementation does not apply, check() says so.
+    const int threads = omp_get_max_threads();
+    for (int count : {threads, 1, omp_get_num_procs()}) {
+      omp_set_num_threads(count);
+      for (int dir = 0; dir < 3; ++dir) {
+        for (Variant v : {Variant::caller, Variant::any}) {
+          for (const cg_problem& p : shapes) {
+            if (p.direction != dir) continue;
+            std::string why;
+            for (const std::string& impl : offered(p, v, why)) {
+              const std::string id = std::string("onednn:") + direction_name(dir) + ":" + impl +
+                                     (v == Variant::any ? ":any" : "");
+              bool seen = false;
+              for (const Entry& e : found) seen = seen || e.id == id;
+              if (!seen && found.size() < kMaxSolvers) found.push_back({dir, v, impl, id});
+            }
           }
         }
       }
     }
+    omp_set_num_threads(threads);
     return found;
   }();
   return entries;
