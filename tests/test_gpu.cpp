@@ -4,9 +4,13 @@
 // docs/gpu.md record the runs on the H100.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
@@ -78,7 +82,12 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         // ResNet-50's last stage: few output tiles, so the tensor-core
         // solver splits the reduction (split-K)
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
-        "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb1ic256ih14oc256oh14kh3ph1"}) {
+        "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb1ic256ih14oc256oh14kh3ph1",
+        // backward-data on tensor cores: 128-wide tiles, split-K, a 1x1 with C != K
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
+        "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb8ic1024ih14oc256oh14kh1",
+        "--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb8ic256ih14oc256oh14kh3ph1"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
@@ -148,6 +157,66 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
   EXPECT_GT(verify_on_shapes("gpu:tc_implicit_gemm:tf32", 60,
                              [](auto pick, int i) { return tensor_core_shape(pick, i, true); }),
             40);
+}
+
+// Backward-data on tensor cores (the forward kernel on dy and the flipped filter): stride 1,
+// filters 1, 3, 5 and 2 (even), padding 0..2 at the beginning (at most R-1) and 0..3 at the end
+// (beyond R-1 too: dy rows that reach no dx), odd H and W, batches above 1, C != K, tile edges
+// in M = N*H*W, in C (the GEMM's columns) and in the reduction R*S*K; 1D problems too.
+Problem tensor_core_backward_data_shape(auto pick, int i, bool tf32) {
+  Problem p;
+  const int sizes[] = {1, 3, 5, 2};
+  p.n = pick(1, 4);
+  p.c = 8 * pick(1, 40);
+  do {
+    p.k = (tf32 ? 4 : 8) * pick(1, 12);
+  } while (p.k == p.c);
+  const bool one_d = i % 7 == 3;
+  p.spatial_dims = one_d ? 1 : 2;
+  p.input = {1, one_d ? 1 : pick(1, 40), pick(1, 40)};
+  p.filter = {1, one_d ? 1 : sizes[pick(0, 3)], sizes[pick(0, 3)]};
+  p.pad_begin = {0, pick(0, std::min<int>(2, static_cast<int>(p.filter[1]) - 1)),
+                 pick(0, std::min<int>(2, static_cast<int>(p.filter[2]) - 1))};
+  p.pad_end = {0, one_d ? 0 : pick(0, 3), pick(0, 3)};
+  p.direction = Direction::backward_data;
+  p.dtype = tf32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
+TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
+  REQUIRE_GPU();
+  EXPECT_GT(verify_on_shapes(
+                "gpu:tc_implicit_gemm", 80,
+                [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, false); }),
+            50);
+  EXPECT_GT(verify_on_shapes(
+                "gpu:tc_implicit_gemm:tf32", 60,
+                [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, true); }),
+            35);
+}
+
+// What backward-data on tensor cores declines, each with its reason (no GPU needed).
+TEST(Gpu, TensorCoreBackwardDataDeclinesWithReasons) {
+  const Solver* s = find_solver("gpu:tc_implicit_gemm");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {nhwc + "mb2ic64ih14oc64oh7kh3sh2ph1", "stride 1 only"},
+           {nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"},
+           {nhwc + "mb2ic64ih14oc64oh16kh1ph1", "pad_begin <= filter - 1"},
+           {nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
+           {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",
+            "forward and backward-data only"}}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    const Status st = s->check(*p);
+    EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  }
+  auto ok = parse_problem(nhwc + "mb2ic64ih14oc32oh14kh3ph1");
+  ASSERT_TRUE(ok.is_ok());
+  EXPECT_TRUE(s->check(*ok).is_ok()) << s->check(*ok).message();
 }
 
 // The TF32 variant really computes in TF32: its output is further from the fp64 reference than

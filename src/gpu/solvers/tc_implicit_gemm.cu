@@ -266,6 +266,26 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
   }
 }
 
+// Backward-data's filter for the forward kernel: wt[c][tap][k] = w[k][taps-1-tap][c] (flipping R
+// and S reverses the flattened tap r*S+s), through 32x32 shared-memory tiles so both the reads
+// (along c) and the writes (along k) are coalesced. Moves element bits (2 or 4 bytes).
+template <typename E>
+__global__ void flip_filter(const E* w, E* wt, int k, int c, int taps) {
+  __shared__ E tile[32][33];
+  const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32, tx = threadIdx.x;
+  for (int tap = blockIdx.z; tap < taps; tap += gridDim.z) {
+    const int from = taps - 1 - tap;
+    for (int i = threadIdx.y; i < 32; i += 8)
+      if (k0 + i < k && c0 + tx < c)
+        tile[i][tx] = w[(static_cast<std::int64_t>(k0 + i) * taps + from) * c + c0 + tx];
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8)
+      if (c0 + i < c && k0 + tx < k)
+        wt[(static_cast<std::int64_t>(c0 + i) * taps + tap) * k + k0 + tx] = tile[tx][i];
+    __syncthreads();
+  }
+}
+
 // Splits of the reduction when the output tiles alone would leave most SMs idle (deep, small
 // layers such as ResNet's last stage: 13 x 4 tiles on 132 SMs): about one block per SM, each
 // split at least 8 reduction tiles.
@@ -335,6 +355,19 @@ Status launch(const Args& a, dim3 grid, int used, int bn) {
   return check_launch("gpu:tc_implicit_gemm launch");
 }
 
+// Writes backward-data's flipped filter (k and c of the caller's problem) to wt.
+Status launch_flip(const void* w, void* wt, int k, int c, int taps, std::size_t elem) {
+  const dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>((k + 31) / 32),
+                  static_cast<unsigned>(std::min(taps, 65535)));
+  if (elem == 4)
+    flip_filter<<<grid, dim3(32, 8)>>>(static_cast<const std::uint32_t*>(w),
+                                       static_cast<std::uint32_t*>(wt), k, c, taps);
+  else
+    flip_filter<<<grid, dim3(32, 8)>>>(static_cast<const std::uint16_t*>(w),
+                                       static_cast<std::uint16_t*>(wt), k, c, taps);
+  return check_launch("gpu:tc_implicit_gemm backward-data filter flip");
+}
+
 std::string_view TcImplicitGemmSolver::id() const {
   return tf32_ ? "gpu:tc_implicit_gemm:tf32" : "gpu:tc_implicit_gemm";
 }
@@ -347,7 +380,9 @@ Accuracy TcImplicitGemmSolver::accuracy(const Problem& p) const {
 
 Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.direction != Direction::forward) return not_applicable("forward only");
+  const bool bwd = p.direction == Direction::backward_data;
+  if (p.direction == Direction::backward_weights)
+    return not_applicable("forward and backward-data only");
   if (tf32_ && p.dtype != DType::f32)
     return not_applicable("the TF32 variant is for f32 problems (f16/bf16: gpu:tc_implicit_gemm)");
   if (!tf32_ && p.dtype == DType::f32)
@@ -355,34 +390,58 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
   if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.g != 1) return not_applicable("one group only");
-  if (p.c % (tf32_ ? 4 : 8) || p.k % 8)
-    return not_applicable(tf32_ ? "needs C a multiple of 4 and K of 8 (16-byte channel runs)"
-                                : "needs C and K multiples of 8 (16-byte channel runs)");
+  // The forward kernel's reduction channels (C, or K for backward-data) in 16-byte runs.
+  const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
+  if (red % (tf32_ ? 4 : 8) || out % 8)
+    return not_applicable(tf32_
+                              ? (bwd ? "backward-data needs K a multiple of 4 and C of 8"
+                                     : "needs C a multiple of 4 and K of 8 (16-byte channel runs)")
+                              : "needs C and K multiples of 8 (16-byte channel runs)");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
-  const double m = static_cast<double>(p.n) * p.output(1) * p.output(2);
-  if (m >= 2e9 || static_cast<double>(p.c) * p.taps() >= 2e9 ||
-      static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
+  if (bwd) {
+    for (int i = 1; i < 3; ++i) {
+      if (p.stride[i] != 1)
+        return not_applicable("backward-data with stride 1 only (as a forward convolution)");
+      if (p.dilation[i] != 1) return not_applicable("backward-data with dilation 1 only");
+      if (p.pad_begin[i] > p.filter[i] - 1)
+        return not_applicable(
+            "backward-data needs pad_begin <= filter - 1 (the flipped filter's padding)");
+    }
+  }
+  // The forward GEMM's sizes: M pixels of dst, reduction taps * red, src elements.
+  const double m =
+      static_cast<double>(p.n) * (bwd ? p.input[1] * p.input[2] : p.output(1) * p.output(2));
+  const double src =
+      static_cast<double>(p.n) * red * (bwd ? p.output(1) * p.output(2) : p.input[1] * p.input[2]);
+  if (m >= 2e9 || static_cast<double>(red) * p.taps() >= 2e9 || src >= 9e18)
     return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + kBM - 1) / kBM > 2147483647.0 || (p.k + 63) / 64 > 65535)
+  if ((m + kBM - 1) / kBM > 2147483647.0 || (out + 63) / 64 > 65535)
     return not_applicable("grid too large");
   return Status::ok();
 }
 
 namespace {
 
-// Everything a launch needs but the tensors: computed once per plan.
+// Everything a launch needs but the tensors: computed once per plan. Backward-data is planned as
+// its forward problem: src dy (OH x OW, K channels), the flipped filter, dst dx (H x W, C).
 struct TcPlan : Plan {
-  explicit TcPlan(const Problem& p) : Plan(p) {
-    a.n = static_cast<int>(p.n), a.h = static_cast<int>(p.input[1]),
-    a.w_ = static_cast<int>(p.input[2]);
-    a.c = static_cast<int>(p.c), a.k = static_cast<int>(p.k);
-    a.r = static_cast<int>(p.filter[1]), a.s = static_cast<int>(p.filter[2]);
-    a.oh = static_cast<int>(p.output(1)), a.ow = static_cast<int>(p.output(2));
-    a.sh = static_cast<int>(p.stride[1]), a.sw = static_cast<int>(p.stride[2]);
-    a.ph = static_cast<int>(p.pad_begin[1]), a.pw = static_cast<int>(p.pad_begin[2]);
-    a.dh = static_cast<int>(p.dilation[1]), a.dw = static_cast<int>(p.dilation[2]);
+  explicit TcPlan(const Problem& p) : Plan(p), backward(p.direction == Direction::backward_data) {
+    auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    a.n = i32(p.n);
+    a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
+    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+    a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
+    if (backward) {
+      a.h = i32(p.output(1)), a.w_ = i32(p.output(2)), a.c = i32(p.k), a.k = i32(p.c);
+      a.oh = i32(p.input[1]), a.ow = i32(p.input[2]);
+      a.ph = a.r - 1 - i32(p.pad_begin[1]), a.pw = a.s - 1 - i32(p.pad_begin[2]);
+    } else {
+      a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+      a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+      a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    }
     a.m = a.n * a.oh * a.ow;
     a.kd = a.r * a.s * a.c;
     const int bk = stage_elements(p.dtype);
@@ -393,13 +452,19 @@ struct TcPlan : Plan {
     bn = tile_n(a.m, a.k);
     grid = dim3(static_cast<unsigned>((a.m + kBM - 1) / kBM),
                 static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
+    elem = size_of(p.dtype);
+    // Backward-data's flipped filter first, 256-byte aligned, then the partial sums.
+    filter_bytes = backward ? (static_cast<std::size_t>(a.kd) * a.k * elem + 255) / 256 * 256 : 0;
   }
-  // Split-K's fp32 partial sums (the workspace).
+  // Split-K's fp32 partial sums.
   std::size_t partial_bytes() const {
     return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
   }
+  std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   Args a{};
+  bool backward;
   int splits = 1, used = 1, bn = 128;
+  std::size_t elem = 2, filter_bytes = 0;
   dim3 grid;
 };
 
@@ -407,7 +472,7 @@ struct TcPlan : Plan {
 
 Result<std::size_t> TcImplicitGemmSolver::workspace_bytes(const Problem& p) const {
   if (auto s = check(p); !s) return s;
-  return TcPlan(p).partial_bytes();
+  return TcPlan(p).workspace();
 }
 
 Result<std::unique_ptr<Plan>> TcImplicitGemmSolver::plan(const Problem& p) const {
@@ -419,11 +484,17 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
                                  std::span<std::byte> ws) const {
   const Problem& p = plan.problem;
   const auto& tp = static_cast<const TcPlan&>(plan);
+  if (ws.size() < tp.workspace())
+    return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its plan's"};
   Args a = tp.a;
-  a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
-  if (ws.size() < tp.partial_bytes())
-    return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its split-K"};
+  if (tp.backward) {
+    // dx = forward(dy, flipped w): a.k is the caller's C, a.c its K.
+    if (auto st = launch_flip(t.w.data, ws.data(), a.c, a.k, a.r * a.s, tp.elem); !st) return st;
+    a.x = t.y.data, a.w = ws.data(), a.y = t.x.data;
+  } else {
+    a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
+  }
+  a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data() + tp.filter_bytes) : nullptr;
   switch (p.dtype) {
     case DType::f32:
       return launch<float>(a, tp.grid, tp.used, tp.bn);
