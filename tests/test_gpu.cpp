@@ -15,6 +15,7 @@
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "core/staged_trial.hpp"
 #include "gpu/gpu.hpp"
 #include "random_problem.hpp"
 
@@ -64,7 +65,7 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
                 verified[std::string(s->id())]);
     // Every solver must have been exercised (a solver that declines everything is a defect);
     // the tensor-core solver's shapes (C, K multiples of 8, NHWC) have their own test below.
-    if (count > 1 && !s->id().starts_with("gpu:tc_implicit_gemm")) {
+    if (count > 1 && !s->id().starts_with("gpu:tc_")) {
       EXPECT_GT(verified[std::string(s->id())], 0) << s->id();
     }
   }
@@ -87,7 +88,11 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
         "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
         "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb8ic1024ih14oc256oh14kh1",
-        "--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb8ic256ih14oc256oh14kh3ph1"}) {
+        "--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb8ic256ih14oc256oh14kh3ph1",
+        // backward-weights on tensor cores: split reductions, 128-wide tiles, a strided 1x1
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1",
+        "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic512ih28oc1024oh14kh1sh2"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
@@ -196,8 +201,8 @@ TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
             35);
 }
 
-// What backward-data on tensor cores declines, each with its reason (no GPU needed).
-TEST(Gpu, TensorCoreBackwardDataDeclinesWithReasons) {
+// What the tensor-core backward solvers decline, each with its reason (no GPU needed).
+TEST(Gpu, TensorCoreBackwardDeclinesWithReasons) {
   const Solver* s = find_solver("gpu:tc_implicit_gemm");
   if (!s) GTEST_SKIP() << "no CUDA backend in this build";
   const std::string nhwc = "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
@@ -214,9 +219,94 @@ TEST(Gpu, TensorCoreBackwardDataDeclinesWithReasons) {
     EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
     EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
   }
+  const Solver* w = find_solver("gpu:tc_bwd_weights");
+  ASSERT_NE(w, nullptr);
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--dir=BWD_W --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",
+            "f16/bf16 only"},
+           {nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
+           {"--dir=BWD_W --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
+           {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic60ih14oc64oh14kh3ph1",
+            "multiples of 8"}}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    const Status st = w->check(*p);
+    EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  }
   auto ok = parse_problem(nhwc + "mb2ic64ih14oc32oh14kh3ph1");
   ASSERT_TRUE(ok.is_ok());
   EXPECT_TRUE(s->check(*ok).is_ok()) << s->check(*ok).message();
+}
+
+// Backward-weights on tensor cores: any stride, dilation and (asymmetric) padding, filters 1, 2,
+// 3, 5, odd sizes, batches above 1, C != K, tile edges in K and in R*S*C, 1D problems; on the
+// H100 most of these split the reduction (few output tiles, many pixels).
+Problem tensor_core_backward_weights_shape(auto pick, int i) {
+  Problem p;
+  const int sizes[] = {1, 3, 5, 2};
+  p.n = pick(1, 4);
+  p.c = 8 * pick(1, 24);
+  do {
+    p.k = 8 * pick(1, 24);
+  } while (p.k == p.c);
+  const bool one_d = i % 7 == 3;
+  p.spatial_dims = one_d ? 1 : 2;
+  p.input = {1, one_d ? 1 : pick(1, 40), pick(1, 40)};
+  p.filter = {1, one_d ? 1 : sizes[pick(0, 3)], sizes[pick(0, 3)]};
+  p.stride = {1, one_d ? 1 : pick(1, 2), pick(1, 2)};
+  p.dilation = {1, !one_d && pick(0, 3) == 0 ? 2 : 1, pick(0, 3) == 0 ? 2 : 1};
+  p.pad_begin = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
+  p.pad_end = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
+  p.direction = Direction::backward_weights;
+  p.dtype = i % 2 ? DType::bf16 : DType::f16;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
+TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
+  REQUIRE_GPU();
+  EXPECT_GT(verify_on_shapes(
+                "gpu:tc_bwd_weights", 80,
+                [](auto pick, int i) { return tensor_core_backward_weights_shape(pick, i); }),
+            50);
+}
+
+// Backward-weights reduces its splits in a fixed order: two runs on the same inputs give the
+// same bits (a split problem: one output tile, 3136 stages of 32 pixels).
+TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
+  REQUIRE_GPU();
+  const Solver* s = find_solver("gpu:tc_bwd_weights");
+  ASSERT_NE(s, nullptr);
+  auto p = parse_problem(
+      "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1");
+  ASSERT_TRUE(p.is_ok());
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 5, FillMode::uniform);
+  auto mem = gpu::device_memory();
+  ASSERT_NE(mem, nullptr);
+  auto ws = s->workspace_bytes(*p);
+  auto plan = s->plan(*p);
+  ASSERT_TRUE(ws.is_ok() && plan.is_ok());
+  EXPECT_GT(*ws, 0u) << "expected a split reduction";
+  void *x = nullptr, *w = nullptr, *y = nullptr, *scratch = nullptr;
+  ASSERT_TRUE(mem->allocate(&x, t.x.bytes(), "x").is_ok());
+  ASSERT_TRUE(mem->allocate(&w, t.w.bytes(), "w").is_ok());
+  ASSERT_TRUE(mem->allocate(&y, t.y.bytes(), "y").is_ok());
+  ASSERT_TRUE(mem->allocate(&scratch, std::max<std::size_t>(*ws, 1), "ws").is_ok());
+  ASSERT_TRUE(mem->copy_in(x, t.x.data(), t.x.bytes()).is_ok());
+  ASSERT_TRUE(mem->copy_in(y, t.y.data(), t.y.bytes()).is_ok());
+  std::vector<unsigned char> out[2];
+  for (auto& o : out) {
+    ASSERT_TRUE(mem->poison(w, t.w.bytes()).is_ok());
+    const ConvTensors dev{{x, t.x.desc()}, {w, t.w.desc()}, {y, t.y.desc()}};
+    ASSERT_TRUE(s->run(**plan, dev, {static_cast<std::byte*>(scratch), *ws}).is_ok());
+    ASSERT_TRUE(mem->synchronize("run").is_ok());
+    o.resize(t.w.bytes());
+    ASSERT_TRUE(mem->copy_out(o.data(), w, o.size()).is_ok());
+  }
+  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
+  for (void* ptr : {x, w, y, scratch}) mem->release(ptr);
 }
 
 // The TF32 variant really computes in TF32: its output is further from the fp64 reference than

@@ -1,0 +1,251 @@
+#include <algorithm>
+#include <cstdint>
+
+#include "gpu/check.hpp"
+#include "gpu/element.cuh"
+#include "gpu/solvers/tc_bwd_weights.hpp"
+#include "gpu/solvers/tc_common.cuh"
+
+namespace convguard::gpu {
+namespace {
+
+using namespace tc;
+
+// A block computes 128 output channels (k) x 128 columns (r, s, c) of dw. A stage holds kRows
+// pixels of both operands, each pixel a row of kRowChunks 16-byte chunks (128 values): dy's rows
+// (A) first, then im2col(x)'s (B).
+constexpr int kTile = 128, kRows = 32, kRowChunks = kTile / 8, kStages = 4;
+constexpr int kThreads = 128, kWarpTile = 64, kMI = kWarpTile / 16, kNI = kWarpTile / 8;
+constexpr int kLoads = kRows * kRowChunks / kThreads;  // chunks per thread, operand and stage
+constexpr int kRowStep = kThreads / kRowChunks;        // rows between one thread's chunks
+constexpr int kOperandChunks = kRows * kRowChunks, kStageChunks = 2 * kOperandChunks;
+constexpr int kSmemBytes = kStages * kStageChunks * 16;  // 64 KiB: opt-in above 48
+static_assert(kThreads % kRowChunks == 0 && kLoads * kRowStep == kRows, "whole rows per pass");
+
+struct Args {
+  const void* x;
+  const void* dy;
+  void* dw;
+  int h, w_, c, k, s, oh, ow, sh, sw, ph, pw, dh, dw_;
+  int pixels;           // N*OH*OW: the reduction
+  int cols;             // R*S*C: dw's columns
+  int tiles_per_split;  // stages of kRows pixels each blockIdx.z reduces
+  float* partial;       // splits' fp32 partial sums [split][k][cols]; null: write dw directly
+};
+
+// Chunk j of row i is stored at j ^ (i % 8): the 8 rows (pixels) one ldmatrix reads fall in 8
+// different bank groups.
+__device__ __forceinline__ int swizzle(int row, int chunk) {
+  return row * kRowChunks + (chunk ^ (row & 7));
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
+  extern __shared__ uint4 smem_raw[];
+  auto smem = reinterpret_cast<uint4(*)[kStageChunks]>(smem_raw);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int warp_m = warp / 2, warp_n = warp % 2;
+  const int m0 = blockIdx.x * kTile, n0 = blockIdx.y * kTile;
+  const T* x = static_cast<const T*>(a.x);
+  const T* dy = static_cast<const T*>(a.dy);
+
+  // Each thread loads one fixed chunk column of both operands, rows row0 + i * kRowStep: dy's
+  // channels kc..kc+7 and x's column (r, s, c..c+7), decomposed once.
+  const int chunk = tid % kRowChunks, row0 = tid / kRowChunks;
+  const int kc = m0 + chunk * 8, col = n0 + chunk * 8;
+  const bool k_ok = kc < a.k, col_ok = col < a.cols;
+  const int cc = col_ok ? col : 0, c = cc % a.c, rs = cc / a.c;
+  const int r_off = (rs / a.s) * a.dh - a.ph, s_off = (rs % a.s) * a.dw_ - a.pw;
+  const int tiles_all = (a.pixels + kRows - 1) / kRows;
+  const int kt0 = blockIdx.z * a.tiles_per_split;
+  const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
+  int p_next = kt0 * kRows;                                   // first pixel of the next load
+  auto load = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      const int row = row0 + i * kRowStep, p = p_next + row;
+      const bool p_ok = p < a.pixels;
+      const int pp = p_ok ? p : 0;
+      const int ow = pp % a.ow, t = pp / a.ow, oh = t % a.oh, n = t / a.oh;
+      const bool av = p_ok && k_ok;
+      cp_async16(&smem[stage][swizzle(row, chunk)],
+                 av ? dy + static_cast<std::int64_t>(pp) * a.k + kc : dy, av);
+      const int ih = oh * a.sh + r_off, iw = ow * a.sw + s_off;
+      const bool bv = p_ok && col_ok && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
+      cp_async16(&smem[stage][kOperandChunks + swizzle(row, chunk)],
+                 bv ? x + ((static_cast<std::int64_t>(n) * a.h + ih) * a.w_ + iw) * a.c + c : x,
+                 bv);
+    }
+    p_next += kRows;
+  };
+
+  float acc[kMI][kNI][4] = {};
+  // kStages-deep pipeline as in the forward kernel: one barrier per stage.
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < tiles) load(st);
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < tiles; ++kt) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    if (kt + kStages - 1 < tiles) load((kt + kStages - 1) % kStages);
+    cp_async_commit();
+    const uint4* A = smem[kt % kStages];
+    const uint4* B = A + kOperandChunks;
+#pragma unroll
+    for (int ks = 0; ks < kRows / 16; ++ks) {
+      std::uint32_t af[kMI][4], bf[kNI / 2][4];
+      // Stored rows are pixels (the reduction): ldmatrix.trans hands out A[m][p] for the four
+      // 8x8 tiles (m 0-7 | 8-15) x (p 0-7 | 8-15), and B[p][n] as two n-tiles' (p 0-7, 8-15).
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi) {
+        const int row = ks * 16 + lane % 8 + (lane / 16) * 8;
+        const int m = warp_m * kWarpTile + mi * 16 + ((lane / 8) % 2) * 8;
+        ldmatrix_x4_trans(af[mi], &A[swizzle(row, m / 8)]);
+      }
+#pragma unroll
+      for (int nj = 0; nj < kNI / 2; ++nj) {
+        const int row = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+        const int n = warp_n * kWarpTile + nj * 16 + (lane / 16) * 8;
+        ldmatrix_x4_trans(bf[nj], &B[swizzle(row, n / 8)]);
+      }
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < kNI; ++ni) mma<T>(acc[mi][ni], af[mi], &bf[ni / 2][(ni % 2) * 2]);
+    }
+  }
+  cp_async_wait<0>();
+  // Epilogue: two adjacent columns per register pair, to KRSC dw or this split's partial sums.
+  T* dw = static_cast<T*>(a.dw);
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNI; ++ni) {
+      const int cx = n0 + warp_n * kWarpTile + ni * 8 + (lane % 4) * 2;
+      if (cx >= a.cols) continue;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + warp_m * kWarpTile + mi * 16 + lane / 4 + half * 8;
+        if (row >= a.k) continue;
+        const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
+        if (a.partial) {
+          float* dst = a.partial + static_cast<std::int64_t>(blockIdx.z) * a.k * a.cols + off;
+          dst[0] = acc[mi][ni][half * 2];
+          dst[1] = acc[mi][ni][half * 2 + 1];
+        } else {
+          store_pair(dw + off, acc[mi][ni][half * 2], acc[mi][ni][half * 2 + 1]);
+        }
+      }
+    }
+}
+
+// Splits of the reduction: dw is small (a few output tiles) and the reduction long, so about
+// two blocks per SM (64 KiB of shared memory each: three fit), each split at least 4 stages.
+int split_count(std::int64_t out_tiles, std::int64_t stages) {
+  const int sms = sm_count();
+  if (sms == 0) return 1;
+  const std::int64_t want = (2 * sms + out_tiles - 1) / out_tiles;
+  return static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({want, stages / 4, 256})));
+}
+
+// Launch arguments and split computed once.
+struct BwdwPlan : Plan {
+  explicit BwdwPlan(const Problem& p) : Plan(p) {
+    auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+    a.s = i32(p.filter[2]);
+    a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+    a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    a.dh = i32(p.dilation[1]), a.dw_ = i32(p.dilation[2]);
+    a.pixels = i32(p.n) * a.oh * a.ow;
+    a.cols = i32(p.filter[1]) * a.s * a.c;
+    const int gx = (a.k + kTile - 1) / kTile, gy = (a.cols + kTile - 1) / kTile;
+    const int stages = (a.pixels + kRows - 1) / kRows;
+    const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages);
+    a.tiles_per_split = (stages + splits - 1) / splits;
+    used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(used));
+  }
+  std::size_t partial_bytes() const {
+    return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
+  }
+  Args a{};
+  int used = 1;
+  dim3 grid;
+};
+
+template <typename T>
+Status launch(Args a, const BwdwPlan& plan) {
+  static const Error opt_in = CG_GPU(FuncSetAttribute)(
+      tc_bwd_weights<T>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), kSmemBytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:tc_bwd_weights shared memory opt-in");
+  tc_bwd_weights<T><<<plan.grid, kThreads, kSmemBytes>>>(a);
+  if (a.partial) {
+    const std::int64_t elements = static_cast<std::int64_t>(a.k) * a.cols;
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+    reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.dw), elements, plan.used);
+  }
+  return check_launch("gpu:tc_bwd_weights launch");
+}
+
+}  // namespace
+
+Status TcBwdWeightsSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (p.direction != Direction::backward_weights)
+    return not_applicable(
+        "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
+  if (p.dtype == DType::f32)
+    return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
+  if (p.g != 1) return not_applicable("one group only");
+  if (p.c % 8 || p.k % 8)
+    return not_applicable("needs C and K multiples of 8 (16-byte channel runs)");
+  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
+      !dense_channels_last(y_desc(p)))
+    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  const double pixels = static_cast<double>(p.n) * p.output(1) * p.output(2);
+  const double cols = static_cast<double>(p.c) * p.taps();
+  if (pixels >= 2e9 || cols >= 2e9 ||
+      static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
+    return not_applicable("sizes beyond 32-bit GEMM indexing");
+  if ((cols + kTile - 1) / kTile > 65535 || (p.k + kTile - 1) / kTile > 2147483647.0)
+    return not_applicable("grid too large");
+  return Status::ok();
+}
+
+Result<std::size_t> TcBwdWeightsSolver::workspace_bytes(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return BwdwPlan(p).partial_bytes();
+}
+
+Result<std::unique_ptr<Plan>> TcBwdWeightsSolver::plan(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return std::unique_ptr<Plan>(new BwdwPlan(p));
+}
+
+Status TcBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
+                               std::span<std::byte> ws) const {
+  const auto& bp = static_cast<const BwdwPlan&>(plan);
+  if (ws.size() < bp.partial_bytes())
+    return {StatusCode::internal_error, "gpu:tc_bwd_weights: workspace smaller than its splits"};
+  Args a = bp.a;
+  a.x = t.x.data, a.dy = t.y.data, a.dw = t.w.data;
+  a.partial = bp.used > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  switch (plan.problem.dtype) {
+    case DType::bf16:
+      return launch<cg_bf16>(a, bp);
+    case DType::f16:
+      return launch<cg_half>(a, bp);
+    case DType::f32:
+      break;
+  }
+  return {StatusCode::internal_error, "gpu:tc_bwd_weights: dtype"};
+}
+
+}  // namespace convguard::gpu

@@ -1,0 +1,29 @@
+// gpu:tc_bwd_weights (CUDA, sm_80+): tensor-core implicit GEMM for backward-weights of 2D
+// convolution in f16/bf16 with fp32 accumulation, dense NHWC x and dy and KRSC dw, one group,
+// C % 8 == 0 and K % 8 == 0; any stride, dilation and padding.
+//
+// GEMM view: dw[K][R*S*C] = sum over the N*OH*OW output pixels p of dy[p][k] * im2col(x)[p][rsc].
+// Both operands are contiguous along their output dimension (dy along k, x along c), so a stage
+// holds 32 pixels x 128 columns of each, loaded by cp.async in 16-byte chunks (zero-filled for
+// padding and edges), and ldmatrix.trans turns them into the mma.sync m16n8k16 fragments. A
+// 128x128 tile of dw per block of 4 warps (each 64x64). The output is small and the reduction
+// long, so the reduction is split over blockIdx.z into fixed ranges of pixels; each split writes
+// its own fp32 partial sums and a second kernel adds them in split order: the result does not
+// depend on scheduling (deterministic, no atomics).
+#pragma once
+
+#include "gpu/gpu_solver.hpp"
+
+namespace convguard::gpu {
+
+class TcBwdWeightsSolver final : public GpuSolver {
+ public:
+  std::string_view id() const override { return "gpu:tc_bwd_weights"; }
+  Status check(const Problem& p) const override;
+  // The splits' fp32 partial sums (0 when one split covers the reduction).
+  Result<std::size_t> workspace_bytes(const Problem& p) const override;
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
+  Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+};
+
+}  // namespace convguard::gpu

@@ -1,0 +1,123 @@
+// Shared by the tensor-core solvers (CUDA only: PTX): cp.async, ldmatrix, mma.sync, paired
+// stores, the split-K reduction, the SM count and the dense channels-last test. Included by .cu
+// files only; everything is inline.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "convguard/tensor.hpp"
+#include "gpu/element.cuh"
+#include "gpu/runtime.hpp"
+
+namespace convguard::gpu::tc {
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared, asynchronously; zero-filled when !valid (padding, edges).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+// The mma is a register-only instruction (no volatile): the compiler may interleave it with the
+// next step's ldmatrix, which hides their latency with only 4 warps per SM.
+// d += a * b on one 16x8 tile over 32 bytes of reduction (16 f16/bf16, or 8 TF32: m16n8k8);
+// `ab` names the operand type in the PTX instruction. The fragments' register layouts are the
+// same in bytes, so one ldmatrix addressing serves every type.
+#define CG_MMA_16816(ab)                                             \
+  asm("mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab             \
+      ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])               \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+template <typename T>
+__device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std::uint32_t* b) {
+  if constexpr (std::is_same_v<T, float>) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (std::is_same_v<T, cg_bf16>) {
+    CG_MMA_16816("bf16");
+  } else {
+    CG_MMA_16816("f16");
+  }
+}
+#undef CG_MMA_16816
+
+// Two adjacent outputs in one store (off is even and K % 8 == 0, so the pair is aligned).
+template <typename T>
+__device__ __forceinline__ void store_pair(T* y, float a, float b) {
+  if constexpr (std::is_same_v<T, float>) {
+    *reinterpret_cast<float2*>(y) = make_float2(a, b);
+  } else {
+    struct alignas(4) Pair {
+      T v[2];
+    };
+    *reinterpret_cast<Pair*>(y) = Pair{{from_float<T>(a), from_float<T>(b)}};
+  }
+}
+
+// f32 fragments rounded to TF32 (to nearest, ties away) before the mma, which would otherwise
+// drop the low 13 bits (truncation): halves the operand error.
+template <typename T, int N>
+__device__ __forceinline__ void round_operands(std::uint32_t (&r)[N]) {
+  if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r[i]) : "f"(__uint_as_float(r[i])));
+  }
+}
+
+// ldmatrix with transposition: the 8x8 tiles are stored with the reduction along rows (dy's and
+// x's channels are contiguous in memory), each thread receives its fragment as if transposed.
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t* r, const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+// Split-K: y = sum over splits of the partial sums, in the output type.
+template <typename T>
+__global__ void reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+  for (std::int64_t i = global_thread(); i < elements; i += grid_threads()) {
+    float v = 0;
+    for (int z = 0; z < splits; ++z) v += partial[z * elements + i];
+    y[i] = from_float<T>(v);
+  }
+}
+
+// The device's multiprocessor count (0 when unknown: no split).
+inline int sm_count() {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (CG_GPU(GetDevice)(&dev) != kSuccess ||
+        CG_GPU(DeviceGetAttribute)(&n, CG_GPU(DevAttrMultiProcessorCount), dev) != kSuccess)
+      n = 0;
+    return n;
+  }();
+  return sms;
+}
+
+inline bool dense_channels_last(const TensorDesc& d) {
+  // Logical order N, C, H, W; dense NHWC strides are H*W*C, 1, W*C, C.
+  return d.rank == 4 && d.strides[1] == 1 && d.strides[3] == d.dims[1] &&
+         d.strides[2] == d.dims[3] * d.dims[1] && d.strides[0] == d.dims[2] * d.strides[2];
+}
+
+}  // namespace convguard::gpu::tc
