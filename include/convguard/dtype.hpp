@@ -3,6 +3,7 @@
 // is the value a GPU kernel would have stored.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,8 +20,9 @@ std::size_t size_of(DType t);
 
 std::uint16_t float_to_half(float f);
 float half_to_float(std::uint16_t h);
-std::uint16_t float_to_bfloat(float f);
-float bfloat_to_float(std::uint16_t b);
+// Inline below: the staging converts every element of a bf16 tensor with them.
+inline std::uint16_t float_to_bfloat(float f);
+inline float bfloat_to_float(std::uint16_t b);
 
 // Read element `index` of a buffer of type t as float / write a float rounded to t.
 inline float load_as_float(const void* base, std::int64_t index, DType t);
@@ -32,6 +34,18 @@ double unit_roundoff(DType t);
 double exact_integer_limit(DType t);
 
 // --- inline definitions -------------------------------------------------------------
+// Round to nearest even; a NaN stays a (quiet) NaN.
+inline std::uint16_t float_to_bfloat(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  const std::uint32_t rounded = x + 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>(rounded >> 16);
+}
+
+inline float bfloat_to_float(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
 inline float load_as_float(const void* base, std::int64_t index, DType t) {
   switch (t) {
     case DType::f32:

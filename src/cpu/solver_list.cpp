@@ -2,6 +2,7 @@
 // been measured for a problem (specialised and faster families first, the reference last).
 // Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
 #include "convguard/registry.hpp"
+#include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bwdw.hpp"
 #include "cpu/solvers/depthwise.hpp"
 #include "cpu/solvers/direct.hpp"
@@ -15,6 +16,7 @@ namespace convguard {
 
 std::span<const Solver* const> cpu_solvers() {
   static const cpu::DepthwiseSolver depthwise;
+  static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
@@ -27,6 +29,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
+      &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,
       &implicit_gemm_avx512,

@@ -29,36 +29,13 @@ Strides5 packed_strides(const Sizes5& s, Order order) {
   return {s.d * s.h * s.w * s.c, 1, s.h * s.w * s.c, s.w * s.c, s.c};
 }
 
-// Calls f(src_offset, dst_offset) for every interior element, parallel over (n, c, d).
-template <class F>
-void for_each_interior(const TensorDesc& t, Order order, const Padding& pad, F&& f) {
-  const Sizes5 s = sizes5(t);
-  const detail::Shape5 sh = detail::shape5(t);
-  const auto& st = sh.strides;
-  const Strides5 ps = packed_strides(padded(s, pad), order);
-#pragma omp parallel for collapse(3) schedule(static)
-  for (std::int64_t n = 0; n < s.n; ++n)
-    for (std::int64_t c = 0; c < s.c; ++c)
-      for (std::int64_t d = 0; d < s.d; ++d)
-        for (std::int64_t h = 0; h < s.h; ++h) {
-          const std::int64_t so = n * st[0] + c * st[1] + d * st[2] + h * st[3];
-          const std::int64_t po = n * ps.n + c * ps.c + (d + pad.begin[0]) * ps.d +
-                                  (h + pad.begin[1]) * ps.h + pad.begin[2] * ps.w;
-          for (std::int64_t w = 0; w < s.w; ++w) f(so + w * st[4], po + w * ps.w);
-        }
-}
-
-// Copies the C x W slab of one (n, d, h) between an fp32 source and destination, each with its
-// own channel and width strides. When one side is channels-first and the other channels-last
-// (a transpose), 16 x 16 blocks keep both sides' cache lines in L1 (element by element, one side
-// touched a new line per element: NCHW to NHWC staging of a 64-channel layer took longer than
-// the convolution).
-void copy_slab(const float* src, std::int64_t sc, std::int64_t sw, float* dst, std::int64_t dc,
-               std::int64_t dw, std::int64_t C, std::int64_t W) {
+template <class From, class To, class Convert>
+void copy_slab(const From* src, std::int64_t sc, std::int64_t sw, To* dst, std::int64_t dc,
+               std::int64_t dw, std::int64_t C, std::int64_t W, Convert convert) {
   constexpr std::int64_t kB = 16;
   if (sw == 1 && dw == 1) {
     for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w] = src[c * sc + w];
+      for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w] = convert(src[c * sc + w]);
     return;
   }
   for (std::int64_t c0 = 0; c0 < C; c0 += kB)
@@ -66,21 +43,26 @@ void copy_slab(const float* src, std::int64_t sc, std::int64_t sw, float* dst, s
       const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0 + kB);
       if (sc == 1 && dc == 1) {
         for (std::int64_t w = w0; w < w1; ++w)
-          for (std::int64_t c = c0; c < c1; ++c) dst[c * dc + w * dw] = src[c * sc + w * sw];
+          for (std::int64_t c = c0; c < c1; ++c)
+            dst[c * dc + w * dw] = convert(src[c * sc + w * sw]);
       } else {
         for (std::int64_t c = c0; c < c1; ++c)
-          for (std::int64_t w = w0; w < w1; ++w) dst[c * dc + w * dw] = src[c * sc + w * sw];
+          for (std::int64_t w = w0; w < w1; ++w)
+            dst[c * dc + w * dw] = convert(src[c * sc + w * sw]);
       }
     }
 }
 
-// fp32 copy between the caller's tensor and the padded packed buffer, in slabs of 16 channels x
-// one row. Threads take (image, 16 channels), not rows: a channels-first side is then read or
-// written as 16 long sequential streams the prefetchers follow (by rows, each thread jumped
-// between all C planes every row, and a 1x1 layer's NCHW-to-NHWC staging took 2.4x its
-// convolution, waiting on memory).
-void copy_f32(const TensorDesc& t, Order order, const Padding& pad, const float* from, float* to,
-              bool to_packed) {
+// A copy between the caller's tensor (elements of type T) and the padded packed fp32 buffer,
+// converting each element, in slabs of 16 channels x one row. Threads take (image, 16 channels),
+// not rows: a channels-first side is then read or written as 16 long sequential streams the
+// prefetchers follow (by rows, each thread jumped between all C planes every row, and a 1x1
+// layer's NCHW-to-NHWC staging took 2.4x its convolution, waiting on memory). bf16 and f16 take
+// the same blocked path (element by element, bf16 staging on each side of cpu:bf16_direct took
+// 1.2x its convolution).
+template <class T, class ToFloat, class FromFloat>
+void copy_tensor(const TensorDesc& t, Order order, const Padding& pad, const void* from, void* to,
+                 bool to_packed, ToFloat to_float, FromFloat from_float) {
   constexpr std::int64_t kB = 16;
   const Sizes5 s = sizes5(t);
   const auto& st = detail::shape5(t).strides;
@@ -96,11 +78,31 @@ void copy_f32(const TensorDesc& t, Order order, const Padding& pad, const float*
           const std::int64_t po = n * ps.n + c0 * ps.c + (d + pad.begin[0]) * ps.d +
                                   (h + pad.begin[1]) * ps.h + pad.begin[2] * ps.w;
           if (to_packed)
-            copy_slab(from + so, st[1], st[4], to + po, ps.c, ps.w, nc, s.w);
+            copy_slab(static_cast<const T*>(from) + so, st[1], st[4], static_cast<float*>(to) + po,
+                      ps.c, ps.w, nc, s.w, to_float);
           else
-            copy_slab(from + po, ps.c, ps.w, to + so, st[1], st[4], nc, s.w);
+            copy_slab(static_cast<const float*>(from) + po, ps.c, ps.w, static_cast<T*>(to) + so,
+                      st[1], st[4], nc, s.w, from_float);
         }
     }
+}
+
+// copy_tensor for the tensor's dtype.
+void copy_any(const TensorDesc& t, Order order, const Padding& pad, const void* from, void* to,
+              bool to_packed) {
+  const auto same = [](float v) { return v; };
+  switch (t.dtype) {
+    case DType::f32:
+      return copy_tensor<float>(t, order, pad, from, to, to_packed, same, same);
+    case DType::bf16:
+      return copy_tensor<std::uint16_t>(
+          t, order, pad, from, to, to_packed, [](std::uint16_t b) { return bfloat_to_float(b); },
+          [](float v) { return float_to_bfloat(v); });
+    case DType::f16:
+      return copy_tensor<std::uint16_t>(
+          t, order, pad, from, to, to_packed, [](std::uint16_t b) { return half_to_float(b); },
+          [](float v) { return float_to_half(v); });
+  }
 }
 
 }  // namespace
@@ -122,27 +124,11 @@ void pack(const TensorView& src, Order order, const Padding& pad, float* dst) {
   const bool has_pad = ps.elements() != src.desc.elements();
   if (has_pad) std::memset(dst, 0, static_cast<std::size_t>(ps.elements()) * sizeof(float));
   std::memset(dst + ps.elements(), 0, kOverread * sizeof(float));
-  const DType dt = src.desc.dtype;
-  const void* data = src.data;
-  if (dt == DType::f32) {
-    copy_f32(src.desc, order, pad, static_cast<const float*>(data), dst, true);
-  } else {
-    for_each_interior(src.desc, order, pad, [&](std::int64_t so, std::int64_t po) {
-      dst[po] = load_as_float(data, so, dt);
-    });
-  }
+  copy_any(src.desc, order, pad, src.data, dst, true);
 }
 
 void unpack(const float* src, Order order, const Padding& pad, const TensorView& dst) {
-  const DType dt = dst.desc.dtype;
-  void* data = dst.data;
-  if (dt == DType::f32) {
-    copy_f32(dst.desc, order, pad, src, static_cast<float*>(data), false);
-  } else {
-    for_each_interior(dst.desc, order, pad, [&](std::int64_t so, std::int64_t po) {
-      store_from_float(data, so, dt, src[po]);
-    });
-  }
+  copy_any(dst.desc, order, pad, src, dst.data, false);
 }
 
 int WorkspaceLayout::add(std::int64_t floats) {

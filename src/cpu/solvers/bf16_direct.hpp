@@ -1,0 +1,38 @@
+// cpu:bf16_direct:avx512_bf16 — forward convolution of bf16 problems on AVX512_BF16's vdpbf16ps
+// (each lane adds two bf16 products to an fp32 sum: twice the multiply-adds of an fp32 FMA), the
+// instruction oneDNN's bf16 kernels use. Every other own CPU solver computes bf16 problems in
+// fp32 (the staging converts), at 0.12-0.15x of oneDNN (docs/perf.md).
+//
+// Data: the staged fp32 tensors (exact copies of the bf16 values) are re-packed as bf16 pairs of
+// adjacent channels: x as [N][D][H][W][ceil(C/2)] 32-bit pairs (channels-last, padding
+// materialised), the filter as [ceil(K/16)][taps][ceil(C/2)][16] pairs (16 output channels, one
+// per lane; an odd C or a K not a multiple of 16 is zero-filled). A register tile of up to 6
+// output pixels by 64 output channels (24 accumulators) reads one broadcast x pair and four filter
+// vectors per step. Output in fp32, rounded to bf16 once by the staging's write-back (as the
+// reference's comparison expects). One group; 1D, 2D and 3D; any stride, dilation and padding.
+#pragma once
+
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu {
+
+class Bf16DirectSolver final : public StagedSolver {
+ public:
+  std::string_view id() const override { return "cpu:bf16_direct:avx512_bf16"; }
+  [[nodiscard]] Status check(const Problem& p) const override;
+
+ protected:
+  StagingSpec staging(const Problem& p) const override;
+  void scratch(const Problem& p, WorkspaceLayout& layout) const override;
+  [[nodiscard]] Status compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const override;
+};
+
+namespace bf16 {
+// The kernel (bf16_direct_avx512.cpp, compiled with -mavx512f -mavx512bf16): y (fp32,
+// channels-last [N][OD][OH][OW][K]) from x pairs (xs: the padded sizes) and packed filter pairs.
+void forward_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+                    const std::uint32_t* w, float* y);
+}  // namespace bf16
+
+}  // namespace convguard::cpu
