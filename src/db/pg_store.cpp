@@ -1,7 +1,6 @@
 #include "db/pg_store.hpp"
 
 #include <fmt/format.h>
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +13,7 @@
 
 #include "core/safe_text.hpp"
 #include "db/fields.hpp"
+#include "db/pg_api.hpp"
 #include "db/sql_text.hpp"
 
 namespace convguard::db {
@@ -65,17 +65,19 @@ std::string new_token() {
 class PgResult {
  public:
   explicit PgResult(PGresult* r) : r_(r) {}
-  ~PgResult() { PQclear(r_); }
+  ~PgResult() { pq().PQclear(r_); }
   PgResult(PgResult&& o) noexcept : r_(o.r_) { o.r_ = nullptr; }
   PgResult(const PgResult&) = delete;
   PgResult& operator=(const PgResult&) = delete;
   PGresult* get_raw() const { return r_; }
-  int rows() const { return PQntuples(r_); }
-  long affected() const { return std::strtol(PQcmdTuples(r_), nullptr, 10); }
+  int rows() const { return pq().PQntuples(r_); }
+  long affected() const { return std::strtol(pq().PQcmdTuples(r_), nullptr, 10); }
   // Columns of the row `row` (read_record's interface).
-  std::string text(int c) const { return PQgetvalue(r_, row, c); }
-  double real(int c) const { return std::strtod(PQgetvalue(r_, row, c), nullptr); }
-  std::int64_t integer(int c) const { return std::strtoll(PQgetvalue(r_, row, c), nullptr, 10); }
+  std::string text(int c) const { return pq().PQgetvalue(r_, row, c); }
+  double real(int c) const { return std::strtod(pq().PQgetvalue(r_, row, c), nullptr); }
+  std::int64_t integer(int c) const {
+    return std::strtoll(pq().PQgetvalue(r_, row, c), nullptr, 10);
+  }
   int row = 0;
 
  private:
@@ -101,10 +103,10 @@ struct Conninfo {
     const char* values[] = {
         "10",   "1",    "10", "5", "3", "30000", url.c_str(), app.c_str(), options.c_str(),
         "UTF8", nullptr};
-    PGconn* c = PQconnectdbParams(keys, values, 1);
+    PGconn* c = pq().PQconnectdbParams(keys, values, 1);
     // The server's notices (NOTICE: relation exists, skipping) are not convguard's output.
     if (c)
-      PQsetNoticeProcessor(
+      pq().PQsetNoticeProcessor(
           c, [](void*, const char*) {}, nullptr);
     return c;
   }
@@ -170,7 +172,7 @@ PgStore::~PgStore() {
     beat_cv_.notify_all();
     beat_.join();
   }
-  PQfinish(conn_);
+  pq().PQfinish(conn_);
 }
 
 std::string param_text(const sql::Param& p) {
@@ -187,16 +189,17 @@ Result<PgResult> PgStore::run(const std::string& sql, const std::vector<sql::Par
   for (const auto& t : texts) values.push_back(t.c_str());
   for (int attempt = 0;; ++attempt) {
     // Without parameters, the simple protocol: it runs a script of several statements.
-    PgResult r(values.empty() ? PQexec(conn_, sql.c_str())
-                              : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
-                                             nullptr, values.data(), nullptr, nullptr, 0));
-    const auto st = PQresultStatus(r.get_raw());
+    PgResult r(values.empty()
+                   ? pq().PQexec(conn_, sql.c_str())
+                   : pq().PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                       values.data(), nullptr, nullptr, 0));
+    const auto st = pq().PQresultStatus(r.get_raw());
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
-    const std::string msg = one_line(PQerrorMessage(conn_));
+    const std::string msg = one_line(pq().PQerrorMessage(conn_));
     // A statement the server refused is the answer; a lost connection is retried once, after a
     // reconnect, unless a transaction was open (the server has rolled it back). The retry is the
     // same statement: the holder's token does not change with the connection.
-    if (PQstatus(conn_) == CONNECTION_OK || attempt > 0) return failure(msg);
+    if (pq().PQstatus(conn_) == CONNECTION_OK || attempt > 0) return failure(msg);
     if (in_transaction_) {
       in_transaction_ = false;
       return failure(msg +
@@ -213,14 +216,14 @@ Status PgStore::reconnect() {
   const long window = env_seconds("CONVGUARD_DB_RECONNECT_S", 60);
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    PQreset(conn_);
-    if (PQstatus(conn_) == CONNECTION_OK) return Status::ok();
+    pq().PQreset(conn_);
+    if (pq().PQstatus(conn_) == CONNECTION_OK) return Status::ok();
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (spent >= static_cast<double>(window))
       return {StatusCode::io_error,
               fmt::format("could not reconnect in {:.0f} s (CONVGUARD_DB_RECONNECT_S): {}", spent,
-                          one_line(PQerrorMessage(conn_)))};
+                          one_line(pq().PQerrorMessage(conn_)))};
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 }
@@ -238,20 +241,21 @@ void PgStore::heartbeat() {
     lock.unlock();
     if (!c) {
       c = info_.connect();
-    } else if (PQstatus(c) != CONNECTION_OK) {
-      PQreset(c);
+    } else if (pq().PQstatus(c) != CONNECTION_OK) {
+      pq().PQreset(c);
     }
-    if (c && PQstatus(c) == CONNECTION_OK) {
+    if (c && pq().PQstatus(c) == CONNECTION_OK) {
       const char* values[] = {token_.c_str()};
-      PQclear(PQexecParams(c,
-                           "UPDATE trials SET holder_seen = extract(epoch FROM now()) WHERE "
-                           "holder_session = $1 AND status = 'running'",
-                           1, nullptr, values, nullptr, nullptr, 0));
+      pq().PQclear(
+          pq().PQexecParams(c,
+                            "UPDATE trials SET holder_seen = extract(epoch FROM now()) WHERE "
+                            "holder_session = $1 AND status = 'running'",
+                            1, nullptr, values, nullptr, nullptr, 0));
     }
     lock.lock();
   }
   lock.unlock();
-  PQfinish(c);
+  pq().PQfinish(c);
 }
 
 Status PgStore::migrate() {
@@ -299,7 +303,7 @@ Status PgStore::transaction_commit() {
 void PgStore::transaction_rollback() {
   if (!in_transaction_) return;
   in_transaction_ = false;
-  PQclear(PQexec(conn_, "ROLLBACK"));
+  pq().PQclear(pq().PQexec(conn_, "ROLLBACK"));
 }
 
 Status PgStore::add_device(const std::string& fingerprint, const std::string& description) {
@@ -409,11 +413,13 @@ bool is_postgres_url(const std::string& where) {
 }
 
 Result<std::unique_ptr<Store>> open_postgres(const std::string& url) {
+  if (!pq().missing.empty())
+    return Status{StatusCode::io_error, "--db " + url + ": " + pq().missing};
   char* err = nullptr;
-  PQconninfoOption* opts = PQconninfoParse(url.c_str(), &err);
+  PQconninfoOption* opts = pq().PQconninfoParse(url.c_str(), &err);
   if (!opts) {
     // libpq's message quotes the token it could not read, which may be a password.
-    PQfreemem(err);
+    pq().PQfreemem(err);
     return invalid_argument(
         "--db: not a PostgreSQL URL libpq can read (a reserved character such as % @ : / in a "
         "name must be percent-encoded; passwords belong in PGPASSWORD or ~/.pgpass)");
@@ -423,7 +429,7 @@ Result<std::unique_ptr<Store>> open_postgres(const std::string& url) {
     const std::string k = o->keyword;
     if ((k == "password" || k == "sslpassword") && o->val && *o->val) secret = k;
   }
-  PQconninfoFree(opts);
+  pq().PQconninfoFree(opts);
   if (!secret.empty())
     return invalid_argument(
         "--db: the URL carries a " + secret +
@@ -436,9 +442,9 @@ Result<std::unique_ptr<Store>> open_postgres(const std::string& url) {
                 "-c idle_in_transaction_session_timeout=120000"};
   PGconn* conn = info.connect();
   if (!conn) return Status{StatusCode::out_of_memory, "--db " + url + ": out of memory"};
-  if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string msg = one_line(PQerrorMessage(conn));
-    PQfinish(conn);
+  if (pq().PQstatus(conn) != CONNECTION_OK) {
+    const std::string msg = one_line(pq().PQerrorMessage(conn));
+    pq().PQfinish(conn);
     return Status{StatusCode::io_error, "--db " + url + ": cannot connect: " + msg};
   }
   auto s = std::make_unique<PgStore>(conn, std::move(info), token, url);
