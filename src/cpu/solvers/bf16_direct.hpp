@@ -10,6 +10,10 @@
 // output pixels by 64 output channels (24 accumulators) reads one broadcast x pair and four filter
 // vectors per step. Output in fp32, rounded to bf16 once by the staging's write-back (as the
 // reference's comparison expects). One group; 1D, 2D and 3D; any stride, dilation and padding.
+//
+// Backward-data with stride 1 and dilation 1 is the same kernel: dx is the forward convolution
+// of dy (padded by filter-1-pad on each side) with the filter flipped in every spatial dimension
+// and its K and C swapped, which the filter packing writes directly.
 #pragma once
 
 #include "cpu/staged_solver.hpp"
