@@ -97,6 +97,11 @@ Geometry as_forward(const Geometry& G, const Padding& pad) {
 
 Status Bf16DirectSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
+  // The ISA first: a run that may not use it (CONVGUARD_CPU_ISA) or a CPU without it declines
+  // every problem for that reason, which the property test recognises.
+  if (auto s = require_isa(Isa::avx512); !s) return s;
+  if (!__builtin_cpu_supports("avx512bf16"))
+    return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
   if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
   if (p.direction == Direction::backward_weights) return not_applicable("no backward-weights");
   if (p.direction == Direction::backward_data) {
@@ -111,9 +116,6 @@ Status Bf16DirectSolver::check(const Problem& p) const {
     }
   }
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
-  if (auto s = require_isa(Isa::avx512); !s) return s;
-  if (!__builtin_cpu_supports("avx512bf16"))
-    return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
   return Status::ok();
 }
 
