@@ -313,9 +313,7 @@ Status PgStore::add_device(const std::string& fingerprint, const std::string& de
 
 std::optional<TrialRecord> PgStore::find(const std::string& device, const std::string& problem,
                                          const std::string& solver) {
-  auto r = run(std::string(sql::kSelectTrial) +
-                   "WHERE d.fingerprint = $1 AND p.canonical = $2 AND t.solver_id = $3",
-               {device, problem, solver});
+  auto r = run(sql::kFindTrial, {device, problem, solver});
   if (!r) {
     note_read_failure(r.status());
     return std::nullopt;

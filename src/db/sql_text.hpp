@@ -22,6 +22,11 @@ inline constexpr const char* kSelectTrial =
     "t.finished_at, t.command, d.description, t.compile_ms, t.compile_deadline_ms "
     "FROM trials t JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id ";
 
+// One trial by (device, problem, solver).
+inline const std::string kFindTrial = std::string(kSelectTrial) +
+                                      "WHERE d.fingerprint = $1 AND p.canonical = $2 AND "
+                                      "t.solver_id = $3";
+
 inline constexpr const char* kInsertDevice =
     "INSERT INTO devices (fingerprint, description, first_seen) VALUES ($1, $2, $3) "
     "ON CONFLICT DO NOTHING";

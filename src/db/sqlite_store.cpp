@@ -220,8 +220,7 @@ Status SqliteStore::add_device(const std::string& fingerprint, const std::string
 
 std::optional<TrialRecord> SqliteStore::find(const std::string& device, const std::string& problem,
                                              const std::string& solver) {
-  Stmt s(db_, std::string(sql::kSelectTrial) +
-                  "WHERE d.fingerprint = $1 AND p.canonical = $2 AND t.solver_id = $3");
+  Stmt s(db_, sql::kFindTrial);
   const int rc = s.bind_all({device, problem, solver}).step();
   if (rc == SQLITE_ROW) return sql::read_record(s);
   if (rc != SQLITE_DONE) note_read_failure(failure());

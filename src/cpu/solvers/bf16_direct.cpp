@@ -16,11 +16,10 @@ std::int64_t pairs(std::int64_t c) {
   return (c + 1) / 2;
 }
 
-// The bf16 bits of an fp32 value that is a bf16 value (the staging's exact conversion).
+// The bf16 bits of an fp32 value that is a bf16 value (the staging's exact conversion), widened
+// for a pair.
 std::uint32_t bf16_bits(float v) {
-  std::uint32_t u;
-  std::memcpy(&u, &v, sizeof u);
-  return u >> 16;
+  return float_to_bfloat(v);
 }
 
 // Channels-last fp32 activations [N][D][H][W][C] as pairs of adjacent channels, into a buffer
@@ -28,7 +27,8 @@ std::uint32_t bf16_bits(float v) {
 void pack_pairs(const float* src, const Sizes5& s, const Padding& pad, std::uint32_t* dst) {
   const std::int64_t C = s.c, C2 = pairs(C);
   const Sizes5 ps = padded(s, pad);
-  std::fill(dst, dst + ps.n * ps.d * ps.h * ps.w * C2, 0u);
+  // Only the padding needs zeros: without it every element is written below.
+  if (ps.elements() != s.elements()) std::fill(dst, dst + ps.n * ps.d * ps.h * ps.w * C2, 0u);
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < s.n; ++n)
     for (std::int64_t d = 0; d < s.d; ++d)

@@ -129,14 +129,9 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
       for (int half = 0; half < 2; ++half) {
         const int row = m0 + warp_m * kWarpTile + mi * 16 + lane / 4 + half * 8;
         if (row >= a.k) continue;
-        const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
-        if (a.partial) {
-          float* dst = a.partial + static_cast<std::int64_t>(blockIdx.z) * a.k * a.cols + off;
-          dst[0] = acc[mi][ni][half * 2];
-          dst[1] = acc[mi][ni][half * 2 + 1];
-        } else {
-          store_pair(dw + off, acc[mi][ni][half * 2], acc[mi][ni][half * 2 + 1]);
-        }
+        store_result(dw, a.partial, static_cast<std::int64_t>(a.k) * a.cols,
+                     static_cast<std::int64_t>(row) * a.cols + cx, acc[mi][ni][half * 2],
+                     acc[mi][ni][half * 2 + 1]);
       }
     }
 }

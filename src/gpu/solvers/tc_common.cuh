@@ -73,6 +73,20 @@ __device__ __forceinline__ void store_pair(T* y, float a, float b) {
   }
 }
 
+// An accumulator pair's epilogue store at `off` of a row-major [rows][cols] result: to the
+// output, or (split-K) to this split's fp32 partial sums, plane blockIdx.z of `plane` elements.
+template <typename T>
+__device__ __forceinline__ void store_result(T* out, float* partial, std::int64_t plane,
+                                             std::int64_t off, float a, float b) {
+  if (partial) {
+    float* dst = partial + static_cast<std::int64_t>(blockIdx.z) * plane + off;
+    dst[0] = a;
+    dst[1] = b;
+  } else {
+    store_pair(out + off, a, b);
+  }
+}
+
 // f32 fragments rounded to TF32 (to nearest, ties away) before the mma, which would otherwise
 // drop the low 13 bits (truncation): halves the operand error.
 template <typename T, int N>

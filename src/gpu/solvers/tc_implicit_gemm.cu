@@ -175,14 +175,9 @@ __global__ void __launch_bounds__(kThreads) tc_forward(Args a) {
       for (int half = 0; half < 2; ++half) {
         const int row = m0 + warp_m * kWM + mi * 16 + lane / 4 + half * 8;
         if (row >= a.m) continue;
-        const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
-        if (a.partial) {
-          float* dst = a.partial + static_cast<std::int64_t>(blockIdx.z) * a.m * a.k + off;
-          dst[0] = acc[mi][ni][half * 2];
-          dst[1] = acc[mi][ni][half * 2 + 1];
-        } else {
-          store_pair(y + off, acc[mi][ni][half * 2], acc[mi][ni][half * 2 + 1]);
-        }
+        store_result(y, a.partial, static_cast<std::int64_t>(a.m) * a.k,
+                     static_cast<std::int64_t>(row) * a.k + col, acc[mi][ni][half * 2],
+                     acc[mi][ni][half * 2 + 1]);
       }
     }
 }
