@@ -88,6 +88,37 @@ TEST(Property, WideChannelsEveryApplicableSolverMatchesTheReference) {
   }
 }
 
+// cpu:bf16_direct in each of its directions on wide-channel bf16 problems (every layout and
+// explicit strides, which its packers read without staging): the general sets hold few of them.
+TEST(Property, Bf16DirectVerifiesInEveryDirection) {
+  const Solver* s = find_solver("cpu:bf16_direct:avx512_bf16");
+  ASSERT_NE(s, nullptr);
+  std::map<Direction, int> verified;
+  std::string reason;
+  for (std::uint64_t seed = 1; seed < 4000; ++seed) {
+    const Problem candidate = convguard::testing::random_wide_problem(seed);
+    if (candidate.dtype != DType::bf16 || candidate.g != 1 || verified[candidate.direction] >= 12)
+      continue;
+    convguard::testing::RandomCase rc(seed, true);
+    const TrialResult r = run_trial(*s, rc.p, rc.t, rc.o);
+    if (r.status.code() == StatusCode::not_applicable) {
+      reason = r.status.message();
+      if (reason.find("CPU") != std::string::npos) GTEST_SKIP() << reason;
+      continue;
+    }
+    ASSERT_TRUE(r.ran()) << r.status.to_string() << "\n  problem: " << to_canonical(rc.p);
+    ASSERT_TRUE(r.verdict.has_value());
+    EXPECT_TRUE(r.verdict->ok) << r.verdict->message << "\n  wide seed " << seed
+                               << "  problem: " << to_canonical(rc.p);
+    ++verified[rc.p.direction];
+  }
+  std::printf("  cpu:bf16_direct verified fwd %d, bwd_data %d, bwd_weights %d\n",
+              verified[Direction::forward], verified[Direction::backward_data],
+              verified[Direction::backward_weights]);
+  for (Direction d : {Direction::forward, Direction::backward_data, Direction::backward_weights})
+    EXPECT_GE(verified[d], 12) << "direction " << static_cast<int>(d) << " (" << reason << ")";
+}
+
 // Negative control: the property test must be able to fail. A solver that is wrong in one
 // output element (or leaves one unwritten) is caught.
 namespace {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/isa.hpp"
+#include "cpu/solvers/bf16_pack.hpp"
 
 namespace convguard::cpu {
 namespace {
@@ -16,57 +17,16 @@ std::int64_t pairs(std::int64_t c) {
   return (c + 1) / 2;
 }
 
-// The bf16 bits of an fp32 value that is a bf16 value (the staging's exact conversion), widened
-// for a pair.
-std::uint32_t bf16_bits(float v) {
-  return float_to_bfloat(v);
+std::int64_t padded_k(std::int64_t k) {
+  return (k + 15) / 16 * 16;
 }
 
-// Channels-last fp32 activations [N][D][H][W][C] as pairs of adjacent channels, into a buffer
-// padded by `pad` (zero-filled), the layout the kernel reads.
-void pack_pairs(const float* src, const Sizes5& s, const Padding& pad, std::uint32_t* dst) {
-  const std::int64_t C = s.c, C2 = pairs(C);
-  const Sizes5 ps = padded(s, pad);
-  // Only the padding needs zeros: without it every element is written below.
-  if (ps.elements() != s.elements()) std::fill(dst, dst + ps.n * ps.d * ps.h * ps.w * C2, 0u);
-#pragma omp parallel for collapse(3) schedule(static)
-  for (std::int64_t n = 0; n < s.n; ++n)
-    for (std::int64_t d = 0; d < s.d; ++d)
-      for (std::int64_t h = 0; h < s.h; ++h)
-        for (std::int64_t w = 0; w < s.w; ++w) {
-          const float* in = src + (((n * s.d + d) * s.h + h) * s.w + w) * C;
-          std::uint32_t* out =
-              dst + (((n * ps.d + d + pad.begin[0]) * ps.h + h + pad.begin[1]) * ps.w + w +
-                     pad.begin[2]) *
-                        C2;
-          for (std::int64_t c2 = 0; c2 < C2; ++c2)
-            out[c2] =
-                bf16_bits(in[2 * c2]) | (2 * c2 + 1 < C ? bf16_bits(in[2 * c2 + 1]) << 16 : 0u);
-        }
-}
-
-// The filter [K][taps][C] as the kernel's [ceil(O/16)][taps][ceil(I/2)][16] pairs, where O are the
-// kernel's output channels and I its input channels: forward O = K, I = C; backward-data (the
-// forward convolution of dy with the filter flipped in every spatial dimension) O = C, I = K.
-void pack_filter(const float* w, const Geometry& G, bool backward_data, std::uint32_t* dst) {
-  const std::int64_t K = G.k(), C = G.c(), taps = G.taps();
-  const std::int64_t O = backward_data ? C : K, I = backward_data ? K : C, I2 = pairs(I);
-  const auto at = [&](std::int64_t o, std::int64_t tap, std::int64_t i) -> std::uint32_t {
-    if (o >= O || i >= I) return 0;
-    // The flipped tap of (a, b, e) is (kd-1-a, kh-1-b, kw-1-e): index taps-1-tap.
-    return backward_data ? bf16_bits(w[(i * taps + (taps - 1 - tap)) * C + o])
-                         : bf16_bits(w[(o * taps + tap) * C + i]);
-  };
-  const std::int64_t blocks = (O + 15) / 16;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (std::int64_t ob = 0; ob < blocks; ++ob)
-    for (std::int64_t tap = 0; tap < taps; ++tap)
-      for (std::int64_t i2 = 0; i2 < I2; ++i2)
-        for (std::int64_t lane = 0; lane < 16; ++lane) {
-          const std::int64_t o = ob * 16 + lane;
-          dst[((ob * taps + tap) * I2 + i2) * 16 + lane] =
-              at(o, tap, 2 * i2) | at(o, tap, 2 * i2 + 1) << 16;
-        }
+// The kernel's dW^T [taps * C][Kp] into the staged filter [K][taps][C].
+void transpose_filter(const float* dwt, const Geometry& G, float* w) {
+  const std::int64_t K = G.k(), Q = G.taps() * G.c(), kp = padded_k(K);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t q = 0; q < Q; ++q) w[k * Q + q] = dwt[q * kp + k];
 }
 
 // Backward-data with stride 1 and dilation 1 as a forward convolution over dy: the same filter
@@ -103,7 +63,6 @@ Status Bf16DirectSolver::check(const Problem& p) const {
   if (!__builtin_cpu_supports("avx512bf16"))
     return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
   if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
-  if (p.direction == Direction::backward_weights) return not_applicable("no backward-weights");
   if (p.direction == Direction::backward_data) {
     for (int d = 0; d < 3; ++d) {
       if (p.stride[d] != 1 || p.dilation[d] != 1)
@@ -123,15 +82,26 @@ StagingSpec Bf16DirectSolver::staging(const Problem& p) const {
   StagingSpec s;
   s.activations = Order::channels_last;
   s.filter = Order::channels_last;  // [K][taps][C]
-  if (p.direction == Direction::forward) s.x_pad = forward_padding(p);
+  // The inputs are packed from the caller's bf16 tensors (bf16_pack.hpp); x_pad only sizes xs.
+  s.stage_inputs = false;
+  if (p.direction != Direction::backward_data) s.x_pad = forward_padding(p);
   return s;
 }
 
 void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
-  const bool bwd = p.direction == Direction::backward_data;
-  // The kernel's input (x, or dy for backward-data) as padded pairs, and the packed filter:
   // 32-bit pairs, reserved as floats (the same size).
+  if (p.direction == Direction::backward_weights) {
+    // x as (pixel, pixel + stride) pairs, dy as pairs of adjacent output pixels, and dW^T [Q][Kp].
+    const Sizes5 xs = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
+    const std::int64_t kp = padded_k(G.k());
+    layout.add(xs.elements());
+    layout.add(G.n * G.od * G.oh * ((G.ow + 1) / 2) * kp);
+    layout.add(G.taps() * G.c() * kp);
+    return;
+  }
+  const bool bwd = p.direction == Direction::backward_data;
+  // The kernel's input (x, or dy for backward-data) as padded pairs, and the packed filter.
   const Sizes5 in = bwd ? padded(Sizes5{G.n, G.k(), G.od, G.oh, G.ow}, backward_data_padding(p))
                         : padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
   const std::int64_t O = bwd ? G.c() : G.k(), I = bwd ? G.k() : G.c();
@@ -142,20 +112,32 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
 Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                  const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
+  const ConvTensors& caller = *t.caller;
   auto* in = reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch));
-  auto* filter = reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch + 1));
-  if (p.direction == Direction::forward) {
-    // x is staged with its padding already: pairs without more.
-    pack_pairs(t.x, t.xs, Padding{}, in);
-    pack_filter(t.w, G, false, filter);
-    bf16::forward_avx512(G, t.xs, in, filter, t.y);
-    return Status::ok();
+  auto* second = reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch + 1));
+  switch (p.direction) {
+    case Direction::forward:
+      bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
+      bf16::pack_filter(bf16::Reader(caller.w), G, false, second);
+      bf16::forward_avx512(G, t.xs, in, second, t.y);
+      return Status::ok();
+    case Direction::backward_data: {
+      const Padding pad = backward_data_padding(p);
+      bf16::pack_channel_pairs(bf16::Reader(caller.y), pad, in);
+      bf16::pack_filter(bf16::Reader(caller.w), G, true, second);
+      bf16::forward_avx512(as_forward(G, pad), padded(t.ys, pad), in, second, t.x);
+      return Status::ok();
+    }
+    case Direction::backward_weights: {
+      float* dwt = layout.get(ws, first_scratch + 2);
+      bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
+      bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded_k(G.k()), second);
+      bf16::backward_weights_avx512(G, t.xs, in, second, dwt);
+      transpose_filter(dwt, G, t.w);
+      return Status::ok();
+    }
   }
-  const Padding pad = backward_data_padding(p);
-  pack_pairs(t.y, t.ys, pad, in);
-  pack_filter(t.w, G, true, filter);
-  bf16::forward_avx512(as_forward(G, pad), padded(t.ys, pad), in, filter, t.x);
-  return Status::ok();
+  return {StatusCode::internal_error, "cpu:bf16_direct: unknown direction"};
 }
 
 }  // namespace convguard::cpu

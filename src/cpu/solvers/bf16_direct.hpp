@@ -1,4 +1,4 @@
-// cpu:bf16_direct:avx512_bf16 — forward convolution of bf16 problems on AVX512_BF16's vdpbf16ps
+// cpu:bf16_direct:avx512_bf16 — bf16 problems in all three directions on AVX512_BF16's vdpbf16ps
 // (each lane adds two bf16 products to an fp32 sum: twice the multiply-adds of an fp32 FMA), the
 // instruction oneDNN's bf16 kernels use. Every other own CPU solver computes bf16 problems in
 // fp32 (the staging converts), at 0.12-0.15x of oneDNN (docs/perf.md).
@@ -14,6 +14,13 @@
 // Backward-data with stride 1 and dilation 1 is the same kernel: dx is the forward convolution
 // of dy (padded by filter-1-pad on each side) with the filter flipped in every spatial dimension
 // and its K and C swapped, which the filter packing writes directly.
+//
+// Backward-weights reduces over output pixels, so its pairs are two adjacent output pixels: dy as
+// [N][OD][OH][ceil(OW/2)][Kp] pairs (16 output channels per vector), x as pairs of each padded
+// element and the one `stride` to its right, so one broadcast 32-bit load gives the x values
+// under both pixels for one (tap, channel) column of dW. A tile of 6 such columns by 64 output
+// channels (24 accumulators) reduces over chunks of 512 pixel pairs, in a fixed order: the same
+// bits on every thread count. Any stride, dilation and padding; one group.
 #pragma once
 
 #include "cpu/staged_solver.hpp"
@@ -37,6 +44,10 @@ namespace bf16 {
 // channels-last [N][OD][OH][OW][K]) from x pairs (xs: the padded sizes) and packed filter pairs.
 void forward_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
                     const std::uint32_t* w, float* y);
+// The backward-weights kernel (bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K rounded up to
+// 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
+void backward_weights_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+                             const std::uint32_t* dy, float* dwt);
 }  // namespace bf16
 
 }  // namespace convguard::cpu

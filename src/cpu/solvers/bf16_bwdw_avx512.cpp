@@ -1,0 +1,125 @@
+// cpu:bf16_direct's backward-weights kernel (bf16_direct.hpp); compiled with -mavx512f
+// -mavx512bf16.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cpu/solvers/bf16_direct.hpp"
+
+namespace convguard::cpu::bf16 {
+namespace {
+
+using detail::Geometry;
+
+struct Args {
+  const std::uint32_t* x;     // x pairs at the chunk's first row's first pixel pair
+  const std::int64_t* col;    // per tile column: pairs from a pixel pair's base to its x pair
+  std::int64_t x_pair_step;   // x pairs between adjacent output pixel pairs (2 * stride * C)
+  const std::int64_t* row_x;  // per row of the chunk: x pairs from `x` to the row's first pixel
+  const std::uint32_t* dy;    // dy pairs at the chunk's first row, the tile's first channel
+  std::int64_t rows, row_pairs, kp;  // rows in the chunk, pixel pairs per row, padded K
+  float* dw;                         // dW^T [Q][Kp] at the tile's first column and channel
+};
+
+// NI columns of dW^T (filter tap and input channel) by NJ blocks of 16 output channels: one
+// broadcast x pair per column and one dy vector per block per pixel pair.
+template <int NI, int NJ>
+void tile(const Args& a) {
+  __m512 acc[NI][NJ];
+  for (int i = 0; i < NI; ++i)
+    for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_loadu_ps(a.dw + i * a.kp + j * 16);
+  std::int64_t col[NI];
+  for (int i = 0; i < NI; ++i) col[i] = a.col[i];
+  const std::uint32_t* dy = a.dy;
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const std::uint32_t* x = a.x + a.row_x[r];
+    for (std::int64_t m = 0; m < a.row_pairs; ++m, x += a.x_pair_step, dy += a.kp) {
+      __m512bh dv[NJ];
+      for (int j = 0; j < NJ; ++j) dv[j] = (__m512bh)_mm512_loadu_si512(dy + j * 16);
+      for (int i = 0; i < NI; ++i) {
+        const __m512bh xv = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[col[i]]));
+        for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], xv, dv[j]);
+      }
+    }
+  }
+  for (int i = 0; i < NI; ++i)
+    for (int j = 0; j < NJ; ++j) _mm512_storeu_ps(a.dw + i * a.kp + j * 16, acc[i][j]);
+}
+
+using TileFn = void (*)(const Args&);
+
+template <int NI>
+constexpr TileFn pick(int nj) {
+  return nj == 1 ? tile<NI, 1> : nj == 2 ? tile<NI, 2> : nj == 3 ? tile<NI, 3> : tile<NI, 4>;
+}
+
+TileFn pick(int ni, int nj) {
+  switch (ni) {
+    case 1:
+      return pick<1>(nj);
+    case 2:
+      return pick<2>(nj);
+    case 3:
+      return pick<3>(nj);
+    case 4:
+      return pick<4>(nj);
+    case 5:
+      return pick<5>(nj);
+    default:
+      return pick<6>(nj);
+  }
+}
+
+constexpr int kColumns = 6, kBlocks = 4;
+// Pixel pairs per chunk: the chunk's dy and x rows stay in L2 while every tile passes over them.
+constexpr std::int64_t kChunkPairs = 512;
+
+}  // namespace
+
+void backward_weights_avx512(const Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+                             const std::uint32_t* dy, float* dwt) {
+  const std::int64_t C = G.c(), K = G.k(), kp = (K + 15) / 16 * 16, kblocks = kp / 16;
+  const std::int64_t Q = G.taps() * C, row_pairs = (G.ow + 1) / 2;
+  const std::int64_t rows = G.n * G.od * G.oh;
+  std::vector<std::int64_t> col(static_cast<std::size_t>(Q));
+  for (std::int64_t a = 0, q = 0; a < G.kd; ++a)
+    for (std::int64_t b = 0; b < G.kh; ++b)
+      for (std::int64_t e = 0; e < G.kw; ++e)
+        for (std::int64_t c = 0; c < C; ++c, ++q)
+          col[q] = ((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C + c;
+  std::vector<std::int64_t> row_x(static_cast<std::size_t>(rows));
+  for (std::int64_t n = 0, r = 0; n < G.n; ++n)
+    for (std::int64_t od = 0; od < G.od; ++od)
+      for (std::int64_t oh = 0; oh < G.oh; ++oh, ++r)
+        row_x[r] = ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C;
+  std::fill(dwt, dwt + Q * kp, 0.0f);
+  const std::int64_t chunk_rows = std::max<std::int64_t>(1, kChunkPairs / row_pairs);
+  const std::int64_t kgroups = (kblocks + kBlocks - 1) / kBlocks;
+  const std::int64_t qgroups = (Q + kColumns - 1) / kColumns, tiles = kgroups * qgroups;
+  // Each tile owns its dW elements and adds the chunks in order: the same bits on every thread
+  // count. A static schedule hands each thread the same tiles in every chunk, so no barrier.
+#pragma omp parallel
+  for (std::int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+    const std::int64_t chunk = std::min(chunk_rows, rows - r0);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::int64_t kg = t / qgroups, q0 = (t % qgroups) * kColumns;
+      const int nj = static_cast<int>(std::min<std::int64_t>(kBlocks, kblocks - kg * kBlocks));
+      const int ni = static_cast<int>(std::min<std::int64_t>(kColumns, Q - q0));
+      Args a{};
+      a.x = x;
+      a.col = col.data() + q0;
+      a.x_pair_step = 2 * G.sw * C;
+      a.row_x = row_x.data() + r0;
+      a.dy = dy + r0 * row_pairs * kp + kg * kBlocks * 16;
+      a.rows = chunk;
+      a.row_pairs = row_pairs;
+      a.kp = kp;
+      a.dw = dwt + q0 * kp + kg * kBlocks * 16;
+      pick(ni, nj)(a);
+    }
+  }
+}
+
+}  // namespace convguard::cpu::bf16

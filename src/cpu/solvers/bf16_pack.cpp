@@ -1,0 +1,120 @@
+#include "cpu/solvers/bf16_pack.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace convguard::cpu::bf16 {
+
+Reader::Reader(const TensorView& v)
+    : p_(static_cast<const std::uint16_t*>(v.data)),
+      s_(sizes5(v.desc)),
+      st_(detail::shape5(v.desc).strides) {}
+
+void Reader::row(std::int64_t n, std::int64_t d, std::int64_t h, std::uint16_t* out) const {
+  const std::uint16_t* src = p_ + n * st_[0] + d * st_[2] + h * st_[3];
+  const std::int64_t C = s_.c, W = s_.w, sc = st_[1], sw = st_[4];
+  if (sc == 1) {
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; ++c) out[w * C + c] = src[w * sw + c];
+    return;
+  }
+  // A transpose in 16 x 16 blocks: 16 short reads of channel planes, 16 short writes of pixels.
+  constexpr std::int64_t kB = 16;
+  for (std::int64_t c0 = 0; c0 < C; c0 += kB)
+    for (std::int64_t w0 = 0; w0 < W; w0 += kB) {
+      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0 + kB);
+      for (std::int64_t c = c0; c < c1; ++c)
+        for (std::int64_t w = w0; w < w1; ++w) out[w * C + c] = src[c * sc + w * sw];
+    }
+}
+
+namespace {
+
+// Calls make(row_bits, out) for every row (n, d, h) of the tensor padded by `pad`, where
+// row_bits is that row channels-last with its W padding (all zeros in a padding row) and out
+// points `out_row` 32-bit words into dst per row. Rows are spread over the threads.
+template <class Make>
+void for_each_padded_row(const Reader& src, const Padding& pad, std::uint32_t* dst,
+                         std::int64_t out_row, Make make) {
+  const Sizes5 s = src.sizes(), ps = padded(s, pad);
+  const std::int64_t C = s.c;
+#pragma omp parallel
+  {
+    std::vector<std::uint16_t> row(static_cast<std::size_t>(ps.w * C));
+#pragma omp for collapse(3) schedule(static)
+    for (std::int64_t n = 0; n < ps.n; ++n)
+      for (std::int64_t d = 0; d < ps.d; ++d)
+        for (std::int64_t h = 0; h < ps.h; ++h) {
+          const std::int64_t sd = d - pad.begin[0], sh = h - pad.begin[1];
+          std::fill(row.begin(), row.end(), std::uint16_t{0});
+          if (sd >= 0 && sd < s.d && sh >= 0 && sh < s.h)
+            src.row(n, sd, sh, row.data() + pad.begin[2] * C);
+          make(row.data(), dst + ((n * ps.d + d) * ps.h + h) * out_row);
+        }
+  }
+}
+
+}  // namespace
+
+void pack_channel_pairs(const Reader& src, const Padding& pad, std::uint32_t* dst) {
+  const std::int64_t C = src.sizes().c, C2 = (C + 1) / 2, W = padded(src.sizes(), pad).w;
+  for_each_padded_row(src, pad, dst, W * C2, [&](const std::uint16_t* row, std::uint32_t* out) {
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c2 = 0; c2 < C2; ++c2) {
+        const std::uint32_t hi = 2 * c2 + 1 < C ? row[w * C + 2 * c2 + 1] : 0u;
+        out[w * C2 + c2] = row[w * C + 2 * c2] | hi << 16;
+      }
+  });
+}
+
+void pack_shifted_pairs(const Reader& src, const Padding& pad, std::int64_t stride,
+                        std::uint32_t* dst) {
+  const std::int64_t C = src.sizes().c, W = padded(src.sizes(), pad).w;
+  for_each_padded_row(src, pad, dst, W * C, [&](const std::uint16_t* row, std::uint32_t* out) {
+    for (std::int64_t w = 0; w < W; ++w) {
+      const std::uint16_t* right = w + stride < W ? row + (w + stride) * C : nullptr;
+      for (std::int64_t c = 0; c < C; ++c)
+        out[w * C + c] = row[w * C + c] | (right ? std::uint32_t{right[c]} << 16 : 0u);
+    }
+  });
+}
+
+void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst) {
+  const std::int64_t K = src.sizes().c, W = src.sizes().w, W2 = (W + 1) / 2;
+  for_each_padded_row(src, Padding{}, dst, W2 * kp,
+                      [&](const std::uint16_t* row, std::uint32_t* out) {
+                        for (std::int64_t m = 0; m < W2; ++m) {
+                          const std::uint16_t* lo = row + 2 * m * K;
+                          const std::uint16_t* hi = 2 * m + 1 < W ? lo + K : nullptr;
+                          std::uint32_t* o = out + m * kp;
+                          for (std::int64_t k = 0; k < K; ++k)
+                            o[k] = lo[k] | (hi ? std::uint32_t{hi[k]} << 16 : 0u);
+                          std::fill(o + K, o + kp, 0u);
+                        }
+                      });
+}
+
+void pack_filter(const Reader& w, const detail::Geometry& G, bool backward_data,
+                 std::uint32_t* dst) {
+  const std::int64_t K = G.k(), C = G.c(), taps = G.taps();
+  const std::int64_t O = backward_data ? C : K, I = backward_data ? K : C, I2 = (I + 1) / 2;
+  const auto at = [&](std::int64_t o, std::int64_t tap, std::int64_t i) -> std::uint32_t {
+    if (o >= O || i >= I) return 0;
+    // The flipped tap of (a, b, e) is (kd-1-a, kh-1-b, kw-1-e): index taps-1-tap.
+    const std::int64_t t = backward_data ? taps - 1 - tap : tap;
+    const std::int64_t a = t / (G.kh * G.kw), b = t / G.kw % G.kh, e = t % G.kw;
+    return backward_data ? w.at(i, o, a, b, e) : w.at(o, i, a, b, e);
+  };
+  const std::int64_t blocks = (O + 15) / 16;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int64_t ob = 0; ob < blocks; ++ob)
+    for (std::int64_t tap = 0; tap < taps; ++tap)
+      for (std::int64_t i2 = 0; i2 < I2; ++i2)
+        for (std::int64_t lane = 0; lane < 16; ++lane) {
+          const std::int64_t o = ob * 16 + lane;
+          dst[((ob * taps + tap) * I2 + i2) * 16 + lane] =
+              at(o, tap, 2 * i2) | at(o, tap, 2 * i2 + 1) << 16;
+        }
+}
+
+}  // namespace convguard::cpu::bf16

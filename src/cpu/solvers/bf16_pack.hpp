@@ -1,0 +1,52 @@
+// cpu:bf16_direct's packers: the caller's bf16 tensors (any layout and strides) straight into
+// the kernels' 32-bit pair layouts, with no fp32 staging copy in between (that copy moved three
+// times the bytes of the bf16 input and cost as much as the kernel on 1x1 layers). Values are
+// bit copies: nothing is rounded here.
+#pragma once
+
+#include <cstdint>
+
+#include "core/geometry.hpp"
+#include "core/tensor_iter.hpp"
+#include "cpu/staging.hpp"
+
+namespace convguard::cpu::bf16 {
+
+// A bf16 tensor's elements by logical (n, c, d, h, w) (a filter: (k, c, d, h, w)).
+class Reader {
+ public:
+  explicit Reader(const TensorView& v);
+  const Sizes5& sizes() const { return s_; }
+  std::uint16_t at(std::int64_t n, std::int64_t c, std::int64_t d, std::int64_t h,
+                   std::int64_t w) const {
+    return p_[n * st_[0] + c * st_[1] + d * st_[2] + h * st_[3] + w * st_[4]];
+  }
+  // Row (n, d, h) as channels-last bits [W][C].
+  void row(std::int64_t n, std::int64_t d, std::int64_t h, std::uint16_t* out) const;
+
+ private:
+  const std::uint16_t* p_;
+  Sizes5 s_;
+  std::array<std::int64_t, 5> st_;
+};
+
+// Pairs of adjacent channels, channels-last and zero-padded by `pad`:
+// [N][D+pad][H+pad][W+pad][ceil(C/2)] (an odd C's last pair has a zero high half).
+void pack_channel_pairs(const Reader& src, const Padding& pad, std::uint32_t* dst);
+
+// Each element of the zero-padded channels-last tensor paired with the one `stride` pixels to its
+// right (zero past the row's end): [N][D+pad][H+pad][W+pad][C].
+void pack_shifted_pairs(const Reader& src, const Padding& pad, std::int64_t stride,
+                        std::uint32_t* dst);
+
+// Pairs of adjacent pixels of a row, channels padded with zeros to whole 16-lane vectors:
+// [N][D][H][ceil(W/2)][Kp] (an odd W's last pair has a zero high half).
+void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst);
+
+// The filter as [ceil(O/16)][taps][ceil(I/2)][16] pairs of input channels, O output channels one
+// per lane: forward O = K, I = C; backward-data (the filter flipped in every spatial dimension)
+// O = C, I = K. Lanes and channels past O and I are zero.
+void pack_filter(const Reader& w, const detail::Geometry& G, bool backward_data,
+                 std::uint32_t* dst);
+
+}  // namespace convguard::cpu::bf16
