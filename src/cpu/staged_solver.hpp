@@ -23,24 +23,25 @@ struct StagingSpec {
   // y's order when it differs from x's (cpu:bwdw reads channels-first dy as it comes but needs
   // channels-last x).
   std::optional<Order> y_order = std::nullopt;
-  // false: the inputs (the tensors the direction reads) are not staged; the family reads them
-  // from the caller's tensors (StagedTensors::caller) in their own dtype and strides. Outputs
-  // are still staged. cpu:bf16_direct packs bf16 straight into its pair layouts: staging them
-  // as fp32 first cost as much memory traffic as its whole kernel (docs/perf.md).
-  bool stage_inputs = true;
+  // false: nothing is staged; the family reads and writes the caller's tensors itself
+  // (StagedTensors::caller), in their own dtype and strides, and x_pad only sizes xs.
+  // cpu:bf16_direct packs bf16 straight into its pair layouts and stores bf16 from each output row
+  // while it is in cache: staging them as fp32 moved three times the bytes and cost as much as
+  // its whole kernel on 1x1 layers (docs/perf.md).
+  bool stage = true;
 
   Order y() const { return y_order.value_or(activations); }
 };
 
-// Dense fp32 views the family computes on (an input is null when !spec.stage_inputs). x is
-// padded by spec.x_pad. For backward-data the
-// solver must write every element of dx's padded buffer it reads back (the interior).
+// Dense fp32 views the family computes on (null when !spec.stage). x is padded by spec.x_pad. For
+// backward-data the solver must write every element of dx's padded buffer it reads back (the
+// interior).
 struct StagedTensors {
   float* x = nullptr;
   float* w = nullptr;
   float* y = nullptr;
   Sizes5 xs{}, ws{}, ys{};              // x sizes include the padding
-  const ConvTensors* caller = nullptr;  // the caller's tensors (read them when !stage_inputs)
+  const ConvTensors* caller = nullptr;  // the caller's tensors (all a family has when !stage)
   detail::Geometry geo{};
 };
 

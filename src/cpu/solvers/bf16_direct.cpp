@@ -21,12 +21,24 @@ std::int64_t padded_k(std::int64_t k) {
   return (k + 15) / 16 * 16;
 }
 
-// The kernel's dW^T [taps * C][Kp] into the staged filter [K][taps][C].
-void transpose_filter(const float* dwt, const Geometry& G, float* w) {
-  const std::int64_t K = G.k(), Q = G.taps() * G.c(), kp = padded_k(K);
-#pragma omp parallel for schedule(static)
+// The kernel's dW^T [taps * C][Kp] into the caller's filter, rounded to bf16.
+void write_filter(const float* dwt, const Geometry& G, const bf16::Writer& w) {
+  const std::int64_t K = G.k(), C = G.c(), kp = padded_k(K);
+#pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t k = 0; k < K; ++k)
-    for (std::int64_t q = 0; q < Q; ++q) w[k * Q + q] = dwt[q * kp + k];
+    for (std::int64_t a = 0; a < G.kd; ++a)
+      for (std::int64_t b = 0; b < G.kh; ++b)
+        for (std::int64_t e = 0; e < G.kw; ++e) {
+          const float* col = dwt + ((a * G.kh + b) * G.kw + e) * C * kp + k;
+          for (std::int64_t c = 0; c < C; ++c) w.set(k, c, a, b, e, col[c * kp]);
+        }
+}
+
+// Stores each finished output row in the caller's tensor.
+bf16::RowSink rows_into(const bf16::Writer& out) {
+  return [out](std::int64_t n, std::int64_t d, std::int64_t h, const float* row) {
+    out.row(n, d, h, row);
+  };
 }
 
 // Backward-data with stride 1 and dilation 1 as a forward convolution over dy: the same filter
@@ -82,8 +94,8 @@ StagingSpec Bf16DirectSolver::staging(const Problem& p) const {
   StagingSpec s;
   s.activations = Order::channels_last;
   s.filter = Order::channels_last;  // [K][taps][C]
-  // The inputs are packed from the caller's bf16 tensors (bf16_pack.hpp); x_pad only sizes xs.
-  s.stage_inputs = false;
+  // The caller's bf16 tensors are read and written directly (bf16_pack.hpp); x_pad sizes xs.
+  s.stage = false;
   if (p.direction != Direction::backward_data) s.x_pad = forward_padding(p);
   return s;
 }
@@ -119,13 +131,14 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
     case Direction::forward:
       bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
       bf16::pack_filter(bf16::Reader(caller.w), G, false, second);
-      bf16::forward_avx512(G, t.xs, in, second, t.y);
+      bf16::forward_avx512(G, t.xs, in, second, rows_into(bf16::Writer(caller.y)));
       return Status::ok();
     case Direction::backward_data: {
       const Padding pad = backward_data_padding(p);
       bf16::pack_channel_pairs(bf16::Reader(caller.y), pad, in);
       bf16::pack_filter(bf16::Reader(caller.w), G, true, second);
-      bf16::forward_avx512(as_forward(G, pad), padded(t.ys, pad), in, second, t.x);
+      bf16::forward_avx512(as_forward(G, pad), padded(t.ys, pad), in, second,
+                           rows_into(bf16::Writer(caller.x)));
       return Status::ok();
     }
     case Direction::backward_weights: {
@@ -133,7 +146,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
       bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded_k(G.k()), second);
       bf16::backward_weights_avx512(G, t.xs, in, second, dwt);
-      transpose_filter(dwt, G, t.w);
+      write_filter(dwt, G, bf16::Writer(caller.w));
       return Status::ok();
     }
   }

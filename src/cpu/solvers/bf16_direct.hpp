@@ -23,6 +23,8 @@
 // bits on every thread count. Any stride, dilation and padding; one group.
 #pragma once
 
+#include <functional>
+
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
@@ -40,10 +42,13 @@ class Bf16DirectSolver final : public StagedSolver {
 };
 
 namespace bf16 {
-// The kernel (bf16_direct_avx512.cpp, compiled with -mavx512f -mavx512bf16): y (fp32,
-// channels-last [N][OD][OH][OW][K]) from x pairs (xs: the padded sizes) and packed filter pairs.
+// Receives each finished output row (n, od, oh) of the forward kernel as channels-last fp32
+// [OW][K], from the thread that computed it; it stays in that thread's cache until stored.
+using RowSink = std::function<void(std::int64_t n, std::int64_t d, std::int64_t h, const float*)>;
+// The kernel (bf16_direct_avx512.cpp, compiled with -mavx512f -mavx512bf16): y, row by row, from
+// x pairs (xs: the padded sizes) and packed filter pairs.
 void forward_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                    const std::uint32_t* w, float* y);
+                    const std::uint32_t* w, const RowSink& out);
 // The backward-weights kernel (bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K rounded up to
 // 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
 void backward_weights_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,

@@ -80,39 +80,44 @@ constexpr int kPixels = 6, kBlocks = 4;
 }  // namespace
 
 void forward_avx512(const Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                    const std::uint32_t* w, float* y) {
+                    const std::uint32_t* w, const RowSink& out) {
   const std::int64_t C2 = (G.c() + 1) / 2, K = G.k(), kblocks = (K + 15) / 16;
   std::vector<std::int64_t> tap_offset;
   for (std::int64_t a = 0; a < G.kd; ++a)
     for (std::int64_t b = 0; b < G.kh; ++b)
       for (std::int64_t e = 0; e < G.kw; ++e)
         tap_offset.push_back(((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C2);
-#pragma omp parallel for collapse(3) schedule(static)
-  for (std::int64_t n = 0; n < G.n; ++n)
-    for (std::int64_t od = 0; od < G.od; ++od)
-      for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-        const std::uint32_t* row = x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
-        float* out_row = y + ((n * G.od + od) * G.oh + oh) * G.ow * K;
-        for (std::int64_t kb = 0; kb < kblocks; kb += kBlocks) {
-          const int nj = static_cast<int>(std::min<std::int64_t>(kBlocks, kblocks - kb));
-          const std::int64_t last = K - (kb + nj - 1) * 16;
-          Args a{};
-          a.x_step = G.sw * C2;
-          a.tap_offset = tap_offset.data();
-          a.taps = G.taps();
-          a.c2 = C2;
-          a.w = w + kb * G.taps() * C2 * 16;
-          a.w_block = G.taps() * C2 * 16;
-          a.k = K;
-          a.last_mask = static_cast<__mmask16>(last >= 16 ? 0xffff : (1u << last) - 1);
-          for (std::int64_t ow = 0; ow < G.ow; ow += kPixels) {
-            const int ni = static_cast<int>(std::min<std::int64_t>(kPixels, G.ow - ow));
-            a.x = row + ow * G.sw * C2;
-            a.y = out_row + ow * K + kb * 16;
-            pick(ni, nj)(a);
+#pragma omp parallel
+  {
+    std::vector<float> out_row_buffer(static_cast<std::size_t>(G.ow * K));
+    float* out_row = out_row_buffer.data();
+#pragma omp for collapse(3) schedule(static)
+    for (std::int64_t n = 0; n < G.n; ++n)
+      for (std::int64_t od = 0; od < G.od; ++od)
+        for (std::int64_t oh = 0; oh < G.oh; ++oh) {
+          const std::uint32_t* row = x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
+          for (std::int64_t kb = 0; kb < kblocks; kb += kBlocks) {
+            const int nj = static_cast<int>(std::min<std::int64_t>(kBlocks, kblocks - kb));
+            const std::int64_t last = K - (kb + nj - 1) * 16;
+            Args a{};
+            a.x_step = G.sw * C2;
+            a.tap_offset = tap_offset.data();
+            a.taps = G.taps();
+            a.c2 = C2;
+            a.w = w + kb * G.taps() * C2 * 16;
+            a.w_block = G.taps() * C2 * 16;
+            a.k = K;
+            a.last_mask = static_cast<__mmask16>(last >= 16 ? 0xffff : (1u << last) - 1);
+            for (std::int64_t ow = 0; ow < G.ow; ow += kPixels) {
+              const int ni = static_cast<int>(std::min<std::int64_t>(kPixels, G.ow - ow));
+              a.x = row + ow * G.sw * C2;
+              a.y = out_row + ow * K + kb * 16;
+              pick(ni, nj)(a);
+            }
           }
+          out(n, od, oh, out_row);
         }
-      }
+  }
 }
 
 }  // namespace convguard::cpu::bf16

@@ -28,6 +28,29 @@ void Reader::row(std::int64_t n, std::int64_t d, std::int64_t h, std::uint16_t* 
     }
 }
 
+Writer::Writer(const TensorView& v)
+    : p_(static_cast<std::uint16_t*>(v.data)),
+      s_(sizes5(v.desc)),
+      st_(detail::shape5(v.desc).strides) {}
+
+void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in) const {
+  std::uint16_t* dst = p_ + n * st_[0] + d * st_[2] + h * st_[3];
+  const std::int64_t C = s_.c, W = s_.w, sc = st_[1], sw = st_[4];
+  if (sc == 1) {
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; ++c) dst[w * sw + c] = float_to_bfloat(in[w * C + c]);
+    return;
+  }
+  constexpr std::int64_t kB = 16;  // the transpose of Reader::row
+  for (std::int64_t c0 = 0; c0 < C; c0 += kB)
+    for (std::int64_t w0 = 0; w0 < W; w0 += kB) {
+      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0 + kB);
+      for (std::int64_t c = c0; c < c1; ++c)
+        for (std::int64_t w = w0; w < w1; ++w)
+          dst[c * sc + w * sw] = float_to_bfloat(in[w * C + c]);
+    }
+}
+
 namespace {
 
 // Calls make(row_bits, out) for every row (n, d, h) of the tensor padded by `pad`, where

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "convguard/dtype.hpp"
 #include "core/geometry.hpp"
 #include "core/tensor_iter.hpp"
 #include "cpu/staging.hpp"
@@ -26,6 +27,24 @@ class Reader {
 
  private:
   const std::uint16_t* p_;
+  Sizes5 s_;
+  std::array<std::int64_t, 5> st_;
+};
+
+// A bf16 tensor the kernels write: fp32 results rounded to bf16 (to nearest even, as the
+// staging's write-back rounds), stored with the tensor's own layout and strides.
+class Writer {
+ public:
+  explicit Writer(const TensorView& v);
+  void set(std::int64_t n, std::int64_t c, std::int64_t d, std::int64_t h, std::int64_t w,
+           float v) const {
+    p_[n * st_[0] + c * st_[1] + d * st_[2] + h * st_[3] + w * st_[4]] = float_to_bfloat(v);
+  }
+  // Row (n, d, h) from channels-last fp32 [W][C].
+  void row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in) const;
+
+ private:
+  std::uint16_t* p_;
   Sizes5 s_;
   std::array<std::int64_t, 5> st_;
 };
