@@ -41,30 +41,6 @@ bf16::RowSink rows_into(const bf16::Writer& out) {
   };
 }
 
-// Backward-data with stride 1 and dilation 1 as a forward convolution over dy: the same filter
-// size, begin padding k-1-pad_begin and end padding k-1-pad_end, output the size of x. pad_end is
-// the true one, negative where the forward pass leaves x's last rows unread (forward_padding
-// clamps it at 0): those rows of dx then come out zero from the wider end padding.
-Padding backward_data_padding(const Problem& p) {
-  Padding pad;
-  for (int d = 0; d < 3; ++d) {
-    const std::int64_t end = p.output(d) - 1 + p.filter[d] - p.input[d] - p.pad_begin[d];
-    pad.begin[d] = p.filter[d] - 1 - p.pad_begin[d];
-    pad.end[d] = p.filter[d] - 1 - end;
-  }
-  return pad;
-}
-
-Geometry as_forward(const Geometry& G, const Padding& pad) {
-  Geometry F = G;
-  F.cg = G.kg, F.kg = G.cg;
-  F.id = G.od, F.ih = G.oh, F.iw = G.ow;
-  F.od = G.id, F.oh = G.ih, F.ow = G.iw;
-  F.sd = F.sh = F.sw = F.dd = F.dh = F.dw = 1;
-  F.pd = pad.begin[0], F.ph = pad.begin[1], F.pw = pad.begin[2];
-  return F;
-}
-
 }  // namespace
 
 Status Bf16DirectSolver::check(const Problem& p) const {
@@ -77,13 +53,7 @@ Status Bf16DirectSolver::check(const Problem& p) const {
   if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
   if (p.direction == Direction::backward_data) {
     for (int d = 0; d < 3; ++d) {
-      if (p.stride[d] != 1 || p.dilation[d] != 1)
-        return not_applicable("backward-data with stride 1 and dilation 1 only");
-    }
-    const Padding pad = backward_data_padding(p);
-    for (int d = 0; d < 3; ++d) {
-      if (pad.begin[d] < 0 || pad.end[d] < 0)
-        return not_applicable("backward-data with padding up to the filter size - 1 only");
+      if (p.dilation[d] != 1) return not_applicable("backward-data with dilation 1 only");
     }
   }
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
@@ -96,7 +66,7 @@ StagingSpec Bf16DirectSolver::staging(const Problem& p) const {
   s.filter = Order::channels_last;  // [K][taps][C]
   // The caller's bf16 tensors are read and written directly (bf16_pack.hpp); x_pad sizes xs.
   s.stage = false;
-  if (p.direction != Direction::backward_data) s.x_pad = forward_padding(p);
+  s.x_pad = forward_padding(p);
   return s;
 }
 
@@ -112,13 +82,17 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
     layout.add(G.taps() * G.c() * kp);
     return;
   }
-  const bool bwd = p.direction == Direction::backward_data;
-  // The kernel's input (x, or dy for backward-data) as padded pairs, and the packed filter.
-  const Sizes5 in = bwd ? padded(Sizes5{G.n, G.k(), G.od, G.oh, G.ow}, backward_data_padding(p))
-                        : padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
-  const std::int64_t O = bwd ? G.c() : G.k(), I = bwd ? G.k() : G.c();
-  layout.add(in.n * in.d * in.h * in.w * pairs(I));
-  layout.add((O + 15) / 16 * G.taps() * pairs(I) * 16);
+  if (p.direction == Direction::backward_data) {
+    // dy as padded channel pairs, and room for the whole filter (each phase packs a part).
+    const Sizes5 dy = bf16::backward_data_dy_sizes(p);
+    layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()));
+    layout.add((G.c() + 15) / 16 * G.taps() * pairs(G.k()) * 16);
+    return;
+  }
+  // x as padded channel pairs, and the packed filter.
+  const Sizes5 in = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
+  layout.add(in.n * in.d * in.h * in.w * pairs(G.c()));
+  layout.add((G.k() + 15) / 16 * G.taps() * pairs(G.c()) * 16);
 }
 
 Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -130,17 +104,13 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
   switch (p.direction) {
     case Direction::forward:
       bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
-      bf16::pack_filter(bf16::Reader(caller.w), G, false, second);
+      bf16::pack_filter(bf16::Reader(caller.w), G,
+                        bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}}, second);
       bf16::forward_avx512(G, t.xs, in, second, rows_into(bf16::Writer(caller.y)));
       return Status::ok();
-    case Direction::backward_data: {
-      const Padding pad = backward_data_padding(p);
-      bf16::pack_channel_pairs(bf16::Reader(caller.y), pad, in);
-      bf16::pack_filter(bf16::Reader(caller.w), G, true, second);
-      bf16::forward_avx512(as_forward(G, pad), padded(t.ys, pad), in, second,
-                           rows_into(bf16::Writer(caller.x)));
+    case Direction::backward_data:
+      bf16::backward_data(p, caller, in, second);
       return Status::ok();
-    }
     case Direction::backward_weights: {
       float* dwt = layout.get(ws, first_scratch + 2);
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);

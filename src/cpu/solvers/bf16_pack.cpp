@@ -33,9 +33,10 @@ Writer::Writer(const TensorView& v)
       s_(sizes5(v.desc)),
       st_(detail::shape5(v.desc).strides) {}
 
-void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in) const {
-  std::uint16_t* dst = p_ + n * st_[0] + d * st_[2] + h * st_[3];
-  const std::int64_t C = s_.c, W = s_.w, sc = st_[1], sw = st_[4];
+void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in, std::int64_t w0,
+                 std::int64_t step, std::int64_t count) const {
+  const std::int64_t C = s_.c, W = count < 0 ? s_.w : count, sc = st_[1], sw = st_[4] * step;
+  std::uint16_t* dst = p_ + n * st_[0] + d * st_[2] + h * st_[3] + w0 * st_[4];
   if (sc == 1) {
     for (std::int64_t w = 0; w < W; ++w)
       for (std::int64_t c = 0; c < C; ++c) dst[w * sw + c] = float_to_bfloat(in[w * C + c]);
@@ -43,10 +44,10 @@ void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in
   }
   constexpr std::int64_t kB = 16;  // the transpose of Reader::row
   for (std::int64_t c0 = 0; c0 < C; c0 += kB)
-    for (std::int64_t w0 = 0; w0 < W; w0 += kB) {
-      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0 + kB);
+    for (std::int64_t w0b = 0; w0b < W; w0b += kB) {
+      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0b + kB);
       for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t w = w0; w < w1; ++w)
+        for (std::int64_t w = w0b; w < w1; ++w)
           dst[c * sc + w * sw] = float_to_bfloat(in[w * C + c]);
     }
 }
@@ -117,16 +118,20 @@ void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst) {
                       });
 }
 
-void pack_filter(const Reader& w, const detail::Geometry& G, bool backward_data,
+void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
                  std::uint32_t* dst) {
-  const std::int64_t K = G.k(), C = G.c(), taps = G.taps();
-  const std::int64_t O = backward_data ? C : K, I = backward_data ? K : C, I2 = (I + 1) / 2;
+  const bool bwd = f.swap_and_flip;
+  const std::int64_t K = G.k(), C = G.c(), taps = f.taps[0] * f.taps[1] * f.taps[2];
+  const std::int64_t O = bwd ? C : K, I = bwd ? K : C, I2 = (I + 1) / 2;
+  // The filter's index along dimension d of the kernel's tap j.
+  const auto source = [&](int d, std::int64_t j) {
+    return f.first[d] + f.step[d] * (bwd ? f.taps[d] - 1 - j : j);
+  };
   const auto at = [&](std::int64_t o, std::int64_t tap, std::int64_t i) -> std::uint32_t {
     if (o >= O || i >= I) return 0;
-    // The flipped tap of (a, b, e) is (kd-1-a, kh-1-b, kw-1-e): index taps-1-tap.
-    const std::int64_t t = backward_data ? taps - 1 - tap : tap;
-    const std::int64_t a = t / (G.kh * G.kw), b = t / G.kw % G.kh, e = t % G.kw;
-    return backward_data ? w.at(i, o, a, b, e) : w.at(o, i, a, b, e);
+    const std::int64_t a = source(0, tap / (f.taps[1] * f.taps[2])),
+                       b = source(1, tap / f.taps[2] % f.taps[1]), e = source(2, tap % f.taps[2]);
+    return bwd ? w.at(i, o, a, b, e) : w.at(o, i, a, b, e);
   };
   const std::int64_t blocks = (O + 15) / 16;
 #pragma omp parallel for collapse(2) schedule(static)

@@ -40,8 +40,10 @@ class Writer {
            float v) const {
     p_[n * st_[0] + c * st_[1] + d * st_[2] + h * st_[3] + w * st_[4]] = float_to_bfloat(v);
   }
-  // Row (n, d, h) from channels-last fp32 [W][C].
-  void row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in) const;
+  // Row (n, d, h) from channels-last fp32 [count][C] (count = -1: the row's width), into pixels
+  // w0, w0 + step, ...
+  void row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in, std::int64_t w0 = 0,
+           std::int64_t step = 1, std::int64_t count = -1) const;
 
  private:
   std::uint16_t* p_;
@@ -62,10 +64,18 @@ void pack_shifted_pairs(const Reader& src, const Padding& pad, std::int64_t stri
 // [N][D][H][ceil(W/2)][Kp] (an odd W's last pair has a zero high half).
 void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst);
 
+// Which taps of the filter a kernel pass uses, and how. Forward: all of them, as they are.
+// Backward-data (one stride phase, bf16_bwd_data.cpp): taps first + step * j (j < taps) per
+// dimension, in reverse order, with the filter's K and C swapped.
+struct SubFilter {
+  bool swap_and_flip = false;
+  std::array<std::int64_t, 3> taps{1, 1, 1}, first{0, 0, 0}, step{1, 1, 1};
+};
+
 // The filter as [ceil(O/16)][taps][ceil(I/2)][16] pairs of input channels, O output channels one
-// per lane: forward O = K, I = C; backward-data (the filter flipped in every spatial dimension)
-// O = C, I = K. Lanes and channels past O and I are zero.
-void pack_filter(const Reader& w, const detail::Geometry& G, bool backward_data,
+// per lane: forward O = K, I = C; backward-data O = C, I = K. Lanes and channels past O and I are
+// zero.
+void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
                  std::uint32_t* dst);
 
 }  // namespace convguard::cpu::bf16
