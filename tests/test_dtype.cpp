@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "convguard/dtype.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
 
 using namespace convguard;
 
@@ -49,4 +53,28 @@ TEST(DType, Parse) {
   EXPECT_EQ(parse_dtype("bf16"), DType::bf16);
   EXPECT_EQ(parse_dtype("f32"), DType::f32);
   EXPECT_FALSE(parse_dtype("int8").has_value());
+}
+
+// cpu:bf16_direct's vector stores round as float_to_bfloat does, bit for bit, in both layouts
+// and at the scalar tails: ties, NaN, infinities, denormals, random values.
+TEST(DType, Bf16VectorStoresRoundAsTheScalarConversion) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512F";
+  std::vector<float> in;
+  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x3f80ffffu, 0x7f800000u, 0xff800000u,
+                             0x7fc00001u, 0x7f800001u, 0xffffffffu, 0x00000001u, 0x807fffffu,
+                             0x7f7fffffu, 0x00008000u, 0x00018000u, 0u, 0x80000000u})
+    in.push_back(std::bit_cast<float>(bits));
+  std::mt19937 rng(7);
+  while (in.size() < 37 * 19) in.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+  const std::int64_t W = 37, C = 19;  // [W][C]: vector bodies and scalar tails both ways
+  for (const bool channels_last : {true, false}) {
+    std::vector<std::uint16_t> out(W * C, 0xdead);
+    const std::int64_t dc = channels_last ? 1 : W, dw = channels_last ? C : 1;
+    cpu::bf16::store_bf16_avx512(in.data(), W, C, out.data(), dc, dw);
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; ++c)
+        ASSERT_EQ(out[w * dw + c * dc], float_to_bfloat(in[w * C + c]))
+            << std::hex << std::bit_cast<std::uint32_t>(in[w * C + c]) << " at w " << std::dec << w
+            << " c " << c << (channels_last ? " (channels-last)" : " (channels-first)");
+  }
 }

@@ -115,11 +115,10 @@ void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
         const std::int64_t od = ph.buffer.begin[0] - a.pad, oh = ph.buffer.begin[1] - b.pad,
                            ow = ph.buffer.begin[2] - e.pad;
         const std::uint32_t* origin = dy + ((od * ds.h + oh) * ds.w + ow) * K2;
-        forward_avx512(F, ds, origin, filter,
-                       [&](std::int64_t n, std::int64_t i, std::int64_t j, const float* row) {
-                         dx.row(n, a.first + i * G.sd, b.first + j * G.sh, row, e.first, G.sw,
-                                e.count);
-                       });
+        forward(F, ds, origin, filter,
+                [&](std::int64_t n, std::int64_t i, std::int64_t j, const float* row) {
+                  dx.row(n, a.first + i * G.sd, b.first + j * G.sh, row, e.first, G.sw, e.count);
+                });
       }
 }
 

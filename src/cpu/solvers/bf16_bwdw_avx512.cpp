@@ -1,16 +1,17 @@
-// cpu:bf16_direct's backward-weights kernel (bf16_direct.hpp); compiled with -mavx512f
-// -mavx512bf16.
+// cpu:bf16_direct's backward-weights kernel (bf16_kernels.hpp: no library templates here);
+// compiled with -mavx512f -mavx512bf16.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <vector>
-
-#include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
 
 namespace convguard::cpu::bf16 {
 namespace {
 
 using detail::Geometry;
+
+inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
 
 struct Args {
   const std::uint32_t* x;     // x pairs at the chunk's first row's first pixel pair
@@ -77,42 +78,32 @@ constexpr std::int64_t kChunkPairs = 512;
 
 }  // namespace
 
-void backward_weights_avx512(const Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                             const std::uint32_t* dy, float* dwt) {
+void backward_weights_avx512(const BackwardWeightsArgs& b) {
+  const Geometry& G = b.G;
   const std::int64_t C = G.c(), K = G.k(), kp = (K + 15) / 16 * 16, kblocks = kp / 16;
   const std::int64_t Q = G.taps() * C, row_pairs = (G.ow + 1) / 2;
   const std::int64_t rows = G.n * G.od * G.oh;
-  std::vector<std::int64_t> col(static_cast<std::size_t>(Q));
-  for (std::int64_t a = 0, q = 0; a < G.kd; ++a)
-    for (std::int64_t b = 0; b < G.kh; ++b)
-      for (std::int64_t e = 0; e < G.kw; ++e)
-        for (std::int64_t c = 0; c < C; ++c, ++q)
-          col[q] = ((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C + c;
-  std::vector<std::int64_t> row_x(static_cast<std::size_t>(rows));
-  for (std::int64_t n = 0, r = 0; n < G.n; ++n)
-    for (std::int64_t od = 0; od < G.od; ++od)
-      for (std::int64_t oh = 0; oh < G.oh; ++oh, ++r)
-        row_x[r] = ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C;
-  std::fill(dwt, dwt + Q * kp, 0.0f);
-  const std::int64_t chunk_rows = std::max<std::int64_t>(1, kChunkPairs / row_pairs);
+  float* dwt = b.dwt;
+  for (std::int64_t i = 0; i < Q * kp; ++i) dwt[i] = 0.0f;
+  const std::int64_t chunk_rows = row_pairs < kChunkPairs ? kChunkPairs / row_pairs : 1;
   const std::int64_t kgroups = (kblocks + kBlocks - 1) / kBlocks;
   const std::int64_t qgroups = (Q + kColumns - 1) / kColumns, tiles = kgroups * qgroups;
   // Each tile owns its dW elements and adds the chunks in order: the same bits on every thread
   // count. A static schedule hands each thread the same tiles in every chunk, so no barrier.
 #pragma omp parallel
   for (std::int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
-    const std::int64_t chunk = std::min(chunk_rows, rows - r0);
+    const std::int64_t chunk = smaller(chunk_rows, rows - r0);
 #pragma omp for schedule(static) nowait
     for (std::int64_t t = 0; t < tiles; ++t) {
       const std::int64_t kg = t / qgroups, q0 = (t % qgroups) * kColumns;
-      const int nj = static_cast<int>(std::min<std::int64_t>(kBlocks, kblocks - kg * kBlocks));
-      const int ni = static_cast<int>(std::min<std::int64_t>(kColumns, Q - q0));
+      const int nj = static_cast<int>(smaller(kBlocks, kblocks - kg * kBlocks));
+      const int ni = static_cast<int>(smaller(kColumns, Q - q0));
       Args a{};
-      a.x = x;
-      a.col = col.data() + q0;
+      a.x = b.x;
+      a.col = b.col + q0;
       a.x_pair_step = 2 * G.sw * C;
-      a.row_x = row_x.data() + r0;
-      a.dy = dy + r0 * row_pairs * kp + kg * kBlocks * 16;
+      a.row_x = b.row_x + r0;
+      a.dy = b.dy + r0 * row_pairs * kp + kg * kBlocks * 16;
       a.rows = chunk;
       a.row_pairs = row_pairs;
       a.kp = kp;

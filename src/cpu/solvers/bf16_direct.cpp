@@ -106,7 +106,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
       bf16::pack_filter(bf16::Reader(caller.w), G,
                         bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}}, second);
-      bf16::forward_avx512(G, t.xs, in, second, rows_into(bf16::Writer(caller.y)));
+      bf16::forward(G, t.xs, in, second, rows_into(bf16::Writer(caller.y)));
       return Status::ok();
     case Direction::backward_data:
       bf16::backward_data(p, caller, in, second);
@@ -115,7 +115,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       float* dwt = layout.get(ws, first_scratch + 2);
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
       bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded_k(G.k()), second);
-      bf16::backward_weights_avx512(G, t.xs, in, second, dwt);
+      bf16::backward_weights(G, t.xs, in, second, dwt);
       write_filter(dwt, G, bf16::Writer(caller.w));
       return Status::ok();
     }

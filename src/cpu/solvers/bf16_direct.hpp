@@ -45,19 +45,19 @@ namespace bf16 {
 // Receives each finished output row (n, od, oh) of the forward kernel as channels-last fp32
 // [OW][K], from the thread that computed it; it stays in that thread's cache until stored.
 using RowSink = std::function<void(std::int64_t n, std::int64_t d, std::int64_t h, const float*)>;
-// The kernel (bf16_direct_avx512.cpp, compiled with -mavx512f -mavx512bf16): y, row by row, from
-// x pairs (xs: the padded sizes) and packed filter pairs.
-void forward_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                    const std::uint32_t* w, const RowSink& out);
+// The forward kernel (bf16_entry.cpp, bf16_direct_avx512.cpp): y, row by row, from x pairs (xs:
+// the padded sizes) and packed filter pairs.
+void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+             const std::uint32_t* w, const RowSink& out);
 // Backward-data in stride phases (bf16_bwd_data.cpp): dy's padded pair copy (its sizes), then
 // each phase's flipped sub-filter into `filter` (room for the whole filter) and one forward pass.
 Sizes5 backward_data_dy_sizes(const Problem& p);
 void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
                    std::uint32_t* filter);
-// The backward-weights kernel (bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K rounded up to
-// 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
-void backward_weights_avx512(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                             const std::uint32_t* dy, float* dwt);
+// The backward-weights kernel (bf16_entry.cpp, bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K
+// rounded up to 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
+void backward_weights(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+                      const std::uint32_t* dy, float* dwt);
 }  // namespace bf16
 
 }  // namespace convguard::cpu

@@ -1,15 +1,18 @@
-// cpu:bf16_direct's kernel (bf16_direct.hpp); compiled with -mavx512f -mavx512bf16.
+// cpu:bf16_direct's forward kernel and bf16 stores (bf16_kernels.hpp: no library templates
+// here); compiled with -mavx512f -mavx512bf16.
 #include <immintrin.h>
+#include <omp.h>
 
-#include <algorithm>
-#include <vector>
-
-#include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
 
 namespace convguard::cpu::bf16 {
 namespace {
 
 using detail::Geometry;
+
+inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
 
 struct Args {
   const std::uint32_t* x;          // the tile's first output pixel's first tap, in pairs
@@ -79,45 +82,98 @@ constexpr int kPixels = 6, kBlocks = 4;
 
 }  // namespace
 
-void forward_avx512(const Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-                    const std::uint32_t* w, const RowSink& out) {
+void forward_avx512(const ForwardArgs& f) {
+  const Geometry& G = f.G;
+  const Sizes5& xs = f.xs;
   const std::int64_t C2 = (G.c() + 1) / 2, K = G.k(), kblocks = (K + 15) / 16;
-  std::vector<std::int64_t> tap_offset;
-  for (std::int64_t a = 0; a < G.kd; ++a)
-    for (std::int64_t b = 0; b < G.kh; ++b)
-      for (std::int64_t e = 0; e < G.kw; ++e)
-        tap_offset.push_back(((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C2);
 #pragma omp parallel
   {
-    std::vector<float> out_row_buffer(static_cast<std::size_t>(G.ow * K));
-    float* out_row = out_row_buffer.data();
+    float* out_row = f.rows + omp_get_thread_num() * G.ow * K;
 #pragma omp for collapse(3) schedule(static)
     for (std::int64_t n = 0; n < G.n; ++n)
       for (std::int64_t od = 0; od < G.od; ++od)
         for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-          const std::uint32_t* row = x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
+          const std::uint32_t* row = f.x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
           for (std::int64_t kb = 0; kb < kblocks; kb += kBlocks) {
-            const int nj = static_cast<int>(std::min<std::int64_t>(kBlocks, kblocks - kb));
+            const int nj = static_cast<int>(smaller(kBlocks, kblocks - kb));
             const std::int64_t last = K - (kb + nj - 1) * 16;
             Args a{};
             a.x_step = G.sw * C2;
-            a.tap_offset = tap_offset.data();
+            a.tap_offset = f.tap_offset;
             a.taps = G.taps();
             a.c2 = C2;
-            a.w = w + kb * G.taps() * C2 * 16;
+            a.w = f.w + kb * G.taps() * C2 * 16;
             a.w_block = G.taps() * C2 * 16;
             a.k = K;
             a.last_mask = static_cast<__mmask16>(last >= 16 ? 0xffff : (1u << last) - 1);
             for (std::int64_t ow = 0; ow < G.ow; ow += kPixels) {
-              const int ni = static_cast<int>(std::min<std::int64_t>(kPixels, G.ow - ow));
+              const int ni = static_cast<int>(smaller(kPixels, G.ow - ow));
               a.x = row + ow * G.sw * C2;
               a.y = out_row + ow * K + kb * 16;
               pick(ni, nj)(a);
             }
           }
-          out(n, od, oh, out_row);
+          f.out.store(f.out.context, n, od, oh, out_row);
         }
   }
+}
+
+namespace {
+
+// x >> 16 per lane. Here and below the zero-masked forms: GCC 12 warns that the plain ones'
+// undefined pass-through may be used uninitialized.
+__m512i shift_right_16(__m512i x) {
+  return _mm512_maskz_srli_epi32(static_cast<__mmask16>(0xffff), x, 16);
+}
+
+// 16 floats rounded to bf16 bits exactly as float_to_bfloat rounds them.
+__m256i round_to_bf16(__m512 v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(shift_right_16(x), _mm512_set1_epi32(1));
+  const __m512i rounded =
+      shift_right_16(_mm512_add_epi32(x, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb)));
+  const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
+                                                _mm512_set1_epi32(0x7f800000));
+  const __m512i quiet = _mm512_or_si512(shift_right_16(x), _mm512_set1_epi32(0x40));
+  return _mm512_maskz_cvtepi32_epi16(static_cast<__mmask16>(0xffff),
+                                     _mm512_mask_mov_epi32(rounded, nan, quiet));
+}
+
+std::uint16_t round_one(float v) {
+  return static_cast<std::uint16_t>(_mm256_extract_epi16(round_to_bf16(_mm512_set1_ps(v)), 0));
+}
+
+}  // namespace
+
+void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uint16_t* dst,
+                       std::int64_t dc, std::int64_t dw) {
+  if (dc == 1) {  // channels-last: 16 channels of a pixel per vector
+    for (std::int64_t w = 0; w < W; ++w) {
+      std::int64_t c = 0;
+      for (; c + 16 <= C; c += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + w * dw + c),
+                            round_to_bf16(_mm512_loadu_ps(in + w * C + c)));
+      for (; c < C; ++c) dst[w * dw + c] = round_one(in[w * C + c]);
+    }
+    return;
+  }
+  if (dw == 1) {  // channels-first: 16 pixels of a channel per vector, gathered C apart
+    const __m512i lanes =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(static_cast<int>(C)));
+    for (std::int64_t c = 0; c < C; ++c) {
+      std::int64_t w = 0;
+      for (; w + 16 <= W; w += 16)
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(dst + c * dc + w),
+            round_to_bf16(_mm512_mask_i32gather_ps(
+                _mm512_setzero_ps(), static_cast<__mmask16>(0xffff), lanes, in + w * C + c, 4)));
+      for (; w < W; ++w) dst[c * dc + w] = round_one(in[w * C + c]);
+    }
+    return;
+  }
+  for (std::int64_t c = 0; c < C; ++c)
+    for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w * dw] = round_one(in[w * C + c]);
 }
 
 }  // namespace convguard::cpu::bf16

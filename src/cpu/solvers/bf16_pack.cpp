@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/solvers/bf16_kernels.hpp"
+
 namespace convguard::cpu::bf16 {
 
 Reader::Reader(const TensorView& v)
@@ -35,21 +37,8 @@ Writer::Writer(const TensorView& v)
 
 void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in, std::int64_t w0,
                  std::int64_t step, std::int64_t count) const {
-  const std::int64_t C = s_.c, W = count < 0 ? s_.w : count, sc = st_[1], sw = st_[4] * step;
   std::uint16_t* dst = p_ + n * st_[0] + d * st_[2] + h * st_[3] + w0 * st_[4];
-  if (sc == 1) {
-    for (std::int64_t w = 0; w < W; ++w)
-      for (std::int64_t c = 0; c < C; ++c) dst[w * sw + c] = float_to_bfloat(in[w * C + c]);
-    return;
-  }
-  constexpr std::int64_t kB = 16;  // the transpose of Reader::row
-  for (std::int64_t c0 = 0; c0 < C; c0 += kB)
-    for (std::int64_t w0b = 0; w0b < W; w0b += kB) {
-      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0b + kB);
-      for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t w = w0b; w < w1; ++w)
-          dst[c * sc + w * sw] = float_to_bfloat(in[w * C + c]);
-    }
+  store_bf16_avx512(in, count < 0 ? s_.w : count, s_.c, dst, st_[1], st_[4] * step);
 }
 
 namespace {

@@ -1,0 +1,44 @@
+// The portable side of cpu:bf16_direct's AVX-512 kernels (bf16_kernels.hpp): the tables and
+// per-thread buffers they read, made here so that no library template is compiled for AVX-512.
+#include <omp.h>
+
+#include <vector>
+
+#include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
+
+namespace convguard::cpu::bf16 {
+
+void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+             const std::uint32_t* w, const RowSink& out) {
+  const std::int64_t C2 = (G.c() + 1) / 2;
+  std::vector<std::int64_t> tap_offset;
+  for (std::int64_t a = 0; a < G.kd; ++a)
+    for (std::int64_t b = 0; b < G.kh; ++b)
+      for (std::int64_t e = 0; e < G.kw; ++e)
+        tap_offset.push_back(((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C2);
+  std::vector<float> rows(static_cast<std::size_t>(omp_get_max_threads() * G.ow * G.k()));
+  ForwardArgs f{G, xs, x, w, tap_offset.data(), rows.data(), {}};
+  f.out.context = &out;
+  f.out.store = [](const void* sink, std::int64_t n, std::int64_t d, std::int64_t h,
+                   const float* row) { (*static_cast<const RowSink*>(sink))(n, d, h, row); };
+  forward_avx512(f);
+}
+
+void backward_weights(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
+                      const std::uint32_t* dy, float* dwt) {
+  const std::int64_t C = G.c();
+  std::vector<std::int64_t> col, row_x;
+  for (std::int64_t a = 0; a < G.kd; ++a)
+    for (std::int64_t b = 0; b < G.kh; ++b)
+      for (std::int64_t e = 0; e < G.kw; ++e)
+        for (std::int64_t c = 0; c < C; ++c)
+          col.push_back(((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C + c);
+  for (std::int64_t n = 0; n < G.n; ++n)
+    for (std::int64_t od = 0; od < G.od; ++od)
+      for (std::int64_t oh = 0; oh < G.oh; ++oh)
+        row_x.push_back(((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C);
+  backward_weights_avx512({G, xs, x, dy, col.data(), row_x.data(), dwt});
+}
+
+}  // namespace convguard::cpu::bf16

@@ -1,0 +1,51 @@
+// The boundary of cpu:bf16_direct's AVX-512 files (bf16_direct_avx512.cpp, bf16_bwdw_avx512.cpp,
+// compiled with -mavx512f -mavx512bf16). Plain structs and pointers only: a library template
+// used in such a file (std::vector, std::function, std::min) is emitted there as a weak copy
+// compiled for AVX-512, and the linker may keep that copy for the whole program, which would
+// then fault on a CPU without AVX-512. Buffers and tables are made on the other side
+// (bf16_entry.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "core/geometry.hpp"
+#include "cpu/staging.hpp"
+
+namespace convguard::cpu::bf16 {
+
+// Where the forward kernel puts each finished output row (n, od, oh): channels-last fp32
+// [OW][K], handed over by the thread that computed it while the row is in its cache.
+struct RowStore {
+  void (*store)(const void* context, std::int64_t n, std::int64_t d, std::int64_t h,
+                const float* row);
+  const void* context;
+};
+
+struct ForwardArgs {
+  detail::Geometry G;
+  Sizes5 xs;                       // x's padded sizes (pitches)
+  const std::uint32_t* x;          // x as channel pairs, channels-last, padded
+  const std::uint32_t* w;          // the packed filter (bf16_pack.hpp: pack_filter)
+  const std::int64_t* tap_offset;  // pairs from a window's first tap to each tap
+  float* rows;                     // one row of OW * K floats per thread (omp_get_max_threads)
+  RowStore out;
+};
+void forward_avx512(const ForwardArgs& a);
+
+struct BackwardWeightsArgs {
+  detail::Geometry G;
+  Sizes5 xs;                  // x's padded sizes
+  const std::uint32_t* x;     // x as shifted pairs (pack_shifted_pairs)
+  const std::uint32_t* dy;    // dy as pixel pairs (pack_pixel_pairs), Kp channels
+  const std::int64_t* col;    // per column q = tap * C + c of dW: pairs from a pixel to its x
+  const std::int64_t* row_x;  // per output row (n, od, oh): pairs from x to its first pixel
+  float* dwt;                 // dW^T [taps * C][Kp]
+};
+void backward_weights_avx512(const BackwardWeightsArgs& a);
+
+// fp32 [W][C] rounded to bf16 as float_to_bfloat rounds (to nearest even; NaN stays NaN),
+// stored at dst + w * dw + c * dc: 16 values per vector where dc or dw is 1, else one by one.
+void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uint16_t* dst,
+                       std::int64_t dc, std::int64_t dw);
+
+}  // namespace convguard::cpu::bf16
