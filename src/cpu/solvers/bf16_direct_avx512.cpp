@@ -3,6 +3,10 @@
 #include <immintrin.h>
 #include <omp.h>
 
+// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge source, which its
+// -Wmaybe-uninitialized reports as a use (a false positive; clang and later GCC do not).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "cpu/solvers/bf16_kernels.hpp"
 
 namespace convguard::cpu::bf16 {
@@ -120,10 +124,8 @@ void forward_avx512(const ForwardArgs& f) {
 
 namespace {
 
-// x >> 16 per lane. Here and below the zero-masked forms: GCC 12 warns that the plain ones'
-// undefined pass-through may be used uninitialized.
 __m512i shift_right_16(__m512i x) {
-  return _mm512_maskz_srli_epi32(static_cast<__mmask16>(0xffff), x, 16);
+  return _mm512_srli_epi32(x, 16);
 }
 
 // 16 floats rounded to bf16 bits exactly as float_to_bfloat rounds them.
@@ -135,12 +137,40 @@ __m256i round_to_bf16(__m512 v) {
   const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
                                                 _mm512_set1_epi32(0x7f800000));
   const __m512i quiet = _mm512_or_si512(shift_right_16(x), _mm512_set1_epi32(0x40));
-  return _mm512_maskz_cvtepi32_epi16(static_cast<__mmask16>(0xffff),
-                                     _mm512_mask_mov_epi32(rounded, nan, quiet));
+  return _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, quiet));
 }
 
 std::uint16_t round_one(float v) {
   return static_cast<std::uint16_t>(_mm256_extract_epi16(round_to_bf16(_mm512_set1_ps(v)), 0));
+}
+
+// r[i] = row i of a 16 x 16 block; afterwards r[j] = its column j. Per 128-bit lane L, two
+// unpack and two shuffle steps transpose each group of four rows' 4 x 4 blocks (u[4g + m] lane L
+// = rows 4g..4g+3 at column 4L + m); two 128-bit lane shuffles then gather lane L of the four
+// groups into one vector.
+void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int g = 0; g < 16; g += 4) {
+    u[g] = _mm512_shuffle_ps(t[g], t[g + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int m = 0; m < 4; ++m) {
+    // Lanes [g0.L0, g0.L2, g1.L0, g1.L2] and [g0.L1, g0.L3, g1.L1, g1.L3]; the same for g2, g3.
+    const __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 v1 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 w0 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 w1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(3, 1, 3, 1));
+    r[m] = _mm512_shuffle_f32x4(v0, w0, _MM_SHUFFLE(2, 0, 2, 0));       // column m (lane 0)
+    r[4 + m] = _mm512_shuffle_f32x4(v1, w1, _MM_SHUFFLE(2, 0, 2, 0));   // 4 + m (lane 1)
+    r[8 + m] = _mm512_shuffle_f32x4(v0, w0, _MM_SHUFFLE(3, 1, 3, 1));   // 8 + m (lane 2)
+    r[12 + m] = _mm512_shuffle_f32x4(v1, w1, _MM_SHUFFLE(3, 1, 3, 1));  // 12 + m (lane 3)
+  }
 }
 
 }  // namespace
@@ -157,19 +187,21 @@ void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uin
     }
     return;
   }
-  if (dw == 1) {  // channels-first: 16 pixels of a channel per vector, gathered C apart
-    const __m512i lanes =
-        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                           _mm512_set1_epi32(static_cast<int>(C)));
-    for (std::int64_t c = 0; c < C; ++c) {
-      std::int64_t w = 0;
-      for (; w + 16 <= W; w += 16)
-        _mm256_storeu_si256(
-            reinterpret_cast<__m256i*>(dst + c * dc + w),
-            round_to_bf16(_mm512_mask_i32gather_ps(
-                _mm512_setzero_ps(), static_cast<__mmask16>(0xffff), lanes, in + w * C + c, 4)));
-      for (; w < W; ++w) dst[c * dc + w] = round_one(in[w * C + c]);
-    }
+  if (dw == 1) {  // channels-first: 16 x 16 blocks transposed in registers
+    const std::int64_t W16 = W / 16 * 16, C16 = C / 16 * 16;
+    for (std::int64_t w = 0; w < W16; w += 16)
+      for (std::int64_t c = 0; c < C16; c += 16) {
+        __m512 r[16];
+        for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + (w + i) * C + c);
+        transpose16(r);
+        for (int i = 0; i < 16; ++i)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (c + i) * dc + w),
+                              round_to_bf16(r[i]));
+      }
+    // The ragged edges one by one.
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t w = c < C16 ? W16 : 0; w < W; ++w)
+        dst[c * dc + w] = round_one(in[w * C + c]);
     return;
   }
   for (std::int64_t c = 0; c < C; ++c)
