@@ -2,6 +2,9 @@
 // names, UTF-8 tails, the database's field grammar (solver ids, problem keys, timestamps), and
 // imports that are all-or-nothing and never let a forged timestamp outrank local evidence.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,6 +14,7 @@
 #include "core/safe_text.hpp"
 #include "db/fields.hpp"
 #include "db/store.hpp"
+#include "probe/pool.hpp"
 #include "probe/protocol.hpp"
 #include "temp_store.hpp"
 #include "vendor/miopen_table.hpp"
@@ -238,4 +242,23 @@ TEST(Trust, NumbersFromOutsideAreCheckedByKindAndRange) {
   ASSERT_TRUE(good.is_ok()) << good.status().message();
   EXPECT_EQ(good->runs, 5);
   EXPECT_EQ(good->first_ms, 2.0);
+}
+
+// A killed worker stuck in the kernel (state D) may never exit: the parent's wait for it has a
+// deadline. A child that stays alive is reported as not reaped; once it exits it is reaped with
+// the status it died with.
+TEST(Trust, WaitingForAChildHasADeadline) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  int status = 0;
+  EXPECT_FALSE(probe::wait_for_exit(child, &status, 0.05)) << "a live child counted as reaped";
+  ::kill(child, SIGKILL);
+  ASSERT_TRUE(probe::wait_for_exit(child, &status, 60));
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  // Not a child any more: nothing to wait for, at once.
+  EXPECT_TRUE(probe::wait_for_exit(child, &status, 60));
 }

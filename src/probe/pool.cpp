@@ -42,6 +42,9 @@ void close_fd(int& fd) {
 // The workers of this process (all pools, all threads): reap_strays never touches them.
 std::mutex g_workers_mutex;
 std::set<pid_t> g_workers;
+// Killed children that did not exit in time (stuck in the kernel): reaped whenever they exit,
+// never waited for again.
+std::set<pid_t> g_left_behind;
 std::atomic<bool> g_subreaper{false};
 std::atomic<int> g_stop{0};
 
@@ -68,7 +71,46 @@ bool become_subreaper() {
   return true;
 }
 
+bool wait_for_exit(pid_t pid, int* status, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int pause_us = 200;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) return true;  // not our child (already reaped): nothing to wait for
+    if (std::chrono::steady_clock::now() >= until) return false;
+    ::usleep(pause_us);
+    pause_us = std::min(pause_us * 2, 20000);
+  }
+}
+
+double kill_wait_seconds() {
+  if (const char* v = std::getenv("CONVGUARD_KILL_WAIT_S")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && *end == 0 && s >= 0 && s <= 3600) return s;
+  }
+  return 10;
+}
+
+namespace {
+// Reaps the children left behind that have exited since.
+void reap_left_behind() {
+  std::lock_guard<std::mutex> lock(g_workers_mutex);
+  for (auto it = g_left_behind.begin(); it != g_left_behind.end();) {
+    int st = 0;
+    const pid_t r = ::waitpid(*it, &st, WNOHANG);
+    it = (r == *it || (r < 0 && errno != EINTR)) ? g_left_behind.erase(it) : std::next(it);
+  }
+}
+void leave_behind(pid_t pid) {
+  std::lock_guard<std::mutex> lock(g_workers_mutex);
+  g_left_behind.insert(pid);
+}
+}  // namespace
+
 int reap_strays() {
+  reap_left_behind();
   if (!g_subreaper) return 0;  // not ours to reap: a library caller's children are its own
   int killed = 0;
   const pid_t self = ::getpid();
@@ -94,15 +136,17 @@ int reap_strays() {
         char state = 0;
         if (!rp || std::sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
         std::lock_guard<std::mutex> lock(g_workers_mutex);
-        if (!g_workers.count(static_cast<pid_t>(pid))) strays.push_back(static_cast<pid_t>(pid));
+        if (!g_workers.count(static_cast<pid_t>(pid)) &&
+            !g_left_behind.count(static_cast<pid_t>(pid)))
+          strays.push_back(static_cast<pid_t>(pid));
       }
       ::closedir(d);
     }
     if (strays.empty()) break;
     for (pid_t p : strays) {
       ::kill(p, SIGKILL);
-      while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
-      }
+      int st = 0;
+      if (!wait_for_exit(p, &st, kill_wait_seconds())) leave_behind(p);
       ++killed;
     }
   }
@@ -136,18 +180,34 @@ void Worker::kill_and_reap() {
   close_pipes();
 }
 
-int Worker::end_process() {
-  int st = 0;
+std::optional<int> Worker::end_process() {
+  std::optional<int> result = 0;
   if (pid_ > 0) {
     ::kill(-pid_, SIGKILL);  // the whole process group: threads and any children
     ::kill(pid_, SIGKILL);   // (a zombie keeps the status it died with)
-    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    int st = 0;
+    if (wait_for_exit(pid_, &st, kill_wait_seconds())) {
+      result = st;
+    } else {
+      // Stuck in the kernel: waiting on would hang the probe. The next trial gets a new worker.
+      result = std::nullopt;
+      left_behind_ = pid_;
+      leave_behind(pid_);
     }
     live_workers(pid_, false);
     reap_strays();
   }
   pid_ = -1;
-  return st;
+  return result;
+}
+
+void Worker::note_left_behind(std::string& reason) {
+  if (left_behind_ <= 0) return;
+  reason += "; the worker (pid " + std::to_string(left_behind_) + ") did not exit within " +
+            std::to_string(static_cast<long>(kill_wait_seconds())) +
+            " s of SIGKILL (stuck in the kernel, as in a driver call that never returns) and was "
+            "left behind";
+  left_behind_ = -1;
 }
 
 void Worker::close_pipes() {
@@ -389,6 +449,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                  ") during the trial; not evidence against the solver: the next probe runs it";
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
+      note_left_behind(o.reason);
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
@@ -404,6 +465,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                  " ms (--compile-timeout); worker killed; not evidence against the solver";
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
+      note_left_behind(o.reason);
       return o;
     }
     if (left <= 0) {
@@ -420,6 +482,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                : "");
       o.stderr_tail = take_stderr_tail();
       kill_and_reap();
+      note_left_behind(o.reason);
       return o;
     }
     // The worker's end is seen by its pid, not by the end of its pipes: a child it forked may
@@ -432,7 +495,8 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     if (exited) pump(0);  // a reply written just before the end is still the reply
   }
   // The worker died. Kill what it left in its group, reap it and say how.
-  const int st = end_process();
+  const std::optional<int> ended = end_process();
+  const int st = ended.value_or(0);
   o.elapsed_ms = now_ms() - start;
   o.stderr_tail = take_stderr_tail();
   close_pipes();
@@ -446,6 +510,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   } else {
     o.reason = "worker died during the trial";
   }
+  note_left_behind(o.reason);
   return o;
 }
 

@@ -73,8 +73,11 @@ class Worker {
 
  private:
   void kill_and_reap();  // end_process() then close_pipes()
-  // Kills the worker's process group, reaps the worker and any strays; its wait status.
-  int end_process();
+  // Kills the worker's process group, reaps the worker and any strays; its wait status, or none
+  // when it did not exit within kill_wait_seconds() (then left_behind_ is its pid).
+  std::optional<int> end_process();
+  // Appends to a trial's reason that its worker could not be reaped, if so (and forgets it).
+  void note_left_behind(std::string& reason);
   void close_pipes();
   // Reads available output; returns false on EOF of stdout.
   bool pump(int timeout_ms);
@@ -89,6 +92,7 @@ class Worker {
   std::string fingerprint_, description_;
   int starts_ = 0;
   double compile_deadline_ms_ = 0;
+  pid_t left_behind_ = -1;
 };
 
 // Makes this process the subreaper of everything its workers start (PR_SET_CHILD_SUBREAPER), so a
@@ -100,6 +104,15 @@ bool become_subreaper();
 int reap_strays();
 // The registry reap_strays() spares (Worker keeps it; exposed for tests).
 void live_workers(pid_t pid, bool alive);
+
+// waitpid with a deadline: true once `pid` is reaped (its wait status in *status), false if it
+// has not exited after `seconds`. A process killed with SIGKILL inside an uninterruptible kernel
+// wait (state D: a driver call that never returns, a dead network filesystem) does not exit until
+// that wait ends, maybe never; an unbounded waitpid would hang the probe with it.
+[[nodiscard]] bool wait_for_exit(pid_t pid, int* status, double seconds);
+// How long a killed worker (or stray) may take to exit before it is left behind: 10 s, or
+// CONVGUARD_KILL_WAIT_S. A child left behind is reaped later, whenever it exits.
+double kill_wait_seconds();
 
 // A user's stop (SIGINT, SIGTERM): the CLI's handler calls request_stop(sig) (async-signal-safe);
 // a running trial's wait ends within ~100 ms with status "interrupted" (its worker killed) and

@@ -18,10 +18,11 @@ inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
   return a < b ? a : b;
 }
 
+constexpr int kPixels = 6, kBlocks = 4;
+
 struct Args {
-  const std::uint32_t* x;          // the tile's first output pixel's first tap, in pairs
-  std::int64_t x_step;             // pairs between adjacent output pixels (stride * C2)
-  const std::int64_t* tap_offset;  // pairs from a pixel's first tap to each tap
+  const std::uint32_t* px[kPixels];  // each output pixel's first tap, in pairs (any rows)
+  const std::int64_t* tap_offset;    // pairs from a pixel's first tap to each tap
   std::int64_t taps, c2;
   const std::uint32_t* w;  // the first 16-channel block of the tile
   std::int64_t w_block;    // pairs between 16-channel blocks (taps * C2 * 16)
@@ -37,13 +38,14 @@ void tile(const Args& a) {
   for (int i = 0; i < NI; ++i)
     for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_setzero_ps();
   for (std::int64_t t = 0; t < a.taps; ++t) {
-    const std::uint32_t* x = a.x + a.tap_offset[t];
+    const std::uint32_t* x[NI];
+    for (int i = 0; i < NI; ++i) x[i] = a.px[i] + a.tap_offset[t];
     const std::uint32_t* w = a.w + t * a.c2 * 16;
     for (std::int64_t c = 0; c < a.c2; ++c) {
       __m512bh wv[NJ];
       for (int j = 0; j < NJ; ++j) wv[j] = (__m512bh)_mm512_loadu_si512(w + j * a.w_block + c * 16);
       for (int i = 0; i < NI; ++i) {
-        const __m512bh xv = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[i * a.x_step + c]));
+        const __m512bh xv = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[i][c]));
         for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], xv, wv[j]);
       }
     }
@@ -82,43 +84,53 @@ TileFn pick(int ni, int nj) {
   }
 }
 
-constexpr int kPixels = 6, kBlocks = 4;
-
 }  // namespace
 
 void forward_avx512(const ForwardArgs& f) {
   const Geometry& G = f.G;
   const Sizes5& xs = f.xs;
   const std::int64_t C2 = (G.c() + 1) / 2, K = G.k(), kblocks = (K + 15) / 16;
+  const std::int64_t rows = G.n * G.od * G.oh, R = f.rows_per_block;
+  const std::int64_t blocks = (rows + R - 1) / R;
+  // The first tap of output row r's first pixel.
+  const auto row_start = [&](std::int64_t r) {
+    const std::int64_t oh = r % G.oh, od = r / G.oh % G.od, n = r / (G.oh * G.od);
+    return f.x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
+  };
 #pragma omp parallel
   {
-    float* out_row = f.rows + omp_get_thread_num() * G.ow * K;
-#pragma omp for collapse(3) schedule(static)
-    for (std::int64_t n = 0; n < G.n; ++n)
-      for (std::int64_t od = 0; od < G.od; ++od)
-        for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-          const std::uint32_t* row = f.x + ((n * xs.d + od * G.sd) * xs.h + oh * G.sh) * xs.w * C2;
-          for (std::int64_t kb = 0; kb < kblocks; kb += kBlocks) {
-            const int nj = static_cast<int>(smaller(kBlocks, kblocks - kb));
-            const std::int64_t last = K - (kb + nj - 1) * 16;
-            Args a{};
-            a.x_step = G.sw * C2;
-            a.tap_offset = f.tap_offset;
-            a.taps = G.taps();
-            a.c2 = C2;
-            a.w = f.w + kb * G.taps() * C2 * 16;
-            a.w_block = G.taps() * C2 * 16;
-            a.k = K;
-            a.last_mask = static_cast<__mmask16>(last >= 16 ? 0xffff : (1u << last) - 1);
-            for (std::int64_t ow = 0; ow < G.ow; ow += kPixels) {
-              const int ni = static_cast<int>(smaller(kPixels, G.ow - ow));
-              a.x = row + ow * G.sw * C2;
-              a.y = out_row + ow * K + kb * 16;
-              pick(ni, nj)(a);
-            }
+    float* out = f.rows + omp_get_thread_num() * R * G.ow * K;
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      // The block's pixels in row order, in tiles of 6 that may span rows (a 7-wide row
+      // would leave a 1-pixel tile).
+      const std::int64_t r0 = b * R, pixels = smaller(R, rows - r0) * G.ow;
+      for (std::int64_t kb = 0; kb < kblocks; kb += kBlocks) {
+        const int nj = static_cast<int>(smaller(kBlocks, kblocks - kb));
+        const std::int64_t last = K - (kb + nj - 1) * 16;
+        Args a{};
+        a.tap_offset = f.tap_offset;
+        a.taps = G.taps();
+        a.c2 = C2;
+        a.w = f.w + kb * G.taps() * C2 * 16;
+        a.w_block = G.taps() * C2 * 16;
+        a.k = K;
+        a.last_mask = static_cast<__mmask16>(last >= 16 ? 0xffff : (1u << last) - 1);
+        for (std::int64_t p0 = 0; p0 < pixels; p0 += kPixels) {
+          const int ni = static_cast<int>(smaller(kPixels, pixels - p0));
+          for (int i = 0; i < ni; ++i) {
+            const std::int64_t p = p0 + i;
+            a.px[i] = row_start(r0 + p / G.ow) + p % G.ow * G.sw * C2;
           }
-          f.out.store(f.out.context, n, od, oh, out_row);
+          a.y = out + p0 * K + kb * 16;
+          pick(ni, nj)(a);
         }
+      }
+      for (std::int64_t r = r0; r < r0 + pixels / G.ow; ++r) {
+        const std::int64_t oh = r % G.oh, od = r / G.oh % G.od, n = r / (G.oh * G.od);
+        f.out.store(f.out.context, n, od, oh, out + (r - r0) * G.ow * K);
+      }
+    }
   }
 }
 

@@ -17,8 +17,13 @@ void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x
     for (std::int64_t b = 0; b < G.kh; ++b)
       for (std::int64_t e = 0; e < G.kw; ++e)
         tap_offset.push_back(((a * G.dd * xs.h + b * G.dh) * xs.w + e * G.dw) * C2);
-  std::vector<float> rows(static_cast<std::size_t>(omp_get_max_threads() * G.ow * G.k()));
-  ForwardArgs f{G, xs, x, w, tap_offset.data(), rows.data(), {}};
+  // Rows per block: the fewest that make whole 6-pixel tiles, while every thread gets 4 blocks.
+  const std::int64_t threads = omp_get_max_threads(), rows = G.n * G.od * G.oh;
+  std::int64_t R = 1;
+  while (R < 6 && R * G.ow % 6) ++R;
+  if (rows / R < 4 * threads) R = 1;
+  std::vector<float> buffers(static_cast<std::size_t>(threads * R * G.ow * G.k()));
+  ForwardArgs f{G, xs, x, w, tap_offset.data(), R, buffers.data(), {}};
   f.out.context = &out;
   f.out.store = [](const void* sink, std::int64_t n, std::int64_t d, std::int64_t h,
                    const float* row) { (*static_cast<const RowSink*>(sink))(n, d, h, row); };

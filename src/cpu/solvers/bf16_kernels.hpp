@@ -27,7 +27,8 @@ struct ForwardArgs {
   const std::uint32_t* x;          // x as channel pairs, channels-last, padded
   const std::uint32_t* w;          // the packed filter (bf16_pack.hpp: pack_filter)
   const std::int64_t* tap_offset;  // pairs from a window's first tap to each tap
-  float* rows;                     // one row of OW * K floats per thread (omp_get_max_threads)
+  std::int64_t rows_per_block;     // output rows a thread computes at once (tiles span them)
+  float* rows;  // rows_per_block * OW * K floats per thread (omp_get_max_threads)
   RowStore out;
 };
 void forward_avx512(const ForwardArgs& a);

@@ -112,26 +112,37 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
   const bool bwd = f.swap_and_flip;
   const std::int64_t K = G.k(), C = G.c(), taps = f.taps[0] * f.taps[1] * f.taps[2];
   const std::int64_t O = bwd ? C : K, I = bwd ? K : C, I2 = (I + 1) / 2;
-  // The filter's index along dimension d of the kernel's tap j.
+  const auto& st = w.strides();
+  // Strides of the kernel's output and input channels in the filter ([K][C][kd][kh][kw]).
+  const std::int64_t o_stride = bwd ? st[1] : st[0], i_stride = bwd ? st[0] : st[1];
+  // The filter's index along dimension d of the kernel's tap j, and each tap's element offset.
   const auto source = [&](int d, std::int64_t j) {
     return f.first[d] + f.step[d] * (bwd ? f.taps[d] - 1 - j : j);
   };
-  const auto at = [&](std::int64_t o, std::int64_t tap, std::int64_t i) -> std::uint32_t {
-    if (o >= O || i >= I) return 0;
-    const std::int64_t a = source(0, tap / (f.taps[1] * f.taps[2])),
-                       b = source(1, tap / f.taps[2] % f.taps[1]), e = source(2, tap % f.taps[2]);
-    return bwd ? w.at(i, o, a, b, e) : w.at(o, i, a, b, e);
-  };
+  std::vector<std::int64_t> tap_at;
+  for (std::int64_t a = 0; a < f.taps[0]; ++a)
+    for (std::int64_t b = 0; b < f.taps[1]; ++b)
+      for (std::int64_t e = 0; e < f.taps[2]; ++e)
+        tap_at.push_back(source(0, a) * st[2] + source(1, b) * st[3] + source(2, e) * st[4]);
   const std::int64_t blocks = (O + 15) / 16;
+  // One output channel (a lane) at a time: its taps and channel pairs are read in memory order.
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t ob = 0; ob < blocks; ++ob)
-    for (std::int64_t tap = 0; tap < taps; ++tap)
-      for (std::int64_t i2 = 0; i2 < I2; ++i2)
-        for (std::int64_t lane = 0; lane < 16; ++lane) {
-          const std::int64_t o = ob * 16 + lane;
-          dst[((ob * taps + tap) * I2 + i2) * 16 + lane] =
-              at(o, tap, 2 * i2) | at(o, tap, 2 * i2 + 1) << 16;
+    for (std::int64_t lane = 0; lane < 16; ++lane) {
+      const std::int64_t o = ob * 16 + lane;
+      std::uint32_t* d = dst + ob * taps * I2 * 16 + lane;
+      for (std::int64_t tap = 0; tap < taps; ++tap) {
+        std::uint32_t* dt = d + tap * I2 * 16;
+        if (o >= O) {
+          for (std::int64_t i2 = 0; i2 < I2; ++i2) dt[i2 * 16] = 0;
+          continue;
         }
+        const std::uint16_t* src = w.data() + o * o_stride + tap_at[tap];
+        for (std::int64_t i2 = 0; i2 < I / 2; ++i2)
+          dt[i2 * 16] = src[2 * i2 * i_stride] | std::uint32_t{src[(2 * i2 + 1) * i_stride]} << 16;
+        if (I % 2) dt[(I2 - 1) * 16] = src[(I - 1) * i_stride];
+      }
+    }
 }
 
 }  // namespace convguard::cpu::bf16

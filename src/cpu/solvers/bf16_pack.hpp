@@ -24,6 +24,8 @@ class Reader {
   }
   // Row (n, d, h) as channels-last bits [W][C].
   void row(std::int64_t n, std::int64_t d, std::int64_t h, std::uint16_t* out) const;
+  const std::uint16_t* data() const { return p_; }
+  const std::array<std::int64_t, 5>& strides() const { return st_; }
 
  private:
   const std::uint16_t* p_;
