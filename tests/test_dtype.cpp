@@ -70,7 +70,7 @@ TEST(DType, Bf16VectorStoresRoundAsTheScalarConversion) {
   for (const bool channels_last : {true, false}) {
     std::vector<std::uint16_t> out(W * C, 0xdead);
     const std::int64_t dc = channels_last ? 1 : W, dw = channels_last ? C : 1;
-    cpu::bf16::store_bf16_avx512(in.data(), W, C, out.data(), dc, dw);
+    cpu::bf16::store_bf16_avx512(in.data(), C, W, C, out.data(), dc, dw);
     for (std::int64_t w = 0; w < W; ++w)
       for (std::int64_t c = 0; c < C; ++c)
         ASSERT_EQ(out[w * dw + c * dc], float_to_bfloat(in[w * C + c]))

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/tensor_iter.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
 
 namespace convguard::cpu {
@@ -21,17 +23,22 @@ std::int64_t padded_k(std::int64_t k) {
   return (k + 15) / 16 * 16;
 }
 
-// The kernel's dW^T [taps * C][Kp] into the caller's filter, rounded to bf16.
-void write_filter(const float* dwt, const Geometry& G, const bf16::Writer& w) {
+// The kernel's dW^T [taps * C][Kp] into the caller's filter, rounded to bf16: per tap a [C][K]
+// matrix (rows Kp apart) stored at the filter's K and C strides, 64 input channels at a time.
+void write_filter(const float* dwt, const Geometry& G, const TensorView& w) {
   const std::int64_t K = G.k(), C = G.c(), kp = padded_k(K);
+  const auto& st = detail::shape5(w.desc).strides;
+  auto* dst = static_cast<std::uint16_t*>(w.data);
+  constexpr std::int64_t kRows = 64;
+  const std::int64_t chunks = (C + kRows - 1) / kRows;
 #pragma omp parallel for collapse(2) schedule(static)
-  for (std::int64_t k = 0; k < K; ++k)
-    for (std::int64_t a = 0; a < G.kd; ++a)
-      for (std::int64_t b = 0; b < G.kh; ++b)
-        for (std::int64_t e = 0; e < G.kw; ++e) {
-          const float* col = dwt + ((a * G.kh + b) * G.kw + e) * C * kp + k;
-          for (std::int64_t c = 0; c < C; ++c) w.set(k, c, a, b, e, col[c * kp]);
-        }
+  for (std::int64_t tap = 0; tap < G.taps(); ++tap)
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+      const std::int64_t a = tap / (G.kh * G.kw), b = tap / G.kw % G.kh, e = tap % G.kw;
+      const std::int64_t c0 = chunk * kRows;
+      bf16::store_bf16_avx512(dwt + (tap * C + c0) * kp, kp, std::min(kRows, C - c0), K,
+                              dst + c0 * st[1] + a * st[2] + b * st[3] + e * st[4], st[0], st[1]);
+    }
 }
 
 // Stores each finished output row in the caller's tensor.
@@ -116,7 +123,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
       bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded_k(G.k()), second);
       bf16::backward_weights(G, t.xs, in, second, dwt);
-      write_filter(dwt, G, bf16::Writer(caller.w));
+      write_filter(dwt, G, caller.w);
       return Status::ok();
     }
   }

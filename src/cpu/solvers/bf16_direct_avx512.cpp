@@ -4,8 +4,9 @@
 #include <omp.h>
 
 // GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge source, which its
-// -Wmaybe-uninitialized reports as a use (a false positive; clang and later GCC do not).
+// -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_kernels.hpp"
 
@@ -187,15 +188,15 @@ void transpose16(__m512 r[16]) {
 
 }  // namespace
 
-void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uint16_t* dst,
-                       std::int64_t dc, std::int64_t dw) {
+void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
+                       std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {
   if (dc == 1) {  // channels-last: 16 channels of a pixel per vector
     for (std::int64_t w = 0; w < W; ++w) {
       std::int64_t c = 0;
       for (; c + 16 <= C; c += 16)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + w * dw + c),
-                            round_to_bf16(_mm512_loadu_ps(in + w * C + c)));
-      for (; c < C; ++c) dst[w * dw + c] = round_one(in[w * C + c]);
+                            round_to_bf16(_mm512_loadu_ps(in + w * in_row + c)));
+      for (; c < C; ++c) dst[w * dw + c] = round_one(in[w * in_row + c]);
     }
     return;
   }
@@ -204,7 +205,7 @@ void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uin
     for (std::int64_t w = 0; w < W16; w += 16)
       for (std::int64_t c = 0; c < C16; c += 16) {
         __m512 r[16];
-        for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + (w + i) * C + c);
+        for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + (w + i) * in_row + c);
         transpose16(r);
         for (int i = 0; i < 16; ++i)
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (c + i) * dc + w),
@@ -213,11 +214,40 @@ void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uin
     // The ragged edges one by one.
     for (std::int64_t c = 0; c < C; ++c)
       for (std::int64_t w = c < C16 ? W16 : 0; w < W; ++w)
-        dst[c * dc + w] = round_one(in[w * C + c]);
+        dst[c * dc + w] = round_one(in[w * in_row + c]);
     return;
   }
   for (std::int64_t c = 0; c < C; ++c)
-    for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w * dw] = round_one(in[w * C + c]);
+    for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w * dw] = round_one(in[w * in_row + c]);
+}
+
+// A 16 x 16 block of bf16 bits: 16 rows of 16 from `src` (rows `src_row` apart) into `dst`
+// transposed (rows `dst_row` apart).
+void transpose_bits16(const std::uint16_t* src, std::int64_t src_row, std::uint16_t* dst,
+                      std::int64_t dst_row) {
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_castsi512_ps(_mm512_cvtepu16_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i * src_row))));
+  transpose16(r);
+  for (int i = 0; i < 16; ++i)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i * dst_row),
+                        _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
+}
+
+void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
+                           std::int64_t W, std::int64_t C, std::uint16_t* out) {
+  if (sw == 1) {  // channels-first: 16 x 16 blocks transposed in registers
+    const std::int64_t W16 = W / 16 * 16, C16 = C / 16 * 16;
+    for (std::int64_t c = 0; c < C16; c += 16)
+      for (std::int64_t w = 0; w < W16; w += 16)
+        transpose_bits16(src + c * sc + w, sc, out + w * C + c, C);
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t w = c < C16 ? W16 : 0; w < W; ++w) out[w * C + c] = src[c * sc + w];
+    return;
+  }
+  for (std::int64_t c = 0; c < C; ++c)
+    for (std::int64_t w = 0; w < W; ++w) out[w * C + c] = src[c * sc + w * sw];
 }
 
 }  // namespace convguard::cpu::bf16

@@ -44,9 +44,14 @@ struct BackwardWeightsArgs {
 };
 void backward_weights_avx512(const BackwardWeightsArgs& a);
 
-// fp32 [W][C] rounded to bf16 as float_to_bfloat rounds (to nearest even; NaN stays NaN),
-// stored at dst + w * dw + c * dc: 16 values per vector where dc or dw is 1, else one by one.
-void store_bf16_avx512(const float* in, std::int64_t W, std::int64_t C, std::uint16_t* dst,
-                       std::int64_t dc, std::int64_t dw);
+// fp32 [W][C] (rows in_row floats apart) rounded to bf16 as float_to_bfloat rounds (to nearest
+// even; NaN stays NaN), stored at dst + w * dw + c * dc: 16 values per vector where dc or dw is
+// 1, else one by one.
+void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
+                       std::uint16_t* dst, std::int64_t dc, std::int64_t dw);
+// bf16 bits at src + c * sc + w * sw into channels-last [W][C]: 16 x 16 blocks transposed in
+// registers when sw is 1 (channels-first), else one by one.
+void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
+                           std::int64_t W, std::int64_t C, std::uint16_t* out);
 
 }  // namespace convguard::cpu::bf16

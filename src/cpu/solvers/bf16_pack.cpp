@@ -20,14 +20,7 @@ void Reader::row(std::int64_t n, std::int64_t d, std::int64_t h, std::uint16_t* 
       for (std::int64_t c = 0; c < C; ++c) out[w * C + c] = src[w * sw + c];
     return;
   }
-  // A transpose in 16 x 16 blocks: 16 short reads of channel planes, 16 short writes of pixels.
-  constexpr std::int64_t kB = 16;
-  for (std::int64_t c0 = 0; c0 < C; c0 += kB)
-    for (std::int64_t w0 = 0; w0 < W; w0 += kB) {
-      const std::int64_t c1 = std::min(C, c0 + kB), w1 = std::min(W, w0 + kB);
-      for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t w = w0; w < w1; ++w) out[w * C + c] = src[c * sc + w * sw];
-    }
+  load_bf16_rows_avx512(src, sc, sw, W, C, out);
 }
 
 Writer::Writer(const TensorView& v)
@@ -38,7 +31,7 @@ Writer::Writer(const TensorView& v)
 void Writer::row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in, std::int64_t w0,
                  std::int64_t step, std::int64_t count) const {
   std::uint16_t* dst = p_ + n * st_[0] + d * st_[2] + h * st_[3] + w0 * st_[4];
-  store_bf16_avx512(in, count < 0 ? s_.w : count, s_.c, dst, st_[1], st_[4] * step);
+  store_bf16_avx512(in, s_.c, count < 0 ? s_.w : count, s_.c, dst, st_[1], st_[4] * step);
 }
 
 namespace {
