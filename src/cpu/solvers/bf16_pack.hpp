@@ -38,10 +38,6 @@ class Reader {
 class Writer {
  public:
   explicit Writer(const TensorView& v);
-  void set(std::int64_t n, std::int64_t c, std::int64_t d, std::int64_t h, std::int64_t w,
-           float v) const {
-    p_[n * st_[0] + c * st_[1] + d * st_[2] + h * st_[3] + w * st_[4]] = float_to_bfloat(v);
-  }
   // Row (n, d, h) from channels-last fp32 [count][C] (count = -1: the row's width), into pixels
   // w0, w0 + step, ...
   void row(std::int64_t n, std::int64_t d, std::int64_t h, const float* in, std::int64_t w0 = 0,
