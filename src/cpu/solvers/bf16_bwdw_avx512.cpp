@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/solvers/bf16_tiles.hpp"
 
 namespace convguard::cpu::bf16 {
 namespace {
@@ -26,7 +27,12 @@ struct Args {
 // NI columns of dW^T (filter tap and input channel) by NJ blocks of 16 output channels: one
 // broadcast x pair per column and one dy vector per block per pixel pair.
 template <int NI, int NJ>
-void tile(const Args& a) {
+struct Tile {
+  static void run(const Args& a);
+};
+
+template <int NI, int NJ>
+void Tile<NI, NJ>::run(const Args& a) {
   __m512 acc[NI][NJ];
   for (int i = 0; i < NI; ++i)
     for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_loadu_ps(a.dw + i * a.kp + j * 16);
@@ -46,30 +52,6 @@ void tile(const Args& a) {
   }
   for (int i = 0; i < NI; ++i)
     for (int j = 0; j < NJ; ++j) _mm512_storeu_ps(a.dw + i * a.kp + j * 16, acc[i][j]);
-}
-
-using TileFn = void (*)(const Args&);
-
-template <int NI>
-constexpr TileFn pick(int nj) {
-  return nj == 1 ? tile<NI, 1> : nj == 2 ? tile<NI, 2> : nj == 3 ? tile<NI, 3> : tile<NI, 4>;
-}
-
-TileFn pick(int ni, int nj) {
-  switch (ni) {
-    case 1:
-      return pick<1>(nj);
-    case 2:
-      return pick<2>(nj);
-    case 3:
-      return pick<3>(nj);
-    case 4:
-      return pick<4>(nj);
-    case 5:
-      return pick<5>(nj);
-    default:
-      return pick<6>(nj);
-  }
 }
 
 constexpr int kColumns = 6, kBlocks = 4;
@@ -108,7 +90,7 @@ void backward_weights_avx512(const BackwardWeightsArgs& b) {
       a.row_pairs = row_pairs;
       a.kp = kp;
       a.dw = dwt + q0 * kp + kg * kBlocks * 16;
-      pick(ni, nj)(a);
+      pick_tile<Tile>(ni, nj)(a);
     }
   }
 }

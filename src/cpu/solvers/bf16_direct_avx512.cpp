@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/solvers/bf16_tiles.hpp"
 
 namespace convguard::cpu::bf16 {
 namespace {
@@ -34,7 +35,12 @@ struct Args {
 
 // NI output pixels by NJ blocks of 16 output channels, all in registers.
 template <int NI, int NJ>
-void tile(const Args& a) {
+struct Tile {
+  static void run(const Args& a);
+};
+
+template <int NI, int NJ>
+void Tile<NI, NJ>::run(const Args& a) {
   __m512 acc[NI][NJ];
   for (int i = 0; i < NI; ++i)
     for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_setzero_ps();
@@ -59,30 +65,6 @@ void tile(const Args& a) {
       else
         _mm512_storeu_ps(out, acc[i][j]);
     }
-}
-
-using TileFn = void (*)(const Args&);
-
-template <int NI>
-constexpr TileFn pick(int nj) {
-  return nj == 1 ? tile<NI, 1> : nj == 2 ? tile<NI, 2> : nj == 3 ? tile<NI, 3> : tile<NI, 4>;
-}
-
-TileFn pick(int ni, int nj) {
-  switch (ni) {
-    case 1:
-      return pick<1>(nj);
-    case 2:
-      return pick<2>(nj);
-    case 3:
-      return pick<3>(nj);
-    case 4:
-      return pick<4>(nj);
-    case 5:
-      return pick<5>(nj);
-    default:
-      return pick<6>(nj);
-  }
 }
 
 }  // namespace
@@ -124,7 +106,7 @@ void forward_avx512(const ForwardArgs& f) {
             a.px[i] = row_start(r0 + p / G.ow) + p % G.ow * G.sw * C2;
           }
           a.y = out + p0 * K + kb * 16;
-          pick(ni, nj)(a);
+          pick_tile<Tile>(ni, nj)(a);
         }
       }
       for (std::int64_t r = r0; r < r0 + pixels / G.ow; ++r) {
