@@ -364,7 +364,7 @@ TEST(Gpu, TensorCoreRaggedChannelsAndStridedBackwardData) {
          {"mb2ic64ih28oc32oh14kh1sh2", "mb2ic32ih28oc64oh14kh3sh2ph1",
           "mb2ic16ih56oc24oh28kh7sh2ph3", "mb2ic24ih27oc40oh14kh3sh2ph1",
           "mb2ic3ih30oc20oh15kh7sh2ph3", "mb1ic12ih29oc20oh10kh2sh3", "mb2ic40ih20oc8oh10kh2sh2",
-          "mb2ic16ih15oc16oh8kh3sh2ph1iw21ow7kw1sw3"})
+          "mb2ic16ih15oc16oh8kh3sh2ph1iw21ow7kw1sw3pw0"})
       add("--dir=BWD_D ", dt, strided);
   }
   int verified = 0;

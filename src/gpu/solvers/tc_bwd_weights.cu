@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
                            off = static_cast<std::int64_t>(row) * a.cols + cx;
         const float v0 = acc[mi][ni][half * 2], v1 = acc[mi][ni][half * 2 + 1];
         if constexpr (kRagged)
-          store_result_ragged(dw, a.partial, plane, off, v0, v1, c_left > 1);
+          store_result_ragged(dw, a.partial, plane, off, v0, v1, c_left > 1, false);
         else
           store_result(dw, a.partial, plane, off, v0, v1);
       }

@@ -108,12 +108,15 @@ __device__ __forceinline__ void store_result(T* out, float* partial, std::int64_
   }
 }
 
-// The same for a pair that may be unaligned (an odd output row length) or cut at the row's end
-// (`two` false: only a is stored).
+// The same for a pair that may be unaligned (`aligned` false: an odd output row length) or cut at
+// the row's end (`two` false: only a is stored).
 template <typename T>
 __device__ __forceinline__ void store_result_ragged(T* out, float* partial, std::int64_t plane,
-                                                    std::int64_t off, float a, float b, bool two) {
-  if (partial) {
+                                                    std::int64_t off, float a, float b, bool two,
+                                                    bool aligned) {
+  if (two && aligned) {
+    store_result(out, partial, plane, off, a, b);
+  } else if (partial) {
     float* dst = partial + static_cast<std::int64_t>(blockIdx.z) * plane + off;
     dst[0] = a;
     if (two) dst[1] = b;
