@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -64,10 +65,34 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
     std::printf("%-28s verified on %d problems\n", std::string(s->id()).c_str(),
                 verified[std::string(s->id())]);
     // Every solver must have been exercised (a solver that declines everything is a defect);
-    // the tensor-core solver's shapes (C, K multiples of 8, NHWC) have their own test below.
-    if (count > 1 && !s->id().starts_with("gpu:tc_")) {
+    // the tensor-core solvers (dense NHWC/KRSC, one group, 2D) take a few of the random problems
+    // now that any channel count and strided backward-data are theirs, and have their own
+    // shape tests below.
+    if (count > 1) {
       EXPECT_GT(verified[std::string(s->id())], 0) << s->id();
     }
+  }
+}
+
+// The random property set reaches the tensor-core solvers (any channel count, strided
+// backward-data): each accepts some of its 400 problems, so the test above verifies them there
+// too (no GPU needed: check() only).
+TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
+  if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
+  for (const char* id :
+       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
+    int taken = 0;
+    std::map<Direction, int> by_direction;
+    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+      const Problem p = convguard::testing::random_problem(seed);
+      if (s->check(p).is_ok()) ++taken, ++by_direction[p.direction];
+    }
+    std::printf("%-28s takes %d of the 400 random problems (%d fwd, %d bwd-data, %d bwd-w)\n", id,
+                taken, by_direction[Direction::forward], by_direction[Direction::backward_data],
+                by_direction[Direction::backward_weights]);
+    EXPECT_GT(taken, 0) << id;
   }
 }
 
@@ -92,7 +117,16 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         // backward-weights on tensor cores: split reductions, 128-wide tiles, a strided 1x1
         "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1",
         "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
-        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic512ih28oc1024oh14kh1sh2"}) {
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic512ih28oc1024oh14kh1sh2",
+        // ragged channels: ResNet-50's conv1 (C = 3, 7x7 stride 2) in all three directions,
+        // odd C and K; strided backward-data (stride phases): ResNet-50's stride-2 3x3 and 1x1
+        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic3ih224oc64oh112kh7sh2ph3",
+        "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb4ic3ih224oc64oh112kh7sh2ph3",
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic3ih224oc64oh112kh7sh2ph3",
+        "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb16ic36ih28oc20oh28kh3ph1",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih56oc128oh28kh3sh2ph1",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih14oc512oh7kh3sh2ph1",
+        "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih56oc512oh28kh1sh2"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
@@ -135,14 +169,23 @@ int verify_on_shapes(const char* solver, int count, Make&& make) {
   return verified;
 }
 
+// Channel counts that are not multiples of a 16-byte chunk (the tensor-core solvers' ragged path:
+// element-wise zero-filled loads, element-wise stores for odd output counts): C = 3 first layers,
+// odd and even counts below, between and above chunks.
+constexpr int kRaggedChannels[] = {3, 5, 12, 20, 36, 1, 7, 9, 13, 66};
+int ragged_channels(auto pick) {
+  return kRaggedChannels[pick(0, static_cast<int>(std::size(kRaggedChannels)) - 1)];
+}
+
 // Random shapes the tensor-core solver accepts: edges of every tile dimension (M, N and the
 // reduction not multiples of 128/128/32), stride, dilation, padding, odd sizes, f16 and bf16;
-// with tf32, f32 problems and C a multiple of 4.
+// with tf32, f32 problems; in a third of the draws C and in another third K not a multiple of
+// a chunk (ragged).
 Problem tensor_core_shape(auto pick, int i, bool tf32) {
   Problem p;
   p.n = pick(1, 4);
-  p.c = (tf32 ? 4 : 8) * pick(1, 12);
-  p.k = 8 * pick(1, 40);
+  p.c = i % 3 == 1 ? ragged_channels(pick) : (tf32 ? 4 : 8) * pick(1, 12);
+  p.k = i % 3 == 2 ? ragged_channels(pick) : 8 * pick(1, 40);
   p.input = {1, pick(1, 40), pick(1, 40)};
   p.filter = {1, pick(1, 5), pick(1, 5)};
   p.stride = {1, pick(1, 2), pick(1, 2)};
@@ -164,24 +207,27 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
             40);
 }
 
-// Backward-data on tensor cores (the forward kernel on dy and the flipped filter): stride 1,
-// filters 1, 3, 5 and 2 (even), padding 0..2 at the beginning (at most R-1) and 0..3 at the end
-// (beyond R-1 too: dy rows that reach no dx), odd H and W, batches above 1, C != K, tile edges
-// in M = N*H*W, in C (the GEMM's columns) and in the reduction R*S*K; 1D problems too.
+// Backward-data on tensor cores (the forward kernel on dy and the flipped filter, per stride
+// phase): stride 1 in half the draws, else 2 or 3 in either dimension (phases without taps too:
+// a 1x1 or 2x2 filter under stride 3), filters 1, 3, 5 and 2 (even), padding 0..2 at the
+// beginning (beyond R-1 too: negative padding of the flipped filter) and 0..3 at the end (dy
+// rows that reach no dx), odd H and W, batches above 1, C != K, ragged C or K in a third of the
+// draws each, tile edges in M = N*H*W, in C (the GEMM's columns) and in the reduction R*S*K; 1D
+// problems too.
 Problem tensor_core_backward_data_shape(auto pick, int i, bool tf32) {
   Problem p;
   const int sizes[] = {1, 3, 5, 2};
   p.n = pick(1, 4);
-  p.c = 8 * pick(1, 40);
+  p.c = i % 3 == 1 ? ragged_channels(pick) : 8 * pick(1, 40);
   do {
-    p.k = (tf32 ? 4 : 8) * pick(1, 12);
+    p.k = i % 3 == 2 ? ragged_channels(pick) : (tf32 ? 4 : 8) * pick(1, 12);
   } while (p.k == p.c);
-  const bool one_d = i % 7 == 3;
+  const bool one_d = i % 7 == 3, strided = i % 2 == 1;
   p.spatial_dims = one_d ? 1 : 2;
   p.input = {1, one_d ? 1 : pick(1, 40), pick(1, 40)};
   p.filter = {1, one_d ? 1 : sizes[pick(0, 3)], sizes[pick(0, 3)]};
-  p.pad_begin = {0, pick(0, std::min<int>(2, static_cast<int>(p.filter[1]) - 1)),
-                 pick(0, std::min<int>(2, static_cast<int>(p.filter[2]) - 1))};
+  p.stride = {1, one_d || !strided ? 1 : pick(1, 3), strided ? pick(2, 3) : 1};
+  p.pad_begin = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
   p.pad_end = {0, one_d ? 0 : pick(0, 3), pick(0, 3)};
   p.direction = Direction::backward_data;
   p.dtype = tf32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
@@ -192,9 +238,9 @@ Problem tensor_core_backward_data_shape(auto pick, int i, bool tf32) {
 TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
   REQUIRE_GPU();
   EXPECT_GT(verify_on_shapes(
-                "gpu:tc_implicit_gemm", 80,
+                "gpu:tc_implicit_gemm", 120,
                 [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, false); }),
-            50);
+            70);
   EXPECT_GT(verify_on_shapes(
                 "gpu:tc_implicit_gemm:tf32", 60,
                 [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, true); }),
@@ -207,10 +253,10 @@ TEST(Gpu, TensorCoreBackwardDeclinesWithReasons) {
   if (!s) GTEST_SKIP() << "no CUDA backend in this build";
   const std::string nhwc = "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
-           {nhwc + "mb2ic64ih14oc64oh7kh3sh2ph1", "stride 1 only"},
+           {nhwc + "mb2ic64ih40oc64oh8kh3sh5ph1", "at most 16 stride phases"},
            {nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"},
-           {nhwc + "mb2ic64ih14oc64oh16kh1ph1", "pad_begin <= filter - 1"},
            {nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
+           {"--dir=BWD_D --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
            {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",
             "forward and backward-data only"}}) {
     auto p = parse_problem(text);
@@ -225,18 +271,33 @@ TEST(Gpu, TensorCoreBackwardDeclinesWithReasons) {
            {"--dir=BWD_W --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",
             "f16/bf16 only"},
            {nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
-           {"--dir=BWD_W --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
-           {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic60ih14oc64oh14kh3ph1",
-            "multiples of 8"}}) {
+           {"--dir=BWD_W --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"}}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
     const Status st = w->check(*p);
     EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
     EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
   }
-  auto ok = parse_problem(nhwc + "mb2ic64ih14oc32oh14kh3ph1");
-  ASSERT_TRUE(ok.is_ok());
-  EXPECT_TRUE(s->check(*ok).is_ok()) << s->check(*ok).message();
+  // Accepted now: strided backward-data, padding beyond R-1, ragged channels (C = 3, 60, odd K).
+  for (const std::string& text : std::vector<std::string>{
+           nhwc + "mb2ic64ih14oc32oh14kh3ph1", nhwc + "mb2ic64ih14oc64oh7kh3sh2ph1",
+           nhwc + "mb2ic64ih14oc64oh16kh1ph1", nhwc + "mb2ic3ih224oc64oh112kh7sh2ph3",
+           "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb2ic3ih224oc64oh112kh7sh2ph3",
+           "--stag=axb --wtag=axb --dtag=axb mb2ic3ih24oc5oh24kh3ph1"}) {
+    const Solver* f = text.starts_with("--stag") ? find_solver("gpu:tc_implicit_gemm:tf32") : s;
+    ASSERT_NE(f, nullptr);
+    auto ok = parse_problem(text);
+    ASSERT_TRUE(ok.is_ok()) << text;
+    EXPECT_TRUE(f->check(*ok).is_ok()) << text << ": " << f->check(*ok).message();
+  }
+  for (const char* text :
+       {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic60ih14oc64oh14kh3ph1",
+        "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb2ic3ih224oc64oh112kh7sh2ph3",
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic20ih14oc5oh14kh3ph1"}) {
+    auto ok = parse_problem(text);
+    ASSERT_TRUE(ok.is_ok()) << text;
+    EXPECT_TRUE(w->check(*ok).is_ok()) << text << ": " << w->check(*ok).message();
+  }
 }
 
 // Backward-weights on tensor cores: any stride, dilation and (asymmetric) padding, filters 1, 2,
@@ -246,9 +307,9 @@ Problem tensor_core_backward_weights_shape(auto pick, int i) {
   Problem p;
   const int sizes[] = {1, 3, 5, 2};
   p.n = pick(1, 4);
-  p.c = 8 * pick(1, 24);
+  p.c = i % 3 == 1 ? ragged_channels(pick) : 8 * pick(1, 24);
   do {
-    p.k = 8 * pick(1, 24);
+    p.k = i % 3 == 2 ? ragged_channels(pick) : 8 * pick(1, 24);
   } while (p.k == p.c);
   const bool one_d = i % 7 == 3;
   p.spatial_dims = one_d ? 1 : 2;
@@ -270,6 +331,58 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
                 "gpu:tc_bwd_weights", 80,
                 [](auto pick, int i) { return tensor_core_backward_weights_shape(pick, i); }),
             50);
+}
+
+// The ragged channel path and strided backward-data on fixed shapes, every direction, f16 and
+// bf16 (and TF32 forward and backward-data): C = 3 first layers (3x3, and 7x7 stride 2 as
+// ResNet's conv1), C and K of 5, 12, 20, 36 (and 3 or 64 against them), stride-2 backward-data
+// 1x1, 3x3 pad 1 and 7x7 pad 3, on odd sizes too. Verified against the full fp64 reference.
+TEST(Gpu, TensorCoreRaggedChannelsAndStridedBackwardData) {
+  REQUIRE_GPU();
+  const std::string nhwc = "--stag=axb --wtag=axb --dtag=axb ";
+  std::vector<std::pair<std::string, std::string>> cases;  // solver, problem
+  auto add = [&](const std::string& dir, const std::string& dt, const std::string& desc) {
+    const std::string solver = dir == "--dir=BWD_W " ? "gpu:tc_bwd_weights"
+                               : dt.empty()          ? "gpu:tc_implicit_gemm:tf32"
+                                                     : "gpu:tc_implicit_gemm";
+    cases.emplace_back(solver, dir + dt + nhwc + desc);
+  };
+  for (const std::string dt : {"--dt=f16 ", "--dt=bf16 ", ""}) {
+    const bool tf32 = dt.empty();
+    add("", dt, "mb2ic3ih32oc64oh32kh3ph1");
+    add("", dt, "mb2ic3ih64oc64oh32kh7sh2ph3");
+    add("", dt, "mb3ic3ih33oc24oh17kh3sh2ph1");
+    for (const char* dir : {"", "--dir=BWD_D ", "--dir=BWD_W "}) {
+      if (tf32 && std::string(dir) == "--dir=BWD_W ") continue;
+      for (const char* ck :
+           {"ic5ih13oc12oh13kh3ph1", "ic12ih13oc20oh13kh3ph1", "ic20ih13oc36oh13kh3ph1",
+            "ic36ih13oc5oh13kh3ph1", "ic3ih16oc64oh16kh3ph1", "ic64ih16oc3oh16kh3ph1",
+            "ic5ih9oc5oh9kh1", "ic20ih17oc12oh9kh3sh2ph1"})
+        add(dir, dt, std::string("mb2") + ck);
+    }
+    for (const char* strided :
+         {"mb2ic64ih28oc32oh14kh1sh2", "mb2ic32ih28oc64oh14kh3sh2ph1",
+          "mb2ic16ih56oc24oh28kh7sh2ph3", "mb2ic24ih27oc40oh14kh3sh2ph1",
+          "mb2ic3ih30oc20oh15kh7sh2ph3", "mb1ic12ih29oc20oh10kh2sh3", "mb2ic40ih20oc8oh10kh2sh2",
+          "mb2ic16ih15oc16oh8kh3sh2ph1iw21ow7kw1sw3pw0"})
+      add("--dir=BWD_D ", dt, strided);
+  }
+  int verified = 0;
+  for (const auto& [solver, text] : cases) {
+    const Solver* s = find_solver(solver);
+    ASSERT_NE(s, nullptr) << solver;
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    TrialTensors t(*p);
+    fill_inputs(*p, t, 11, FillMode::uniform);
+    const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
+    EXPECT_TRUE(r.ran()) << solver << " " << text << ": " << r.status.message();
+    EXPECT_TRUE(!r.ran() || (r.verdict && r.verdict->ok))
+        << solver << " " << text << ": " << (r.verdict ? r.verdict->message : "no verdict");
+    verified += r.ran() && r.verdict && r.verdict->ok;
+  }
+  std::printf("ragged channels and strided backward-data: %d of %zu verified\n", verified,
+              cases.size());
 }
 
 // Backward-weights reduces its splits in a fixed order: two runs on the same inputs give the

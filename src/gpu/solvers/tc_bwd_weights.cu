@@ -29,6 +29,7 @@ struct Args {
   int h, w_, c, k, s, oh, ow, sh, sw, ph, pw, dh, dw_;
   int pixels;           // N*OH*OW: the reduction
   int cols;             // R*S*C: dw's columns
+  int cp, colsp;        // c padded to a whole chunk, and the GEMM's columns R*S*cp (ragged)
   int tiles_per_split;  // stages of kRows pixels each blockIdx.z reduces
   float* partial;       // splits' fp32 partial sums [split][k][cols]; null: write dw directly
 };
@@ -39,7 +40,12 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
   return row * kRowChunks + (chunk ^ (row & 7));
 }
 
-template <typename T>
+// kRagged: C or K is not a multiple of 8, so a 16-byte run of channels may start anywhere and
+// cross a tap. The GEMM's columns are then (r, s, c) with c padded to cp (zeros), both operands
+// are loaded element by element (load_ragged) into registers while the previous stage is
+// computed and stored to shared memory after it, and the epilogue maps the padded columns back
+// to dw's, element by element. The aligned path (cp.async, 16 bytes, paired stores) is unchanged.
+template <typename T, bool kRagged>
 __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   extern __shared__ uint4 smem_raw[];
   auto smem = reinterpret_cast<uint4(*)[kStageChunks]>(smem_raw);
@@ -53,13 +59,15 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   // channels kc..kc+7 and x's column (r, s, c..c+7), decomposed once.
   const int chunk = tid % kRowChunks, row0 = tid / kRowChunks;
   const int kc = m0 + chunk * 8, col = n0 + chunk * 8;
-  const bool k_ok = kc < a.k, col_ok = col < a.cols;
-  const int cc = col_ok ? col : 0, c = cc % a.c, rs = cc / a.c;
+  const bool k_ok = kc < a.k, col_ok = col < a.colsp;
+  const int cc = col_ok ? col : 0, c = cc % a.cp, rs = cc / a.cp;
+  const int k_n = a.k - kc, c_n = a.c - c;  // ragged: valid elements of the chunks
   const int r_off = (rs / a.s) * a.dh - a.ph, s_off = (rs % a.s) * a.dw_ - a.pw;
   const int tiles_all = (a.pixels + kRows - 1) / kRows;
   const int kt0 = blockIdx.z * a.tiles_per_split;
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
   int p_next = kt0 * kRows;                                   // first pixel of the next load
+  uint4 ra[kRagged ? kLoads : 1], rb[kRagged ? kLoads : 1];   // ragged: the fetched chunks
   auto load = [&](int stage) {
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
@@ -68,29 +76,45 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
       const int pp = p_ok ? p : 0;
       const int ow = pp % a.ow, t = pp / a.ow, oh = t % a.oh, n = t / a.oh;
       const bool av = p_ok && k_ok;
-      cp_async16(&smem[stage][swizzle(row, chunk)],
-                 av ? dy + static_cast<std::int64_t>(pp) * a.k + kc : dy, av);
+      const T* a_src = dy + static_cast<std::int64_t>(pp) * a.k + kc;
       const int ih = oh * a.sh + r_off, iw = ow * a.sw + s_off;
       const bool bv = p_ok && col_ok && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
-      cp_async16(&smem[stage][kOperandChunks + swizzle(row, chunk)],
-                 bv ? x + ((static_cast<std::int64_t>(n) * a.h + ih) * a.w_ + iw) * a.c + c : x,
-                 bv);
+      const T* b_src = x + ((static_cast<std::int64_t>(n) * a.h + ih) * a.w_ + iw) * a.c + c;
+      if constexpr (kRagged) {
+        ra[i] = load_ragged(a_src, av ? k_n : 0);
+        rb[i] = load_ragged(b_src, bv ? c_n : 0);
+      } else {
+        cp_async16(&smem[stage][swizzle(row, chunk)], av ? a_src : dy, av);
+        cp_async16(&smem[stage][kOperandChunks + swizzle(row, chunk)], bv ? b_src : x, bv);
+      }
     }
     p_next += kRows;
+  };
+  auto store = [&](int stage) {  // ragged: the fetched chunks to their stage
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      const int row = row0 + i * kRowStep;
+      smem[stage][swizzle(row, chunk)] = ra[i];
+      smem[stage][kOperandChunks + swizzle(row, chunk)] = rb[i];
+    }
   };
 
   float acc[kMI][kNI][4] = {};
   // kStages-deep pipeline as in the forward kernel: one barrier per stage.
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
-    if (st < tiles) load(st);
-    cp_async_commit();
+    if (st < tiles) {
+      load(st);
+      if constexpr (kRagged) store(st);
+    }
+    if constexpr (!kRagged) cp_async_commit();
   }
   for (int kt = 0; kt < tiles; ++kt) {
-    cp_async_wait<kStages - 2>();
+    const bool more = kt + kStages - 1 < tiles;
+    if constexpr (!kRagged) cp_async_wait<kStages - 2>();
     __syncthreads();
-    if (kt + kStages - 1 < tiles) load((kt + kStages - 1) % kStages);
-    cp_async_commit();
+    if (more) load((kt + kStages - 1) % kStages);  // ragged: into registers
+    if constexpr (!kRagged) cp_async_commit();
     const uint4* A = smem[kt % kStages];
     const uint4* B = A + kOperandChunks;
 #pragma unroll
@@ -115,23 +139,38 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
 #pragma unroll
         for (int ni = 0; ni < kNI; ++ni) mma<T>(acc[mi][ni], af[mi], &bf[ni / 2][(ni % 2) * 2]);
     }
+    // Ragged: the stage computed at step kt-1 is free since this step's barrier.
+    if constexpr (kRagged)
+      if (more) store((kt + kStages - 1) % kStages);
   }
-  cp_async_wait<0>();
-  // Epilogue: two adjacent columns per register pair, to KRSC dw or this split's partial sums.
+  if constexpr (!kRagged) cp_async_wait<0>();
+  // Epilogue: two adjacent columns per register pair, to KRSC dw or this split's partial sums;
+  // ragged: padded column (tap, c) to dw's tap * C + c, element by element, padding dropped.
   T* dw = static_cast<T*>(a.dw);
 #pragma unroll
   for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < kNI; ++ni) {
-      const int cx = n0 + warp_n * kWarpTile + ni * 8 + (lane % 4) * 2;
-      if (cx >= a.cols) continue;
+      int cx = n0 + warp_n * kWarpTile + ni * 8 + (lane % 4) * 2;
+      if (cx >= a.colsp) continue;
+      int c_left = 2;  // of the pair, in dw's row
+      if constexpr (kRagged) {
+        const int ch = cx % a.cp;
+        c_left = a.c - ch;
+        if (c_left <= 0) continue;
+        cx = (cx / a.cp) * a.c + ch;
+      }
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = m0 + warp_m * kWarpTile + mi * 16 + lane / 4 + half * 8;
         if (row >= a.k) continue;
-        store_result(dw, a.partial, static_cast<std::int64_t>(a.k) * a.cols,
-                     static_cast<std::int64_t>(row) * a.cols + cx, acc[mi][ni][half * 2],
-                     acc[mi][ni][half * 2 + 1]);
+        const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols,
+                           off = static_cast<std::int64_t>(row) * a.cols + cx;
+        const float v0 = acc[mi][ni][half * 2], v1 = acc[mi][ni][half * 2 + 1];
+        if constexpr (kRagged)
+          store_result_ragged(dw, a.partial, plane, off, v0, v1, c_left > 1, false);
+        else
+          store_result(dw, a.partial, plane, off, v0, v1);
       }
     }
 }
@@ -158,7 +197,10 @@ struct BwdwPlan : Plan {
     a.dh = i32(p.dilation[1]), a.dw_ = i32(p.dilation[2]);
     a.pixels = i32(p.n) * a.oh * a.ow;
     a.cols = i32(p.filter[1]) * a.s * a.c;
-    const int gx = (a.k + kTile - 1) / kTile, gy = (a.cols + kTile - 1) / kTile;
+    ragged = a.c % 8 != 0 || a.k % 8 != 0;
+    a.cp = ragged ? (a.c + 7) / 8 * 8 : a.c;
+    a.colsp = i32(p.filter[1]) * a.s * a.cp;
+    const int gx = (a.k + kTile - 1) / kTile, gy = (a.colsp + kTile - 1) / kTile;
     const int stages = (a.pixels + kRows - 1) / kRows;
     const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages);
     a.tiles_per_split = (stages + splits - 1) / splits;
@@ -169,16 +211,24 @@ struct BwdwPlan : Plan {
     return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
   }
   Args a{};
+  bool ragged = false;
   int used = 1;
   dim3 grid;
 };
 
+template <typename T, bool kRagged>
+Status launch_tiles(const Args& a, const BwdwPlan& plan) {
+  static const Error opt_in = CG_GPU(FuncSetAttribute)(
+      tc_bwd_weights<T, kRagged>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), kSmemBytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:tc_bwd_weights shared memory opt-in");
+  tc_bwd_weights<T, kRagged><<<plan.grid, kThreads, kSmemBytes>>>(a);
+  return Status::ok();
+}
+
 template <typename T>
 Status launch(Args a, const BwdwPlan& plan) {
-  static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      tc_bwd_weights<T>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), kSmemBytes);
-  if (opt_in != kSuccess) return check(opt_in, "gpu:tc_bwd_weights shared memory opt-in");
-  tc_bwd_weights<T><<<plan.grid, kThreads, kSmemBytes>>>(a);
+  if (auto st = plan.ragged ? launch_tiles<T, true>(a, plan) : launch_tiles<T, false>(a, plan); !st)
+    return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.k) * a.cols;
     const unsigned blocks =
@@ -199,13 +249,11 @@ Status TcBwdWeightsSolver::check(const Problem& p) const {
     return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
   if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.g != 1) return not_applicable("one group only");
-  if (p.c % 8 || p.k % 8)
-    return not_applicable("needs C and K multiples of 8 (16-byte channel runs)");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
   const double pixels = static_cast<double>(p.n) * p.output(1) * p.output(2);
-  const double cols = static_cast<double>(p.c) * p.taps();
+  const double cols = static_cast<double>(p.c + 8) * p.taps();  // padded to chunks (ragged)
   if (pixels >= 2e9 || cols >= 2e9 ||
       static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
     return not_applicable("sizes beyond 32-bit GEMM indexing");

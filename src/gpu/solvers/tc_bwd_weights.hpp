@@ -1,6 +1,8 @@
 // gpu:tc_bwd_weights (CUDA, sm_80+): tensor-core implicit GEMM for backward-weights of 2D
 // convolution in f16/bf16 with fp32 accumulation, dense NHWC x and dy and KRSC dw, one group,
-// C % 8 == 0 and K % 8 == 0; any stride, dilation and padding.
+// any channel counts (C and K not multiples of 8, C = 3 first layers: the ragged variant, with
+// each tap's channels zero-padded to 8 and element-wise loads and stores); any stride, dilation
+// and padding.
 //
 // GEMM view: dw[K][R*S*C] = sum over the N*OH*OW output pixels p of dy[p][k] * im2col(x)[p][rsc].
 // Both operands are contiguous along their output dimension (dy along k, x along c), so a stage

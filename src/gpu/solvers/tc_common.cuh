@@ -60,7 +60,7 @@ __device__ __forceinline__ void mma(float* d, const std::uint32_t* a, const std:
 }
 #undef CG_MMA_16816
 
-// Two adjacent outputs in one store (off is even and K % 8 == 0, so the pair is aligned).
+// Two adjacent outputs in one store (off is even and the row length even, so the pair is aligned).
 template <typename T>
 __device__ __forceinline__ void store_pair(T* y, float a, float b) {
   if constexpr (std::is_same_v<T, float>) {
@@ -71,6 +71,27 @@ __device__ __forceinline__ void store_pair(T* y, float a, float b) {
     };
     *reinterpret_cast<Pair*>(y) = Pair{{from_float<T>(a), from_float<T>(b)}};
   }
+}
+
+// The ragged path's chunk: the first n (< 0 counts as 0) of a 16-byte chunk's elements, loaded
+// one by one (src needs only element alignment: channel runs not multiples of 8 start anywhere),
+// the rest zero. The zeros pad each tap's channels to a whole chunk.
+template <typename T>
+__device__ __forceinline__ uint4 load_ragged(const T* src, int n) {
+  std::uint32_t v[4];
+  if constexpr (sizeof(T) == 4) {
+    const std::uint32_t* s = reinterpret_cast<const std::uint32_t*>(src);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = j < n ? s[j] : 0u;
+  } else {
+    const std::uint16_t* s = reinterpret_cast<const std::uint16_t*>(src);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::uint32_t lo = 2 * j < n ? s[2 * j] : 0u, hi = 2 * j + 1 < n ? s[2 * j + 1] : 0u;
+      v[j] = lo | hi << 16;
+    }
+  }
+  return make_uint4(v[0], v[1], v[2], v[3]);
 }
 
 // An accumulator pair's epilogue store at `off` of a row-major [rows][cols] result: to the
@@ -84,6 +105,24 @@ __device__ __forceinline__ void store_result(T* out, float* partial, std::int64_
     dst[1] = b;
   } else {
     store_pair(out + off, a, b);
+  }
+}
+
+// The same for a pair that may be unaligned (`aligned` false: an odd output row length) or cut at
+// the row's end (`two` false: only a is stored).
+template <typename T>
+__device__ __forceinline__ void store_result_ragged(T* out, float* partial, std::int64_t plane,
+                                                    std::int64_t off, float a, float b, bool two,
+                                                    bool aligned) {
+  if (two && aligned) {
+    store_result(out, partial, plane, off, a, b);
+  } else if (partial) {
+    float* dst = partial + static_cast<std::int64_t>(blockIdx.z) * plane + off;
+    dst[0] = a;
+    if (two) dst[1] = b;
+  } else {
+    out[off] = from_float<T>(a);
+    if (two) out[off + 1] = from_float<T>(b);
   }
 }
 

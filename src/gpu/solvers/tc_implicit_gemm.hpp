@@ -1,21 +1,29 @@
-// gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward and (stride 1)
-// backward-data 2D convolution in f16/bf16 with fp32 accumulation (and, as
-// gpu:tc_implicit_gemm:tf32, f32 in TF32), dense NHWC x and y and KRSC filters, one group.
+// gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward and backward-data
+// 2D convolution in f16/bf16 with fp32 accumulation (and, as gpu:tc_implicit_gemm:tf32, f32 in
+// TF32), dense NHWC x and y and KRSC filters, one group.
 //
 // GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
-// so each 8-channel run is one 16-byte load from both x and w (hence C % 8 == 0 and K % 8 == 0).
-// A 128x128 output tile per block of 4 warps (each 64x64), K in steps of 32 through three
-// shared-memory stages filled by cp.async (zero-fill for padding and edges), fragments by
-// ldmatrix from an XOR-swizzled layout (no bank conflicts), mma.sync m16n8k16; the reduction
-// position (r, s, c) advances incrementally, so the main loop has no integer divisions. Layers
-// whose output tiles would leave SMs idle split the reduction (fp32 partials, then a reduction).
+// so when C is a multiple of a 16-byte chunk (8 f16/bf16, 4 f32) each chunk is one 16-byte load
+// from both x and w. A 128x128 output tile per block of 4 warps (each 64x64), K in steps of 32
+// through four shared-memory stages filled by cp.async (zero-fill for padding and edges),
+// fragments by ldmatrix from an XOR-swizzled layout (no bank conflicts), mma.sync m16n8k16; the
+// reduction position (r, s, c) advances incrementally, so the main loop has no integer divisions.
+// Layers whose output tiles would leave SMs idle split the reduction (fp32 partials, then a
+// reduction).
 //
-// Backward-data with stride 1 and dilation 1 runs the same kernel: dx is the forward convolution
-// of dy with the filter flipped in R and S and with K and C swapped (w'[c][r][s][k] =
-// w[k][R-1-r][S-1-s][c], KRSC for a forward problem of K input and C output channels), padded
-// R-1-pad_begin at the beginning (so pad_begin <= R-1, S-1) and sized so the output is H x W.
-// Each run writes w' into the workspace with a small transposing kernel, then launches the
-// forward tiles on that geometry (reduction R*S*K, GEMM M = N*H*W, N = C).
+// Any other channel count (C = 3 first layers, C = 20, an odd K) takes the ragged variant, chosen
+// per plan: each tap's channels are zero-padded to a whole chunk, chunks are loaded element by
+// element into registers during the previous stage's mma and stored to shared memory after it,
+// and the output is stored element by element. Aligned problems keep the cp.async kernel.
+//
+// Backward-data runs the same kernel: dx is the forward convolution of dy with the filter flipped
+// in R and S and with K and C swapped (w'[c][r][s][k] = w[k][R-1-r][S-1-s][c], KRSC for a forward
+// problem of K input and C output channels), padded R-1-pad_begin at the beginning (negative:
+// dy rows skipped) and sized so the output is H x W. With stride sh x sw (dilation 1) dx splits
+// into sh*sw stride phases, each a stride-1 forward convolution of dy with a flipped sub-filter
+// (tc_bwd_data_strided.cu), all in one launch (blockIdx.z: the phase) writing their pixels on
+// dx's stride grid. Each run first writes the (sub-)filters into the workspace with a small
+// transposing kernel.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

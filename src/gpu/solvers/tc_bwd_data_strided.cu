@@ -1,0 +1,128 @@
+// gpu:tc_implicit_gemm's backward-data geometry: stride phases and their flipped sub-filters.
+//
+// dx[ih] = sum over taps r and dy rows oh with oh * st - pad + r = ih. Write ih = i * st + q for a
+// phase q in [0, st): the taps that reach it are r = r0 + j * st with r0 = (q + pad) % st, and
+// oh = i + t - j with t = (q + pad) / st. So the phase's pixels (i) are a stride-1 forward
+// convolution of dy with the sub-filter w'[j'] = w[r0 + (R' - 1 - j') * st] (R' taps, flipped),
+// padded R' - 1 - t at the beginning (negative: the first dy rows are skipped). In 2D the phases
+// are the st_h * st_w pairs; a phase reached by no tap (R' = 0: a 1x1 filter's odd rows under
+// stride 2) is a GEMM with an empty reduction, which writes zeros. Stride 1 is the one phase
+// with the whole filter flipped and padding R - 1 - pad.
+#include <algorithm>
+#include <cstdint>
+
+#include "gpu/check.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
+
+namespace convguard::gpu::tc {
+namespace {
+
+// One axis of a phase: its first tap, tap count, padding and pixel count.
+struct Axis {
+  int first, taps, pad, pixels;
+};
+Axis phase_axis(int q, int stride, int pad, int taps, int size) {
+  Axis a{};
+  a.first = (q + pad) % stride;
+  a.taps = a.first < taps ? (taps - a.first + stride - 1) / stride : 0;
+  a.pad = a.taps - 1 - (q + pad) / stride;
+  a.pixels = q < size ? (size - q + stride - 1) / stride : 0;
+  return a;
+}
+
+// The phases' sub-filters, for the filter kernel: phase i covers the global sub-filter taps
+// first[i] .. first[i] + rq[i] * sq[i] - 1 (their sum is R * S: each tap is in one phase).
+struct PhaseTable {
+  int count;
+  int first[kMaxPhases], rq[kMaxPhases], sq[kMaxPhases], r0[kMaxPhases], s0[kMaxPhases],
+      off[kMaxPhases];
+};
+
+// wt[off + (c * taps + t) * k + kk] = w[kk][tap(t)][c] through 32x32 shared-memory tiles, so both
+// the reads (along c) and the writes (along k) are coalesced. Moves element bits (2 or 4 bytes).
+template <typename E>
+__global__ void phase_filters(const E* w, E* wt, int k, int c, int s_all, int sh, int sw,
+                              int taps_all, PhaseTable t) {
+  __shared__ E tile[32][33];
+  const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32, tx = threadIdx.x;
+  for (int gt = blockIdx.z; gt < taps_all; gt += gridDim.z) {
+    int q = 0;
+#pragma unroll
+    for (int i = 1; i < kMaxPhases; ++i)
+      if (i < t.count && gt >= t.first[i]) q = i;
+    int first = 0, rq = 1, sq = 1, r0 = 0, s0 = 0, off = 0;
+#pragma unroll
+    for (int i = 0; i < kMaxPhases; ++i)
+      if (i == q)
+        first = t.first[i], rq = t.rq[i], sq = t.sq[i], r0 = t.r0[i], s0 = t.s0[i], off = t.off[i];
+    const int tt = gt - first, jh = tt / sq, jw = tt % sq, taps = rq * sq;
+    const int from = (r0 + (rq - 1 - jh) * sh) * s_all + s0 + (sq - 1 - jw) * sw;
+    for (int i = threadIdx.y; i < 32; i += 8)
+      if (k0 + i < k && c0 + tx < c)
+        tile[i][tx] = w[(static_cast<std::int64_t>(k0 + i) * taps_all + from) * c + c0 + tx];
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8)
+      if (c0 + i < c && k0 + tx < k)
+        wt[off + (static_cast<std::int64_t>(c0 + i) * taps + tt) * k + k0 + tx] = tile[tx][i];
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements) {
+  auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+  const int sh = i32(p.stride[1]), sw = i32(p.stride[2]);
+  std::int64_t off = 0;
+  int count = 0;
+  for (int qh = 0; qh < sh; ++qh)
+    for (int qw = 0; qw < sw; ++qw) {
+      const Axis v = phase_axis(qh, sh, i32(p.pad_begin[1]), i32(p.filter[1]), i32(p.input[1]));
+      const Axis u = phase_axis(qw, sw, i32(p.pad_begin[2]), i32(p.filter[2]), i32(p.input[2]));
+      Geo& g = out[count++];
+      g = Geo{};
+      g.oh = v.pixels, g.ow = u.pixels;
+      g.r = v.taps, g.s = u.taps;
+      g.ph = v.pad, g.pw = u.pad;
+      g.m = i32(p.n) * g.oh * g.ow;
+      g.kd = g.r * g.s * cp;
+      g.wrow = g.r * g.s * i32(p.k);
+      g.w_off = i32(off);
+      g.qh = qh, g.qw = qw;
+      // Each sub-filter starts 128-byte aligned (64 elements): the aligned path's 16-byte loads.
+      off += (static_cast<std::int64_t>(g.r) * g.s * p.c * p.k + 63) / 64 * 64;
+    }
+  *filter_elements = off;
+  return count;
+}
+
+Status launch_phase_filters(const Problem& p, const Geo* phases, int count, const void* w, void* wt,
+                            std::size_t elem) {
+  PhaseTable t{};
+  t.count = count;
+  int first = 0;
+  for (int i = 0; i < count; ++i) {
+    const Geo& g = phases[i];
+    t.first[i] = first;
+    t.rq[i] = g.r, t.sq[i] = g.s;
+    t.r0[i] = static_cast<int>((g.qh + p.pad_begin[1]) % p.stride[1]);
+    t.s0[i] = static_cast<int>((g.qw + p.pad_begin[2]) % p.stride[2]);
+    t.off[i] = g.w_off;
+    first += g.r * g.s;
+  }
+  const int k = static_cast<int>(p.k), c = static_cast<int>(p.c);
+  const int taps = static_cast<int>(p.taps()), s = static_cast<int>(p.filter[2]);
+  const int sh = static_cast<int>(p.stride[1]), sw = static_cast<int>(p.stride[2]);
+  const dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>((k + 31) / 32),
+                  static_cast<unsigned>(std::min(taps, 65535)));
+  if (elem == 4)
+    phase_filters<<<grid, dim3(32, 8)>>>(static_cast<const std::uint32_t*>(w),
+                                         static_cast<std::uint32_t*>(wt), k, c, s, sh, sw, taps, t);
+  else
+    phase_filters<<<grid, dim3(32, 8)>>>(static_cast<const std::uint16_t*>(w),
+                                         static_cast<std::uint16_t*>(wt), k, c, s, sh, sw, taps, t);
+  return check_launch("gpu:tc_implicit_gemm backward-data filter flip");
+}
+
+}  // namespace convguard::gpu::tc

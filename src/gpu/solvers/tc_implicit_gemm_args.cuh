@@ -1,0 +1,55 @@
+// gpu:tc_implicit_gemm's launch arguments, shared by its forward kernel (tc_implicit_gemm.cu) and
+// backward-data's stride-phase planning and filter kernel (tc_bwd_data_strided.cu). CUDA only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convguard/problem.hpp"
+#include "convguard/status.hpp"
+
+namespace convguard::gpu::tc {
+
+// Backward-data with stride sh x sw is sh*sw stride-1 convolutions (stride phases), at most this
+// many (stride 4 x 4).
+constexpr int kMaxPhases = 16;
+
+// The GEMM's geometry: one for a forward (or stride-1 backward-data) problem, one per stride phase
+// for strided backward-data.
+struct Geo {
+  int oh, ow;  // dst pixels computed: the GEMM's M = n * oh * ow
+  int r, s;    // filter taps (a phase's sub-filter; 0: no tap reaches these pixels)
+  int ph, pw;  // padding at the beginning (negative: src rows skipped)
+  int m;       // GEMM M
+  int kd;      // reduction length r * s * cp (cp: channels padded to a whole 16-byte chunk)
+  int wrow;    // filter row (output channel) length in elements: r * s * c
+  int w_off;   // filter's first element (a phase's sub-filter in the workspace)
+  int qh, qw;  // phased: dst pixel (i, j) is y's (i * sh + qh, j * sw + qw)
+};
+
+struct Args {
+  const void* x;
+  const void* w;
+  void* y;
+  int n, h, w_, c, k, sh, sw, dh, dw;
+  int cp;               // c rounded up to a 16-byte chunk (c when the channel runs are aligned)
+  int tiles_per_split;  // reduction tiles each blockIdx.z computes (not phased)
+  float* partial;       // split-K: fp32 partial sums [split][m][k]; null: write y directly
+  Geo g;                // the geometry when not phased
+  int phases;           // 0: dense y, blockIdx.z is the split; else blockIdx.z is the phase
+  int yh, yw;           // phased: y's pixel rows and columns
+  int sh_y, sw_y;       // phased: the stride grid of a phase's pixels in y
+  Geo phase[kMaxPhases];
+};
+
+// Strided backward-data's phases (Geo with the caller's C as the GEMM's N and K as the
+// reduction), their sub-filters packed one after another as [c][tap][k]; returns the count.
+int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements);
+
+// Writes the phases' sub-filters of w (KRSC, k and c of the caller's problem) into wt: phase q's
+// wt[q.w_off + (c * taps + t) * k + kk] = w[kk][tap][c] for sub-filter tap t, flipped in R and S.
+// Stride 1 (one phase) is the whole filter flipped.
+Status launch_phase_filters(const Problem& p, const Geo* phases, int count, const void* w, void* wt,
+                            std::size_t elem);
+
+}  // namespace convguard::gpu::tc
