@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -77,7 +78,8 @@ bool wait_for_exit(pid_t pid, int* status, double seconds) {
   for (;;) {
     const pid_t r = ::waitpid(pid, status, WNOHANG);
     if (r == pid) return true;
-    if (r < 0 && errno != EINTR) return true;  // not our child (already reaped): nothing to wait for
+    if (r < 0 && errno != EINTR)
+      return true;  // not our child (already reaped): nothing to wait for
     if (std::chrono::steady_clock::now() >= until) return false;
     ::usleep(pause_us);
     pause_us = std::min(pause_us * 2, 20000);
@@ -88,7 +90,8 @@ double kill_wait_seconds() {
   if (const char* v = std::getenv("CONVGUARD_KILL_WAIT_S")) {
     char* end = nullptr;
     const double s = std::strtod(v, &end);
-    if (end != v && *end == 0 && s >= 0 && s <= 3600) return s;
+    // At least 0.1 s: a process killed a moment ago needs a moment to exit.
+    if (end != v && *end == 0 && s >= 0.1 && s <= 3600) return s;
   }
   return 10;
 }
@@ -172,12 +175,23 @@ Worker::Worker(std::vector<std::string> argv, std::vector<std::string> env)
 }
 
 Worker::~Worker() {
-  if (pid_ > 0) kill_and_reap();
+  if (pid_ > 0) (void)kill_and_reap();
 }
 
-void Worker::kill_and_reap() {
-  (void)end_process();
+namespace {
+std::string left_behind_note(pid_t pid) {
+  return "; the worker (pid " + std::to_string(pid) + ") did not exit within " +
+         fmt::format("{:g}", kill_wait_seconds()) +
+         " s of SIGKILL (stuck in the kernel, as in a driver call that never returns) and was left "
+         "behind";
+}
+}  // namespace
+
+std::string Worker::kill_and_reap() {
+  const pid_t pid = pid_;
+  const bool reaped = end_process().has_value();
   close_pipes();
+  return reaped ? std::string() : left_behind_note(pid);
 }
 
 std::optional<int> Worker::end_process() {
@@ -191,7 +205,6 @@ std::optional<int> Worker::end_process() {
     } else {
       // Stuck in the kernel: waiting on would hang the probe. The next trial gets a new worker.
       result = std::nullopt;
-      left_behind_ = pid_;
       leave_behind(pid_);
     }
     live_workers(pid_, false);
@@ -199,15 +212,6 @@ std::optional<int> Worker::end_process() {
   }
   pid_ = -1;
   return result;
-}
-
-void Worker::note_left_behind(std::string& reason) {
-  if (left_behind_ <= 0) return;
-  reason += "; the worker (pid " + std::to_string(left_behind_) + ") did not exit within " +
-            std::to_string(static_cast<long>(kill_wait_seconds())) +
-            " s of SIGKILL (stuck in the kernel, as in a driver call that never returns) and was "
-            "left behind";
-  left_behind_ = -1;
 }
 
 void Worker::close_pipes() {
@@ -305,17 +309,17 @@ Status Worker::ensure_started(double startup_deadline_ms) {
         }
       } catch (const std::exception&) {
       }
-      kill_and_reap();
-      return {StatusCode::internal_error, "worker start-up: unexpected line '" + line + "'"};
+      const std::string left = kill_and_reap();
+      return {StatusCode::internal_error, "worker start-up: unexpected line '" + line + "'" + left};
     }
     const double left = startup_deadline_ms - (now_ms() - start);
     if (left <= 0 || !pump(static_cast<int>(std::min(left, 200.0)))) {
       if (left > 0 && out_buf_.find('\n') != std::string::npos) continue;
       const std::string tail = take_stderr_tail();
-      kill_and_reap();
+      const std::string left_behind = kill_and_reap();
       return {StatusCode::internal_error,
               std::string(left <= 0 ? "worker did not say ready in time" : kExitedDuringStartup) +
-                  (tail.empty() ? "" : ": " + tail)};
+                  (tail.empty() ? "" : ": " + tail) + left_behind};
     }
   }
 }
@@ -431,14 +435,14 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
       if (!rep) {
         o.status = "error";
         o.reason = rep.status().message();
-        kill_and_reap();
+        o.reason += kill_and_reap();
         return o;
       }
       o.status = rep->status;
       o.reason = rep->reason;
       o.reply = *rep;
-      if (rep->fatal)
-        kill_and_reap();  // its device context is lost: the next trial gets a fresh one
+      if (rep->fatal)  // its device context is lost: the next trial gets a fresh one
+        o.reason += kill_and_reap();
       return o;
     }
     if (exited) break;
@@ -448,8 +452,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
       o.reason = "interrupted by the user (" + describe_signal(sig) +
                  ") during the trial; not evidence against the solver: the next probe runs it";
       o.stderr_tail = take_stderr_tail();
-      kill_and_reap();
-      note_left_behind(o.reason);
+      o.reason += kill_and_reap();
       return o;
     }
     const double left = deadline_ms - (now_ms() - start);
@@ -464,8 +467,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                  std::to_string(static_cast<long>(compile_deadline_ms_)) +
                  " ms (--compile-timeout); worker killed; not evidence against the solver";
       o.stderr_tail = take_stderr_tail();
-      kill_and_reap();
-      note_left_behind(o.reason);
+      o.reason += kill_and_reap();
       return o;
     }
     if (left <= 0) {
@@ -481,8 +483,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
                      std::to_string(static_cast<long>(o.compile_ms)) + " ms)"
                : "");
       o.stderr_tail = take_stderr_tail();
-      kill_and_reap();
-      note_left_behind(o.reason);
+      o.reason += kill_and_reap();
       return o;
     }
     // The worker's end is seen by its pid, not by the end of its pipes: a child it forked may
@@ -495,13 +496,17 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     if (exited) pump(0);  // a reply written just before the end is still the reply
   }
   // The worker died. Kill what it left in its group, reap it and say how.
+  const pid_t pid = pid_;
   const std::optional<int> ended = end_process();
-  const int st = ended.value_or(0);
   o.elapsed_ms = now_ms() - start;
   o.stderr_tail = take_stderr_tail();
   close_pipes();
   o.status = "crash";
-  if (WIFSIGNALED(st)) {
+  const int st = ended.value_or(0);
+  if (!ended) {
+    o.reason = "the worker's reply pipe closed during the trial; how it ended is unknown" +
+               left_behind_note(pid);
+  } else if (WIFSIGNALED(st)) {
     o.signal = WTERMSIG(st);
     o.reason = "worker killed by " + describe_signal(o.signal);
   } else if (WIFEXITED(st)) {
@@ -510,7 +515,6 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   } else {
     o.reason = "worker died during the trial";
   }
-  note_left_behind(o.reason);
   return o;
 }
 

@@ -72,12 +72,12 @@ class Worker {
   bool alive() const { return pid_ > 0; }
 
  private:
-  void kill_and_reap();  // end_process() then close_pipes()
+  // end_process() then close_pipes(); what to add to the trial's reason ("" when the worker was
+  // reaped, else a sentence naming the worker left behind).
+  [[nodiscard]] std::string kill_and_reap();
   // Kills the worker's process group, reaps the worker and any strays; its wait status, or none
-  // when it did not exit within kill_wait_seconds() (then left_behind_ is its pid).
+  // when it did not exit within kill_wait_seconds() (then it is left behind).
   std::optional<int> end_process();
-  // Appends to a trial's reason that its worker could not be reaped, if so (and forgets it).
-  void note_left_behind(std::string& reason);
   void close_pipes();
   // Reads available output; returns false on EOF of stdout.
   bool pump(int timeout_ms);
@@ -92,7 +92,6 @@ class Worker {
   std::string fingerprint_, description_;
   int starts_ = 0;
   double compile_deadline_ms_ = 0;
-  pid_t left_behind_ = -1;
 };
 
 // Makes this process the subreaper of everything its workers start (PR_SET_CHILD_SUBREAPER), so a

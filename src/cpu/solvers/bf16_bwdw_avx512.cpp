@@ -21,6 +21,7 @@ struct Args {
   const std::int64_t* row_x;  // per row of the chunk: x pairs from `x` to the row's first pixel
   const std::uint32_t* dy;    // dy pairs at the chunk's first row, the tile's first channel
   std::int64_t rows, row_pairs, kp;  // rows in the chunk, pixel pairs per row, padded K
+  bool odd_row;                      // OW is odd: each row's last pair is one pixel
   float* dw;                         // dW^T [Q][Kp] at the tile's first column and channel
 };
 
@@ -38,16 +39,25 @@ void Tile<NI, NJ>::run(const Args& a) {
     for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_loadu_ps(a.dw + i * a.kp + j * 16);
   std::int64_t col[NI];
   for (int i = 0; i < NI; ++i) col[i] = a.col[i];
+  // One pixel pair; `keep` masks the x pairs (all bits, or the low half only).
+  const auto step = [&](const std::uint32_t* x, const std::uint32_t* dy, std::uint32_t keep) {
+    __m512bh dv[NJ];
+    for (int j = 0; j < NJ; ++j) dv[j] = (__m512bh)_mm512_loadu_si512(dy + j * 16);
+    for (int i = 0; i < NI; ++i) {
+      const __m512bh xv = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[col[i]] & keep));
+      for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], xv, dv[j]);
+    }
+  };
+  // An odd row's last pair has no second pixel: its dy half is zero, and its x half (an element
+  // no window of that pixel reads, maybe Inf or NaN) is dropped so that 0 * Inf adds no NaN.
+  const std::int64_t whole = a.odd_row ? a.row_pairs - 1 : a.row_pairs;
   const std::uint32_t* dy = a.dy;
   for (std::int64_t r = 0; r < a.rows; ++r) {
     const std::uint32_t* x = a.x + a.row_x[r];
-    for (std::int64_t m = 0; m < a.row_pairs; ++m, x += a.x_pair_step, dy += a.kp) {
-      __m512bh dv[NJ];
-      for (int j = 0; j < NJ; ++j) dv[j] = (__m512bh)_mm512_loadu_si512(dy + j * 16);
-      for (int i = 0; i < NI; ++i) {
-        const __m512bh xv = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[col[i]]));
-        for (int j = 0; j < NJ; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], xv, dv[j]);
-      }
+    for (std::int64_t m = 0; m < whole; ++m, x += a.x_pair_step, dy += a.kp) step(x, dy, ~0u);
+    if (a.odd_row) {
+      step(x, dy, 0xffffu);
+      dy += a.kp;
     }
   }
   for (int i = 0; i < NI; ++i)
@@ -89,6 +99,7 @@ void backward_weights_avx512(const BackwardWeightsArgs& b) {
       a.rows = chunk;
       a.row_pairs = row_pairs;
       a.kp = kp;
+      a.odd_row = G.ow % 2 != 0;
       a.dw = dwt + q0 * kp + kg * kBlocks * 16;
       pick_tile<Tile>(ni, nj)(a);
     }

@@ -1,26 +1,31 @@
 // cpu:bf16_direct:avx512_bf16 — bf16 problems in all three directions on AVX512_BF16's vdpbf16ps
 // (each lane adds two bf16 products to an fp32 sum: twice the multiply-adds of an fp32 FMA), the
 // instruction oneDNN's bf16 kernels use. Every other own CPU solver computes bf16 problems in
-// fp32 (the staging converts), at 0.12-0.15x of oneDNN (docs/perf.md).
+// fp32 (the staging converts).
 //
-// Data: the staged fp32 tensors (exact copies of the bf16 values) are re-packed as bf16 pairs of
-// adjacent channels: x as [N][D][H][W][ceil(C/2)] 32-bit pairs (channels-last, padding
+// Nothing is staged (StagingSpec::stage = false): bf16_pack.hpp reads the caller's bf16 tensors,
+// any layout and strides, straight into 32-bit pair layouts, and each finished output row is
+// rounded to bf16 (as float_to_bfloat rounds) into the caller's tensor from the computing
+// thread's cache. The kernels sit behind bf16_kernels.hpp (no library templates in ISA files).
+//
+// Forward: x as [N][D][H][W][ceil(C/2)] pairs of adjacent channels (channels-last, padding
 // materialised), the filter as [ceil(K/16)][taps][ceil(C/2)][16] pairs (16 output channels, one
 // per lane; an odd C or a K not a multiple of 16 is zero-filled). A register tile of up to 6
-// output pixels by 64 output channels (24 accumulators) reads one broadcast x pair and four filter
-// vectors per step. Output in fp32, rounded to bf16 once by the staging's write-back (as the
-// reference's comparison expects). One group; 1D, 2D and 3D; any stride, dilation and padding.
+// output pixels (which may span rows) by 64 output channels (24 accumulators) reads one broadcast
+// x pair and four filter vectors per step. One group; 1D, 2D and 3D; any stride, dilation and
+// padding.
 //
-// Backward-data with stride 1 and dilation 1 is the same kernel: dx is the forward convolution
-// of dy (padded by filter-1-pad on each side) with the filter flipped in every spatial dimension
-// and its K and C swapped, which the filter packing writes directly.
+// Backward-data (dilation 1, any stride and padding; bf16_bwd_data.cpp): each stride phase of dx
+// is a stride-1 forward pass of the same kernel over one padded pair copy of dy, with a flipped
+// sub-filter whose K and C are swapped by the packing.
 //
 // Backward-weights reduces over output pixels, so its pairs are two adjacent output pixels: dy as
 // [N][OD][OH][ceil(OW/2)][Kp] pairs (16 output channels per vector), x as pairs of each padded
 // element and the one `stride` to its right, so one broadcast 32-bit load gives the x values
-// under both pixels for one (tap, channel) column of dW. A tile of 6 such columns by 64 output
-// channels (24 accumulators) reduces over chunks of 512 pixel pairs, in a fixed order: the same
-// bits on every thread count. Any stride, dilation and padding; one group.
+// under both pixels for one (tap, channel) column of dW (an odd row's last pair uses the low half
+// only). A tile of 6 such columns by 64 output channels (24 accumulators) reduces over chunks of
+// 512 pixel pairs, in a fixed order: the same bits on every thread count. Any stride, dilation
+// and padding; one group.
 #pragma once
 
 #include <functional>
