@@ -136,6 +136,23 @@ r = [json.loads(l) for l in open('$TMP/unconfirmed.jsonl')]
 sys.exit(0 if len(r) == 1 and r[0]['status'] == 'hang' and
          'not confirmed: a second try could not start' in r[0]['reason'] else 1)"
 
+# A device that comes back from a fault as another (a reset that reordered the cards): one device,
+# so its restarts are the worker's own. Nothing after the change is recorded under the first
+# fingerprint or the second; those trials are errors naming the change, and the sweep ends.
+mkdir -p "$TMP/state2"
+FAKE_HIP_DEVICES=1 FAKE_HIP_CHANGING_DEVICES=0 FAKE_HIP_STATE_DIR=$TMP/state2 \
+  probe changed hip:0 "${FAULTY[@]}"
+check "a device that changed on restart: the sweep ends (exit $(rc_of changed)), its later trials are errors naming it" \
+  python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$TMP/changed.jsonl')]
+bad = [x for x in r if x['status'] in ('crash', 'hang')]
+changed = [x for x in r if x['status'] == 'error' and 'fingerprint changed on restart' in x['reason']]
+ok_after = [x for x in r[r.index(bad[0]) + 1:] if x['status'] == 'ok'] if bad else ['no fault']
+sys.exit(0 if bad and changed and not ok_after and len(r) == len(open('$TMP/faulty_one.jsonl').readlines()) else 1)"
+check "a device that changed on restart: no row under the second fingerprint" \
+  bash -c "! rows changed | grep -q 'RX 5700'"
+
 # A device that never opens: left out at start, the others run everything.
 FAKE_HIP_DEVICES=3 FAKE_HIP_DEAD_DEVICES=0 probe dead hip:all "${FAULTY[@]}"
 check "dead hip:0: exit 1, naming it" \

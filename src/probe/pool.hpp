@@ -90,6 +90,8 @@ class Worker {
   std::string out_buf_, err_buf_;
   double gflops_ = 10, ref_gflops_ = 0.5, sample_gflops_ = 0.2;
   std::string fingerprint_, description_;
+  // The fingerprint of this Worker's first process: a restart must report the same device.
+  std::string first_fingerprint_;
   int starts_ = 0;
   double compile_deadline_ms_ = 0;
 };

@@ -27,6 +27,9 @@ int g_device = 0;   // hipSetDevice's
 //   FAKE_HIP_FRAGILE_DEVICES=1     these, once they have faulted or hung, cannot be opened again
 //                                  (a card that needs a reset): a marker file in
 //                                  FAKE_HIP_STATE_DIR tells the next worker.
+//   FAKE_HIP_CHANGING_DEVICES=0    these, once they have faulted or hung, come back as the other
+//                                  model (a reset that reordered the cards): another fingerprint
+//                                  on restart (marker in FAKE_HIP_STATE_DIR).
 int device_count() {
   const char* n = std::getenv("FAKE_HIP_DEVICES");
   return n && std::atoi(n) > 0 ? std::atoi(n) : 1;
@@ -39,12 +42,24 @@ bool listed(const char* variable, int d) {
   }
   return false;
 }
-std::string lost_marker(int d) {
+// The marker file of a device listed in `variable` ("" if not listed or no state dir).
+std::string marker(const char* variable, const char* name, int d) {
   const char* dir = std::getenv("FAKE_HIP_STATE_DIR");
-  if (!dir || !*dir || !listed("FAKE_HIP_FRAGILE_DEVICES", d)) return {};
+  if (!dir || !*dir || !listed(variable, d)) return {};
   char path[4096];
-  std::snprintf(path, sizeof path, "%s/lost-%d", dir, d);
+  std::snprintf(path, sizeof path, "%s/%s-%d", dir, name, d);
   return path;
+}
+std::string lost_marker(int d) {
+  return marker("FAKE_HIP_FRAGILE_DEVICES", "lost", d);
+}
+std::string changed_marker(int d) {
+  return marker("FAKE_HIP_CHANGING_DEVICES", "changed", d);
+}
+bool other_model(int d) {
+  const std::string changed = changed_marker(d);
+  return listed("FAKE_HIP_OTHER_MODEL", d) ||
+         (!changed.empty() && access(changed.c_str(), F_OK) == 0);
 }
 bool dead(int d) {
   const std::string marker = lost_marker(d);
@@ -52,8 +67,8 @@ bool dead(int d) {
          (!marker.empty() && access(marker.c_str(), F_OK) == 0);
 }
 void mark_lost() {
-  const std::string marker = lost_marker(g_device);
-  if (FILE* f = marker.empty() ? nullptr : std::fopen(marker.c_str(), "w")) std::fclose(f);
+  for (const std::string& m : {lost_marker(g_device), changed_marker(g_device)})
+    if (FILE* f = m.empty() ? nullptr : std::fopen(m.c_str(), "w")) std::fclose(f);
 }
 
 }  // namespace
@@ -134,12 +149,12 @@ EXPORT int hipDriverGetVersion(int* v) {
 // RX 5600 XTs, as a node with two kinds of card.
 EXPORT int hipDeviceGetAttribute(int* v, int attr, int d) {
   // multiprocessors: an RX 5600 XT has 36 CUs, an RX 5700 XT 40
-  *v = attr == 63 ? (listed("FAKE_HIP_OTHER_MODEL", d) ? 40 : 36) : 0;
+  *v = attr == 63 ? (other_model(d) ? 40 : 36) : 0;
   return 0;
 }
 EXPORT int hipGetDevicePropertiesR0600(void* prop, int d) {
   std::snprintf(static_cast<char*>(prop), 256, "AMD Radeon RX %s XT (simulated)",
-                listed("FAKE_HIP_OTHER_MODEL", d) ? "5700" : "5600");
+                other_model(d) ? "5700" : "5600");
   std::snprintf(static_cast<char*>(prop) + 1160, 256, "gfx1010 (simulated)");
   return 0;
 }
