@@ -95,6 +95,28 @@ sleep 2.5
 kill -9 $pid; wait $pid 2>/dev/null
 "$CG" probe --db "$DB2" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >/dev/null 2>&1
 check "died during it twice: crash" sh -c "\"$CG\" db show --db \"$DB2\" --json | grep chaos:hang_sleep | grep '\"status\":\"crash\"' | grep -q 'twice in a row'"
+# With two trials in flight (--jobs 2) a prober's death is neither's: both are interrupted, and
+# their retries run one at a time, so the next death counts against the one running alone.
+DB6=$TMP/jobs.db
+running_rows() { "$CG" db show --db "$DB6" --json | grep -c '"status":"running"'; }
+"$CG" probe --db "$DB6" --plugin "$CHAOS" --solvers 'chaos:hang_sleep,chaos:deadlock' --problem "$P" \
+  --timeout 30 --jobs 2 >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -9 $pid; wait $pid 2>/dev/null
+check "jobs 2: both trials were running when the prober died" test "$(running_rows)" -eq 2
+"$CG" probe --db "$DB6" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >/dev/null 2>&1
+"$CG" probe --db "$DB6" --plugin "$CHAOS" --solvers 'chaos:hang_sleep,chaos:deadlock' --problem "$P" \
+  --timeout 30 --jobs 2 >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -9 $pid; wait $pid 2>/dev/null
+check "jobs 2: the retries ran one at a time (one row running at the second death)" \
+  test "$(running_rows)" -eq 1
+"$CG" probe --db "$DB6" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" >/dev/null 2>&1
+check "jobs 2: the second death counts against the retry running alone, not the other" sh -c "
+  test \$(\"$CG\" db show --db '$DB6' --json | grep -c '\"status\":\"crash\"') -eq 1 &&
+  test \$(\"$CG\" db show --db '$DB6' --json | grep -c '\"status\":\"interrupted\"') -eq 1"
 # Ctrl-C (SIGINT) during a trial: the sweep ends (exit 130), the trial in flight is interrupted by
 # the user, what finished is kept, no worker is left, and the rerun completes it.
 DB5=$TMP/int.db

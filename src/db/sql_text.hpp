@@ -65,10 +65,15 @@ inline std::string upsert_trial(const char* now) {
 
 // Running rows that were cut off: twice (a retry died again) and once. $1 the time, $2 the
 // reason; a backend appends which running rows are dead (SQLite: all of them).
+// A retry whose prober died again counts against the solver only when it was the only trial that
+// prober had running: with several in flight (--jobs, several devices) the death is no one's in
+// particular, and every one of them is interrupted once more (the sweep then runs each retry
+// alone, so the next death during one is its own).
 inline constexpr const char* kRecoverTwice =
     "UPDATE trials SET status = 'crash', finished_at = $1, reason = $2, holder_host = '', "
     "holder_pid = 0, holder_session = '', holder_seen = 0 WHERE status = 'running' AND "
-    "reason = $3 ";
+    "reason = $3 AND (SELECT COUNT(*) FROM trials AS other WHERE other.status = 'running' AND "
+    "other.holder_session = trials.holder_session) = 1 ";
 inline constexpr const char* kRecoverOnce =
     "UPDATE trials SET status = 'interrupted', finished_at = $1, reason = $2, holder_host = '', "
     "holder_pid = 0, holder_session = '', holder_seen = 0 WHERE status = 'running' ";

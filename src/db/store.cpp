@@ -44,6 +44,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& where) {
   return open_sqlite(where);
 }
 
+bool retries_a_death(const std::optional<TrialRecord>& seen) {
+  return seen && (seen->status == "running" ||
+                  (seen->status == "interrupted" && seen->reason == kDiedOnce));
+}
+
 Result<Claim> Store::begin(const TrialRecord& r, const std::optional<TrialRecord>& seen) {
   TrialRecord j = r;
   j.status = "running";
@@ -51,9 +56,7 @@ Result<Claim> Store::begin(const TrialRecord& r, const std::optional<TrialRecord
   // A row still running here was held by a prober that died (a live one's is not taken: write's
   // claim), and one recovered as died-once is that trial's retry: if this prober dies during it
   // too, recover_running counts it against the solver.
-  if (seen &&
-      (seen->status == "running" || (seen->status == "interrupted" && seen->reason == kDiedOnce)))
-    j.reason = kRetryAfterDeath;
+  if (retries_a_death(seen)) j.reason = kRetryAfterDeath;
   auto wrote = write(j, seen ? Seen{seen->started_at, seen->status} : Seen{});
   if (!wrote) return wrote.status();
   return *wrote ? Claim::taken : Claim::held_elsewhere;

@@ -145,6 +145,10 @@ inline constexpr const char* kDiedOnce =
 inline constexpr const char* kDiedTwice =
     "the prober or the machine died during this trial twice in a row (interrupted, retried, died "
     "again)";
+// Whether a trial whose row was `seen` like this is the retry of one its prober died during (the
+// row left running, or recovered as died-once): begin() marks it so, and the sweep runs it with
+// no other trial in flight, so that a second death is attributable to it.
+bool retries_a_death(const std::optional<TrialRecord>& seen);
 // This process as a holder of running rows: the host's name and the pid.
 std::string holder_host();
 

@@ -90,6 +90,51 @@ struct Group {
 };
 
 // State shared by the job threads; everything in it is touched under `mu`.
+// Lets the retry of a trial its prober died during run with no other trial of this prober in
+// flight: its jobs pass shared, a retry alone. A waiting retry holds back new shared passes, so
+// the trials already running finish and no new one starts until it is done. Then a second death
+// during the retry is its own (the store's recovery counts it only if it was the one running row).
+class AloneGate {
+ public:
+  class Pass {
+   public:
+    Pass(AloneGate& g, bool alone) : g_(g), alone_(alone) { g_.enter(alone_); }
+    ~Pass() { g_.leave(alone_); }
+    Pass(const Pass&) = delete;
+    Pass& operator=(const Pass&) = delete;
+
+   private:
+    AloneGate& g_;
+    bool alone_;
+  };
+
+ private:
+  void enter(bool alone) {
+    std::unique_lock l(m_);
+    if (alone) {
+      ++waiting_alone_;
+      cv_.wait(l, [&] { return !alone_ && shared_ == 0; });
+      --waiting_alone_;
+      alone_ = true;
+    } else {
+      cv_.wait(l, [&] { return !alone_ && waiting_alone_ == 0; });
+      ++shared_;
+    }
+  }
+  void leave(bool alone) {
+    std::lock_guard l(m_);
+    if (alone)
+      alone_ = false;
+    else
+      --shared_;
+    cv_.notify_all();
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  int shared_ = 0, waiting_alone_ = 0;
+  bool alone_ = false;
+};
+
 struct Shared {
   Shared(const SweepConfig& c_, db::Store& store_, const SweepCallbacks& cb_)
       : c(c_), store(store_), cb(cb_) {}
@@ -104,6 +149,7 @@ struct Shared {
   Status failure;
   Status first_start_failure;  // why the first worker that could not start did not
   double t0 = 0;
+  AloneGate gate;  // taken without `mu` held, held from a trial's claim to its record
 };
 
 // The group of a worker that has just started: the one with its fingerprint, else a new one.
@@ -292,6 +338,13 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
         c.timeout_s > 0 ? c.timeout_s * 1000
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
+    // The row is claimed only with the gate passed (without `mu`: a retry waits for the trials
+    // in flight, which take `mu` to record themselves), so a retry's row is never running beside
+    // another trial's of this prober.
+    lock.unlock();
+    const AloneGate::Pass pass(s.gate, db::retries_a_death(prev));
+    lock.lock();
+    if (!s.failure.is_ok()) return;
     auto claim = s.store.begin(rec, prev);
     if (!claim) {
       const Status& st = claim.status();
