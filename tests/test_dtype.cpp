@@ -8,6 +8,7 @@
 
 #include "convguard/dtype.hpp"
 #include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/transpose.hpp"
 
 using namespace convguard;
 
@@ -76,5 +77,23 @@ TEST(DType, Bf16VectorStoresRoundAsTheScalarConversion) {
         ASSERT_EQ(out[w * dw + c * dc], float_to_bfloat(in[w * C + c]))
             << std::hex << std::bit_cast<std::uint32_t>(in[w * C + c]) << " at w " << std::dec << w
             << " c " << c << (channels_last ? " (channels-last)" : " (channels-first)");
+  }
+}
+
+// The staging's fp32 transpose: 16 x 16 register blocks and the ragged edges, at row strides
+// wider than the rows.
+TEST(DType, F32TransposeMatchesTheDefinition) {
+  if (!cpu::fast_transpose()) GTEST_SKIP() << "no AVX-512F, or CONVGUARD_CPU_ISA caps it";
+  for (const auto [rows, cols] : {std::pair{37, 21}, std::pair{16, 16}, std::pair{5, 40}}) {
+    const std::int64_t src_row = cols + 3, dst_row = rows + 5;
+    std::vector<float> src(rows * src_row), dst(cols * dst_row, -1.0f);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f;
+    cpu::transpose_f32_avx512(src.data(), src_row, dst.data(), dst_row, rows, cols);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j)
+        ASSERT_EQ(dst[j * dst_row + i], src[i * src_row + j])
+            << rows << "x" << cols << " at " << i << "," << j;
+    for (std::int64_t j = 0; j < cols; ++j)  // nothing past a row's end is written
+      for (std::int64_t i = rows; i < dst_row; ++i) ASSERT_EQ(dst[j * dst_row + i], -1.0f);
   }
 }

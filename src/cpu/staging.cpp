@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/tensor_iter.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/transpose.hpp"
 
 namespace convguard::cpu {
+
+bool fast_transpose() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && isa_level() >= IsaLevel::avx512;
+  return ok;
+}
 
 Sizes5 sizes5(const TensorDesc& t) {
   const detail::Shape5 s = detail::shape5(t);
@@ -33,6 +41,12 @@ template <class From, class To, class Convert>
 void copy_slab(const From* src, std::int64_t sc, std::int64_t sw, To* dst, std::int64_t dc,
                std::int64_t dw, std::int64_t C, std::int64_t W, Convert convert) {
   constexpr std::int64_t kB = 16;
+  if constexpr (std::is_same_v<From, float> && std::is_same_v<To, float>) {
+    // fp32 both sides (the conversion is the identity): a channels-first <-> channels-last
+    // change is a transpose of the C x W slab.
+    if (sw == 1 && dc == 1 && fast_transpose()) return transpose_f32_avx512(src, sc, dst, dw, C, W);
+    if (sc == 1 && dw == 1 && fast_transpose()) return transpose_f32_avx512(src, sw, dst, dc, W, C);
+  }
   if (sw == 1 && dw == 1) {
     for (std::int64_t c = 0; c < C; ++c)
       for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w] = convert(src[c * sc + w]);
@@ -68,21 +82,26 @@ void copy_tensor(const TensorDesc& t, Order order, const Padding& pad, const voi
   const auto& st = detail::shape5(t).strides;
   const Strides5 ps = packed_strides(padded(s, pad), order);
   const std::int64_t cblocks = (s.c + kB - 1) / kB;
+  // Without H or W padding, where the caller's rows follow each other, a plane is one row: long
+  // rows are what the transposes work in (a 14-wide row is shorter than one 16 x 16 block).
+  const bool flat = pad.begin[1] == 0 && pad.end[1] == 0 && pad.begin[2] == 0 &&
+                    pad.end[2] == 0 && st[3] == s.w * st[4];
+  const std::int64_t rows = flat ? 1 : s.h, width = flat ? s.h * s.w : s.w;
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t n = 0; n < s.n; ++n)
     for (std::int64_t cb = 0; cb < cblocks; ++cb) {
       const std::int64_t c0 = cb * kB, nc = std::min(kB, s.c - c0);
       for (std::int64_t d = 0; d < s.d; ++d)
-        for (std::int64_t h = 0; h < s.h; ++h) {
+        for (std::int64_t h = 0; h < rows; ++h) {
           const std::int64_t so = n * st[0] + c0 * st[1] + d * st[2] + h * st[3];
           const std::int64_t po = n * ps.n + c0 * ps.c + (d + pad.begin[0]) * ps.d +
                                   (h + pad.begin[1]) * ps.h + pad.begin[2] * ps.w;
           if (to_packed)
             copy_slab(static_cast<const T*>(from) + so, st[1], st[4], static_cast<float*>(to) + po,
-                      ps.c, ps.w, nc, s.w, to_float);
+                      ps.c, ps.w, nc, width, to_float);
           else
             copy_slab(static_cast<const float*>(from) + po, ps.c, ps.w, static_cast<T*>(to) + so,
-                      st[1], st[4], nc, s.w, from_float);
+                      st[1], st[4], nc, width, from_float);
         }
     }
 }
