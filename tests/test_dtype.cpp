@@ -84,7 +84,7 @@ TEST(DType, Bf16VectorStoresRoundAsTheScalarConversion) {
 // wider than the rows.
 TEST(DType, F32TransposeMatchesTheDefinition) {
   if (!cpu::fast_transpose()) GTEST_SKIP() << "no AVX-512F, or CONVGUARD_CPU_ISA caps it";
-  for (const auto [rows, cols] : {std::pair{37, 21}, std::pair{16, 16}, std::pair{5, 40}}) {
+  for (const auto& [rows, cols] : {std::pair{37, 21}, std::pair{16, 16}, std::pair{5, 40}}) {
     const std::int64_t src_row = cols + 3, dst_row = rows + 5;
     std::vector<float> src(rows * src_row), dst(cols * dst_row, -1.0f);
     for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f;
