@@ -301,17 +301,17 @@ Status Worker::ensure_started(double startup_deadline_ms) {
         const auto j = nlohmann::json::parse(line);
         if (j.value("ready", false)) {
           const std::string fingerprint = j.value("fingerprint", std::string());
-          if (!first_fingerprint_.empty() && fingerprint != first_fingerprint_) {
+          if (!fingerprint_.empty() && fingerprint != fingerprint_) {
             // A device that comes back from a restart as another (a reset that reordered the
             // GPUs, a driver reloaded underneath): whatever it ran would be recorded under the
             // first one's fingerprint. Refused, so its trials are errors, not evidence.
             const std::string left = kill_and_reap();
             return {StatusCode::internal_error,
                     "worker start-up: the device's fingerprint changed on restart, from '" +
-                        first_fingerprint_ + "' to '" + fingerprint +
+                        fingerprint_ + "' to '" + fingerprint +
                         "'; nothing it runs is recorded under the first" + left};
           }
-          first_fingerprint_ = fingerprint_ = fingerprint;
+          fingerprint_ = fingerprint;
           gflops_ = j.value("gflops", 10.0);
           ref_gflops_ = j.value("ref_gflops", 0.5);
           sample_gflops_ = j.value("sample_gflops", 0.2);

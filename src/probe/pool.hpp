@@ -89,9 +89,8 @@ class Worker {
   int to_child_ = -1, from_child_ = -1, err_child_ = -1;
   std::string out_buf_, err_buf_;
   double gflops_ = 10, ref_gflops_ = 0.5, sample_gflops_ = 0.2;
+  // Set by the first process's ready line; a restart must report the same fingerprint.
   std::string fingerprint_, description_;
-  // The fingerprint of this Worker's first process: a restart must report the same device.
-  std::string first_fingerprint_;
   int starts_ = 0;
   double compile_deadline_ms_ = 0;
 };

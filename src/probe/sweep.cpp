@@ -204,12 +204,7 @@ bool ready(Shared& s, Worker& worker, const std::string& device, Group*& g) {
   std::lock_guard lock(s.mu);
   if (st && worker.fingerprint().empty()) {
     st = {StatusCode::internal_error, "worker start-up: no device fingerprint"};
-  } else if (st && g && worker.fingerprint() != g->dev.fingerprint) {
-    // The same device must come back as itself; evidence under two fingerprints would mix.
-    st = {StatusCode::internal_error, "its fingerprint changed on restart, from '" +
-                                          g->dev.fingerprint + "' to '" + worker.fingerprint() +
-                                          "'"};
-  }
+  }  // A restart that reports another device is refused by the Worker itself.
   if (st && !g) {
     g = join(s, worker, device);
     return g != nullptr;

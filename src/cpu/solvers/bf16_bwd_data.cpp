@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
 
 namespace convguard::cpu::bf16 {
@@ -78,7 +79,7 @@ void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
   const Geometry G = detail::geometry(p);
   const Phases ph = phases(p);
   const Sizes5 ds = backward_data_dy_sizes(p);
-  const std::int64_t K2 = (G.k() + 1) / 2;
+  const std::int64_t K2 = pairs(G.k());
   pack_channel_pairs(Reader(t.y), ph.buffer, dy);
   const Reader w(t.w);
   const Writer dx(t.x);
@@ -115,10 +116,8 @@ void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
         const std::int64_t od = ph.buffer.begin[0] - a.pad, oh = ph.buffer.begin[1] - b.pad,
                            ow = ph.buffer.begin[2] - e.pad;
         const std::uint32_t* origin = dy + ((od * ds.h + oh) * ds.w + ow) * K2;
-        forward(F, ds, origin, filter,
-                [&](std::int64_t n, std::int64_t i, std::int64_t j, const float* row) {
-                  dx.row(n, a.first + i * G.sd, b.first + j * G.sh, row, e.first, G.sw, e.count);
-                });
+        forward(F, ds, origin, filter, dx,
+                {{a.first, b.first, e.first}, {G.sd, G.sh, G.sw}, e.count});
       }
 }
 

@@ -72,8 +72,8 @@ constexpr std::int64_t kChunkPairs = 512;
 
 void backward_weights_avx512(const BackwardWeightsArgs& b) {
   const Geometry& G = b.G;
-  const std::int64_t C = G.c(), K = G.k(), kp = (K + 15) / 16 * 16, kblocks = kp / 16;
-  const std::int64_t Q = G.taps() * C, row_pairs = (G.ow + 1) / 2;
+  const std::int64_t C = G.c(), K = G.k(), kp = padded16(K), kblocks = kp / 16;
+  const std::int64_t Q = G.taps() * C, row_pairs = pairs(G.ow);
   const std::int64_t rows = G.n * G.od * G.oh;
   float* dwt = b.dwt;
   for (std::int64_t i = 0; i < Q * kp; ++i) dwt[i] = 0.0f;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/tensor_iter.hpp"
 #include "cpu/isa.hpp"
@@ -13,20 +12,15 @@
 namespace convguard::cpu {
 namespace {
 
+using bf16::blocks16;
+using bf16::padded16;
+using bf16::pairs;
 using detail::Geometry;
-
-std::int64_t pairs(std::int64_t c) {
-  return (c + 1) / 2;
-}
-
-std::int64_t padded_k(std::int64_t k) {
-  return (k + 15) / 16 * 16;
-}
 
 // The kernel's dW^T [taps * C][Kp] into the caller's filter, rounded to bf16: per tap a [C][K]
 // matrix (rows Kp apart) stored at the filter's K and C strides, 64 input channels at a time.
 void write_filter(const float* dwt, const Geometry& G, const TensorView& w) {
-  const std::int64_t K = G.k(), C = G.c(), kp = padded_k(K);
+  const std::int64_t K = G.k(), C = G.c(), kp = padded16(K);
   const auto& st = detail::shape5(w.desc).strides;
   auto* dst = static_cast<std::uint16_t*>(w.data);
   constexpr std::int64_t kRows = 64;
@@ -39,13 +33,6 @@ void write_filter(const float* dwt, const Geometry& G, const TensorView& w) {
       bf16::store_bf16_avx512(dwt + (tap * C + c0) * kp, kp, std::min(kRows, C - c0), K,
                               dst + c0 * st[1] + a * st[2] + b * st[3] + e * st[4], st[0], st[1]);
     }
-}
-
-// Stores each finished output row in the caller's tensor.
-bf16::RowSink rows_into(const bf16::Writer& out) {
-  return [out](std::int64_t n, std::int64_t d, std::int64_t h, const float* row) {
-    out.row(n, d, h, row);
-  };
 }
 
 }  // namespace
@@ -83,9 +70,9 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
   if (p.direction == Direction::backward_weights) {
     // x as (pixel, pixel + stride) pairs, dy as pairs of adjacent output pixels, and dW^T [Q][Kp].
     const Sizes5 xs = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
-    const std::int64_t kp = padded_k(G.k());
+    const std::int64_t kp = padded16(G.k());
     layout.add(xs.elements());
-    layout.add(G.n * G.od * G.oh * ((G.ow + 1) / 2) * kp);
+    layout.add(G.n * G.od * G.oh * pairs(G.ow) * kp);
     layout.add(G.taps() * G.c() * kp);
     return;
   }
@@ -93,13 +80,13 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
     // dy as padded channel pairs, and room for the whole filter (each phase packs a part).
     const Sizes5 dy = bf16::backward_data_dy_sizes(p);
     layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()));
-    layout.add((G.c() + 15) / 16 * G.taps() * pairs(G.k()) * 16);
+    layout.add(blocks16(G.c()) * G.taps() * pairs(G.k()) * 16);
     return;
   }
   // x as padded channel pairs, and the packed filter.
   const Sizes5 in = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
   layout.add(in.n * in.d * in.h * in.w * pairs(G.c()));
-  layout.add((G.k() + 15) / 16 * G.taps() * pairs(G.c()) * 16);
+  layout.add(blocks16(G.k()) * G.taps() * pairs(G.c()) * 16);
 }
 
 Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -113,7 +100,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
       bf16::pack_filter(bf16::Reader(caller.w), G,
                         bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}}, second);
-      bf16::forward(G, t.xs, in, second, rows_into(bf16::Writer(caller.y)));
+      bf16::forward(G, t.xs, in, second, bf16::Writer(caller.y));
       return Status::ok();
     case Direction::backward_data:
       bf16::backward_data(p, caller, in, second);
@@ -121,7 +108,7 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
     case Direction::backward_weights: {
       float* dwt = layout.get(ws, first_scratch + 2);
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
-      bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded_k(G.k()), second);
+      bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded16(G.k()), second);
       bf16::backward_weights(G, t.xs, in, second, dwt);
       write_filter(dwt, G, caller.w);
       return Status::ok();

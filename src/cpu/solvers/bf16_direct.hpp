@@ -28,7 +28,7 @@
 // and padding; one group.
 #pragma once
 
-#include <functional>
+#include <array>
 
 #include "cpu/staged_solver.hpp"
 
@@ -47,13 +47,19 @@ class Bf16DirectSolver final : public StagedSolver {
 };
 
 namespace bf16 {
-// Receives each finished output row (n, od, oh) of the forward kernel as channels-last fp32
-// [OW][K], from the thread that computed it; it stays in that thread's cache until stored.
-using RowSink = std::function<void(std::int64_t n, std::int64_t d, std::int64_t h, const float*)>;
+class Writer;
+// Where the forward kernel's output row (n, i, j) lands in `out`: row (n, first[0] + i * step[0],
+// first[1] + j * step[1]), pixels first[2], first[2] + step[2], ... (count of them; -1: the
+// row's width). The default is the identity; a stride phase of backward-data is not.
+struct RowPlacement {
+  std::array<std::int64_t, 3> first{0, 0, 0}, step{1, 1, 1};
+  std::int64_t count = -1;
+};
 // The forward kernel (bf16_entry.cpp, bf16_direct_avx512.cpp): y, row by row, from x pairs (xs:
-// the padded sizes) and packed filter pairs.
+// the padded sizes) and packed filter pairs. Each row is stored by the thread that computed it,
+// while it is still in that thread's cache.
 void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-             const std::uint32_t* w, const RowSink& out);
+             const std::uint32_t* w, const Writer& out, const RowPlacement& at = {});
 // Backward-data in stride phases (bf16_bwd_data.cpp): dy's padded pair copy (its sizes), then
 // each phase's flipped sub-filter into `filter` (room for the whole filter) and one forward pass.
 Sizes5 backward_data_dy_sizes(const Problem& p);

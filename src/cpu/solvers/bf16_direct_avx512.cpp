@@ -73,7 +73,7 @@ void Tile<NI, NJ>::run(const Args& a) {
 void forward_avx512(const ForwardArgs& f) {
   const Geometry& G = f.G;
   const Sizes5& xs = f.xs;
-  const std::int64_t C2 = (G.c() + 1) / 2, K = G.k(), kblocks = (K + 15) / 16;
+  const std::int64_t C2 = pairs(G.c()), K = G.k(), kblocks = blocks16(K);
   const std::int64_t rows = G.n * G.od * G.oh, R = f.rows_per_block;
   const std::int64_t blocks = (rows + R - 1) / R;
   // The first tap of output row r's first pixel.

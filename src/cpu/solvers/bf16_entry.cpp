@@ -6,12 +6,13 @@
 
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/solvers/bf16_pack.hpp"
 
 namespace convguard::cpu::bf16 {
 
 void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-             const std::uint32_t* w, const RowSink& out) {
-  const std::int64_t C2 = (G.c() + 1) / 2;
+             const std::uint32_t* w, const Writer& out, const RowPlacement& at) {
+  const std::int64_t C2 = pairs(G.c());
   std::vector<std::int64_t> tap_offset;
   for (std::int64_t a = 0; a < G.kd; ++a)
     for (std::int64_t b = 0; b < G.kh; ++b)
@@ -24,9 +25,17 @@ void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x
   if (rows / R < 4 * threads) R = 1;
   std::vector<float> buffers(static_cast<std::size_t>(threads * R * G.ow * G.k()));
   ForwardArgs f{G, xs, x, w, tap_offset.data(), R, buffers.data(), {}};
-  f.out.context = &out;
-  f.out.store = [](const void* sink, std::int64_t n, std::int64_t d, std::int64_t h,
-                   const float* row) { (*static_cast<const RowSink*>(sink))(n, d, h, row); };
+  struct Target {
+    const Writer& out;
+    const RowPlacement& at;
+  } target{out, at};
+  f.out.context = &target;
+  f.out.store = [](const void* context, std::int64_t n, std::int64_t i, std::int64_t j,
+                   const float* row) {
+    const auto& [out, at] = *static_cast<const Target*>(context);
+    out.row(n, at.first[0] + i * at.step[0], at.first[1] + j * at.step[1], row, at.first[2],
+            at.step[2], at.count);
+  };
   forward_avx512(f);
 }
 

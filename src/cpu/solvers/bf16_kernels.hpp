@@ -13,6 +13,23 @@
 
 namespace convguard::cpu::bf16 {
 
+// The pair and lane sizes every bf16 file uses, in an unnamed namespace so that an AVX-512 file
+// gets no weak copy of them (see above).
+namespace {
+// 32-bit words that hold n bf16 values in pairs (an odd n's last pair is zero-padded).
+constexpr std::int64_t pairs(std::int64_t n) {
+  return (n + 1) / 2;
+}
+// Whole 16-lane vectors that hold n channels.
+constexpr std::int64_t blocks16(std::int64_t n) {
+  return (n + 15) / 16;
+}
+// n rounded up to whole 16-lane vectors.
+constexpr std::int64_t padded16(std::int64_t n) {
+  return blocks16(n) * 16;
+}
+}  // namespace
+
 // Where the forward kernel puts each finished output row (n, od, oh): channels-last fp32
 // [OW][K], handed over by the thread that computed it while the row is in its cache.
 struct RowStore {

@@ -63,7 +63,7 @@ void for_each_padded_row(const Reader& src, const Padding& pad, std::uint32_t* d
 }  // namespace
 
 void pack_channel_pairs(const Reader& src, const Padding& pad, std::uint32_t* dst) {
-  const std::int64_t C = src.sizes().c, C2 = (C + 1) / 2, W = padded(src.sizes(), pad).w;
+  const std::int64_t C = src.sizes().c, C2 = pairs(C), W = padded(src.sizes(), pad).w;
   for_each_padded_row(src, pad, dst, W * C2, [&](const std::uint16_t* row, std::uint32_t* out) {
     for (std::int64_t w = 0; w < W; ++w)
       for (std::int64_t c2 = 0; c2 < C2; ++c2) {
@@ -86,7 +86,7 @@ void pack_shifted_pairs(const Reader& src, const Padding& pad, std::int64_t stri
 }
 
 void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst) {
-  const std::int64_t K = src.sizes().c, W = src.sizes().w, W2 = (W + 1) / 2;
+  const std::int64_t K = src.sizes().c, W = src.sizes().w, W2 = pairs(W);
   for_each_padded_row(src, Padding{}, dst, W2 * kp,
                       [&](const std::uint16_t* row, std::uint32_t* out) {
                         for (std::int64_t m = 0; m < W2; ++m) {
@@ -104,7 +104,7 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
                  std::uint32_t* dst) {
   const bool bwd = f.swap_and_flip;
   const std::int64_t K = G.k(), C = G.c(), taps = f.taps[0] * f.taps[1] * f.taps[2];
-  const std::int64_t O = bwd ? C : K, I = bwd ? K : C, I2 = (I + 1) / 2;
+  const std::int64_t O = bwd ? C : K, I = bwd ? K : C, I2 = pairs(I);
   const auto& st = w.strides();
   // Strides of the kernel's output and input channels in the filter ([K][C][kd][kh][kw]).
   const std::int64_t o_stride = bwd ? st[1] : st[0], i_stride = bwd ? st[0] : st[1];
@@ -117,7 +117,7 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
     for (std::int64_t b = 0; b < f.taps[1]; ++b)
       for (std::int64_t e = 0; e < f.taps[2]; ++e)
         tap_at.push_back(source(0, a) * st[2] + source(1, b) * st[3] + source(2, e) * st[4]);
-  const std::int64_t blocks = (O + 15) / 16;
+  const std::int64_t blocks = blocks16(O);
   // One output channel (a lane) at a time: its taps and channel pairs are read in memory order.
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t ob = 0; ob < blocks; ++ob)
