@@ -9,6 +9,7 @@
 #include "cpu/solvers/fft.hpp"
 #include "cpu/solvers/im2col_gemm.hpp"
 #include "cpu/solvers/implicit_gemm.hpp"
+#include "cpu/solvers/pointwise.hpp"
 #include "cpu/solvers/ref.hpp"
 #include "cpu/solvers/winograd.hpp"
 
@@ -19,6 +20,8 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
+  static const cpu::PointwiseSolver pointwise_avx512(cpu::Isa::avx512);
+  static const cpu::PointwiseSolver pointwise_avx2(cpu::Isa::avx2);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx2(cpu::Isa::avx2);
   static const cpu::WinogradSolver winograd_f4(4);
@@ -32,6 +35,8 @@ std::span<const Solver* const> cpu_solvers() {
       &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,
+      &pointwise_avx512,
+      &pointwise_avx2,
       &implicit_gemm_avx512,
       &implicit_gemm_avx2,
       &im2col_gemm,
