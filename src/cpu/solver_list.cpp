@@ -20,8 +20,9 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
-  static const cpu::PointwiseSolver pointwise_avx512(cpu::Isa::avx512);
-  static const cpu::PointwiseSolver pointwise_avx2(cpu::Isa::avx2);
+  static const cpu::PointwiseSolver pointwise_bf16(cpu::PointwiseKernel::bf16_avx512);
+  static const cpu::PointwiseSolver pointwise_avx512(cpu::PointwiseKernel::f32_avx512);
+  static const cpu::PointwiseSolver pointwise_avx2(cpu::PointwiseKernel::f32_avx2);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx2(cpu::Isa::avx2);
   static const cpu::WinogradSolver winograd_f4(4);
@@ -32,6 +33,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
+      &pointwise_bf16,
       &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,

@@ -9,10 +9,14 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/solvers/bf16_round_avx512.hpp"
 #include "cpu/solvers/bf16_tiles.hpp"
 #include "cpu/transpose16.hpp"
 
 namespace convguard::cpu::bf16 {
+
+using avx512::round_one;
+using avx512::round_to_bf16;
 namespace {
 
 using detail::Geometry;
@@ -118,29 +122,7 @@ void forward_avx512(const ForwardArgs& f) {
   }
 }
 
-namespace {
-
-__m512i shift_right_16(__m512i x) {
-  return _mm512_srli_epi32(x, 16);
-}
-
-// 16 floats rounded to bf16 bits exactly as float_to_bfloat rounds them.
-__m256i round_to_bf16(__m512 v) {
-  const __m512i x = _mm512_castps_si512(v);
-  const __m512i lsb = _mm512_and_si512(shift_right_16(x), _mm512_set1_epi32(1));
-  const __m512i rounded =
-      shift_right_16(_mm512_add_epi32(x, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb)));
-  const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
-                                                _mm512_set1_epi32(0x7f800000));
-  const __m512i quiet = _mm512_or_si512(shift_right_16(x), _mm512_set1_epi32(0x40));
-  return _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, quiet));
-}
-
-std::uint16_t round_one(float v) {
-  return static_cast<std::uint16_t>(_mm256_extract_epi16(round_to_bf16(_mm512_set1_ps(v)), 0));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
                        std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {

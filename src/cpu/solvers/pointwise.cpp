@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "cpu/solvers/pointwise_entry.hpp"
@@ -16,9 +17,9 @@ using detail::Geometry;
 struct TileShape {
   int rows, cols;
 };
-TileShape tile_shape(Isa isa) {
-  return isa == Isa::avx512 ? TileShape{pointwise::kRowsAvx512, pointwise::kColsAvx512}
-                            : TileShape{pointwise::kRowsAvx2, pointwise::kColsAvx2};
+TileShape tile_shape(PointwiseKernel k) {
+  return k == PointwiseKernel::f32_avx2 ? TileShape{pointwise::kRowsAvx2, pointwise::kColsAvx2}
+                                        : TileShape{pointwise::kRowsAvx512, pointwise::kColsAvx512};
 }
 
 // GEMM rows and reduction length per group: output/input channels forward, the reverse
@@ -29,27 +30,40 @@ std::int64_t gemm_rows(const Geometry& G, bool fwd) {
 std::int64_t gemm_depth(const Geometry& G, bool fwd) {
   return fwd ? G.cg : G.kg;
 }
-
-std::int64_t packed_filter_floats(const Problem& p, int rows) {
-  const Geometry G = detail::geometry(p);
-  const bool fwd = p.direction == Direction::forward;
-  return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows * gemm_depth(G, fwd);
+// 32-bit words per reduction row pair (bf16) or row (fp32).
+std::int64_t gemm_words(const Geometry& G, bool fwd, bool bf16) {
+  return bf16 ? (gemm_depth(G, fwd) + 1) / 2 : gemm_depth(G, fwd);
 }
 
-// w [K][Cg] as [g][row block][depth][rows], zero past the last row.
-void pack_filter(const Geometry& G, bool fwd, int rows, const float* w, float* out) {
+std::int64_t packed_filter_words(const Problem& p, PointwiseKernel k) {
+  const Geometry G = detail::geometry(p);
+  const bool fwd = p.direction == Direction::forward;
+  const int rows = tile_shape(k).rows;
+  return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows *
+         gemm_words(G, fwd, k == PointwiseKernel::bf16_avx512);
+}
+
+// w [K][Cg] (fp32 or bf16 bits T) as [g][row block][word][rows] 32-bit words, zero past the last
+// row: fp32 values, or bf16 pairs of reduction rows (2 d2, 2 d2 + 1), the first in the low half.
+template <class T, class Word>
+void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
+  constexpr int per_word = sizeof(Word) / sizeof(T);
   const std::int64_t m = gemm_rows(G, fwd), depth = gemm_depth(G, fwd);
-  const std::int64_t blocks = (m + rows - 1) / rows;
+  const std::int64_t blocks = (m + rows - 1) / rows, words = (depth + per_word - 1) / per_word;
+  const auto at = [&](std::int64_t grp, std::int64_t row, std::int64_t d) -> T {
+    if (row >= m || d >= depth) return T{};
+    return fwd ? w[(grp * G.kg + row) * G.cg + d] : w[(grp * G.kg + d) * G.cg + row];
+  };
 #pragma omp parallel for collapse(2)
   for (std::int64_t grp = 0; grp < G.g; ++grp)
     for (std::int64_t b = 0; b < blocks; ++b)
-      for (std::int64_t d = 0; d < depth; ++d)
+      for (std::int64_t d = 0; d < words; ++d)
         for (int r = 0; r < rows; ++r) {
-          const std::int64_t row = b * rows + r;
-          float v = 0.f;
-          if (row < m)
-            v = fwd ? w[(grp * G.kg + row) * G.cg + d] : w[(grp * G.kg + d) * G.cg + row];
-          out[((grp * blocks + b) * depth + d) * rows + r] = v;
+          T pair[per_word];
+          for (int i = 0; i < per_word; ++i) pair[i] = at(grp, b * rows + r, d * per_word + i);
+          Word word;
+          std::memcpy(&word, pair, sizeof(word));
+          out[((grp * blocks + b) * words + d) * rows + r] = word;
         }
 }
 
@@ -69,15 +83,43 @@ std::vector<std::int64_t> input_pixels(const Geometry& G, std::int64_t& found) {
   return at;
 }
 
+// Panels per work item: as many as fit in a quarter of a 1 MiB L2 beside the filter row block.
+std::int64_t panels_per_block(std::int64_t words, int cols) {
+  const std::int64_t fit = (256 * 1024) / (words * cols * 4);
+  return std::clamp<std::int64_t>(fit, 1, pointwise::kMaxPanelsPerBlock);
+}
+
 }  // namespace
 
 std::string_view PointwiseSolver::id() const {
-  return isa_ == Isa::avx512 ? "cpu:pointwise:avx512" : "cpu:pointwise:avx2";
+  switch (kernel_) {
+    case PointwiseKernel::f32_avx512:
+      return "cpu:pointwise:avx512";
+    case PointwiseKernel::f32_avx2:
+      return "cpu:pointwise:avx2";
+    case PointwiseKernel::bf16_avx512:
+      break;
+  }
+  return "cpu:pointwise:avx512_bf16";
 }
 
 Status PointwiseSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (auto s = require_isa(isa_); !s) return s;
+  if (auto s = require_isa(kernel_ == PointwiseKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s)
+    return s;
+  if (kernel_ == PointwiseKernel::bf16_avx512) {
+    if (!__builtin_cpu_supports("avx512bf16"))
+      return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+    if (p.dtype != DType::bf16)
+      return not_applicable("bf16 problems only (fp32: cpu:pointwise:avx512)");
+    // Read and written in place: x and y dense channels-first; a dense 1x1 filter is [K][Cg] in
+    // either layout.
+    if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
+        !p.y_strides.empty() || !p.w_strides.empty())
+      return not_applicable(
+          "bf16 in place needs dense channels-first x and y and a dense filter "
+          "(channels-last: cpu:bf16_direct)");
+  }
   if (p.direction == Direction::backward_weights)
     return not_applicable("backward-weights is not implemented (cpu:bwdw computes it)");
   if (p.filter[0] != 1 || p.filter[1] != 1 || p.filter[2] != 1)
@@ -87,49 +129,71 @@ Status PointwiseSolver::check(const Problem& p) const {
 }
 
 StagingSpec PointwiseSolver::staging(const Problem&) const {
-  return StagingSpec{Order::channels_first, Order::channels_first, Padding{}, false};
+  StagingSpec s{Order::channels_first, Order::channels_first, Padding{}, false};
+  s.stage = kernel_ != PointwiseKernel::bf16_avx512;
+  return s;
 }
 
 void PointwiseSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  layout.add(packed_filter_floats(p, tile_shape(isa_).rows));
+  layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
 }
 
 Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                 const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const bool fwd = p.direction == Direction::forward;
-  const TileShape shape = tile_shape(isa_);
+  const bool bf16 = kernel_ == PointwiseKernel::bf16_avx512;
+  const TileShape shape = tile_shape(kernel_);
   float* filter = layout.get(ws, first_scratch);
-  pack_filter(G, fwd, shape.rows, t.w, filter);
+  void *x = t.x, *y = t.y;
+  if (bf16) {
+    x = t.caller->x.data, y = t.caller->y.data;
+    pack_filter(G, fwd, shape.rows, static_cast<const std::uint16_t*>(t.caller->w.data),
+                reinterpret_cast<std::uint32_t*>(filter));
+  } else {
+    pack_filter(G, fwd, shape.rows, t.w, filter);
+  }
 
   std::int64_t found = 0;
   const std::vector<std::int64_t> pixels = input_pixels(G, found);
   std::vector<std::int64_t> identity(pixels.size());
   for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::int64_t>(i);
-  std::vector<float> panels(static_cast<std::size_t>(omp_get_max_threads()) * gemm_depth(G, fwd) *
-                            shape.cols);
+  const std::int64_t words = gemm_words(G, fwd, bf16), Q = panels_per_block(words, shape.cols);
+  std::vector<std::uint32_t> panels(
+      static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
 
   pointwise::Args a{};
   a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = gemm_depth(G, fwd);
   a.columns = G.out_spatial();
-  a.a = filter, a.panels = panels.data();
+  a.a = filter, a.panels = panels.data(), a.panels_per_block = Q;
   if (fwd) {
-    a.in = t.x, a.in_plane = G.in_spatial(), a.gather = pixels.data();
-    a.out = t.y, a.out_plane = G.out_spatial(), a.scatter = identity.data();
+    a.in = x, a.in_plane = G.in_spatial(), a.gather = pixels.data();
+    a.out = y, a.out_plane = G.out_spatial(), a.scatter = identity.data();
   } else {
-    a.in = t.y, a.in_plane = G.out_spatial(), a.gather = identity.data();
-    a.out = t.x, a.out_plane = G.in_spatial(), a.scatter = pixels.data();
-    // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero.
+    a.in = y, a.in_plane = G.out_spatial(), a.gather = identity.data();
+    a.out = x, a.out_plane = G.in_spatial(), a.scatter = pixels.data();
+    // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero
+    // (+0.0 in fp32 and bf16 alike).
     if (found < G.in_spatial()) {
-      const std::int64_t total = G.n * G.c() * G.in_spatial();
+      const std::int64_t bytes = G.n * G.c() * G.in_spatial() * (bf16 ? 2 : 4);
+      auto* dx = static_cast<std::byte*>(x);
+      const std::int64_t parts = omp_get_max_threads(), part = (bytes + parts - 1) / parts;
 #pragma omp parallel for
-      for (std::int64_t i = 0; i < total; ++i) t.x[i] = 0.f;
+      for (std::int64_t i = 0; i < parts; ++i)
+        if (i * part < bytes) std::memset(dx + i * part, 0, std::min(part, bytes - i * part));
     }
   }
-  if (isa_ == Isa::avx512)
-    pointwise::run_avx512(a);
-  else
-    pointwise::run_avx2(a);
+  switch (kernel_) {
+    case PointwiseKernel::f32_avx512:
+      pointwise::run_avx512(a);
+      break;
+    case PointwiseKernel::f32_avx2:
+      pointwise::run_avx2(a);
+      break;
+    case PointwiseKernel::bf16_avx512:
+      pointwise::run_bf16_avx512(a);
+      break;
+  }
   return Status::ok();
 }
 

@@ -6,6 +6,8 @@
 // layout change at all, while the channels-last families transpose x in and y out: on ResNet-50's
 // 1x1 layers those copies cost about as much as the GEMM (docs/perf.md). A channels-last caller
 // is staged to channels-first, so there cpu:implicit_gemm usually wins and is selected.
+// The bf16 variant (vdpbf16ps) reads and writes the caller's dense channels-first bf16 tensors
+// with nothing staged; the fp32 variants take bf16 staged to fp32 like every fp32 family.
 // Backward-weights is not implemented here (cpu:bwdw and cpu:implicit_gemm compute it).
 #pragma once
 
@@ -14,9 +16,11 @@
 
 namespace convguard::cpu {
 
+enum class PointwiseKernel { f32_avx512, f32_avx2, bf16_avx512 };
+
 class PointwiseSolver final : public StagedSolver {
  public:
-  explicit PointwiseSolver(Isa isa) : isa_(isa) {}
+  explicit PointwiseSolver(PointwiseKernel kernel) : kernel_(kernel) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -27,7 +31,7 @@ class PointwiseSolver final : public StagedSolver {
                                const WorkspaceLayout& layout, int first_scratch) const override;
 
  private:
-  Isa isa_;
+  PointwiseKernel kernel_;
 };
 
 }  // namespace convguard::cpu

@@ -8,8 +8,9 @@
 namespace convguard::cpu::pointwise {
 
 // Register tiles: rows of the GEMM (output channels forward, input channels backward-data) x
-// columns (pixels). AVX-512: 8 rows x 3 vectors of 16 pixels, 24 of its 32 registers; AVX2: 6 x 2
-// vectors of 8, 12 of its 16. Not inline: a const variable has internal linkage.
+// columns (pixels). AVX-512 (fp32 and bf16): 8 rows x 3 vectors of 16 pixels, 24 of its 32
+// registers; AVX2: 6 x 2 vectors of 8, 12 of its 16. Not inline: a const variable has internal
+// linkage.
 constexpr int kRowsAvx512 = 8, kColsAvx512 = 48;
 constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 
@@ -19,20 +20,33 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // Backward-data: in = dy, out = dx, m = input channels, d = output channels, columns = dy's
 // pixels. The kernel takes columns of several images in one tile when an image's pixels do not
 // fill whole tiles (a 7x7 plane is 49 columns: one 48-column tile and one of 1, otherwise).
+// Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
+// and rounding each output once, as float_to_bfloat rounds).
 struct Args {
   std::int64_t n, g;            // images, groups
   std::int64_t m, depth;        // GEMM rows and reduction length, per group
   std::int64_t columns;         // per image
-  std::int64_t in_plane;        // floats per channel of `in` (its pixels)
-  std::int64_t out_plane;       // floats per channel of `out`
+  std::int64_t in_plane;        // elements per channel of `in` (its pixels)
+  std::int64_t out_plane;       // elements per channel of `out`
   const std::int64_t* gather;   // per column: its pixel in `in`, -1: zero
   const std::int64_t* scatter;  // per column: its pixel in `out`, -1: not stored
-  const float* a;               // the packed filter: [g][ceil(m / rows)][depth][rows], zero-padded
-  const float* in;
-  float* out;     // every element of it that no column scatters to must be zeroed by the caller
-  float* panels;  // per thread (omp_get_max_threads()): depth * cols floats
+  // The packed filter, [g][ceil(m / rows)][words][rows] 32-bit words, zero-padded: fp32 values
+  // (words = depth), or bf16 pairs of adjacent d, the lower d in the low half (words =
+  // ceil(depth / 2)).
+  const void* a;
+  const void* in;
+  void* out;  // every element that no column scatters to must be zeroed by the caller
+  // Per thread (omp_get_max_threads()): panels_per_block panels of words x cols 32-bit words.
+  void* panels;
+  // Panels a work item packs and sweeps with each filter row block, so that the block (words x
+  // rows) is read from memory once per that many panels, not once per panel: 1 to
+  // kMaxPanelsPerBlock, as many as fit a share of L2.
+  std::int64_t panels_per_block;
 };
+// Panels one work item packs at most.
+constexpr int kMaxPanelsPerBlock = 16;
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);
+void run_bf16_avx512(const Args& a);
 
 }  // namespace convguard::cpu::pointwise

@@ -1,12 +1,13 @@
-// cpu:pointwise's GEMM kernel, generic over the vector width W (floats). Included only by the
-// per-ISA files pointwise_avx512.cpp / pointwise_avx2.cpp, compiled with that ISA's flags;
+// cpu:pointwise's GEMM loop, generic over an element policy (how a panel is packed, how a tile is
+// computed and stored): F32<W> here for fp32 with W-float vectors, Bf16 in
+// pointwise_bf16_avx512.cpp. Included only by the per-ISA files, compiled with that ISA's flags;
 // internal linkage and no library templates (see simd.hpp).
 //
-// Each work item packs one panel of columns (pixels, several images' when a plane does not fill
-// whole panels) of `in` into a dense [depth][cols] buffer, then runs the register tile over a
-// range of row blocks against it. The panel is read once from memory and stays in L1/L2 for every
-// row block; the filter's row blocks stream from L2/L3. Each output element is one tile's sum in a
-// fixed order, so the result does not depend on the thread count.
+// Each work item packs a block of panels (columns: pixels, several images' when a plane does not
+// fill whole panels) of `in` into dense [words][cols] buffers, then for each filter row block of
+// its range runs the register tile over every panel of the block: the panels stay in L2, the row
+// block in L1. Each output element is one tile's sum in a fixed order, so the result does not
+// depend on the thread count.
 #pragma once
 
 #include <omp.h>
@@ -20,51 +21,24 @@
 namespace convguard::cpu::pointwise {
 namespace {
 
-using simd::broadcast;
 using simd::lesser;
-using simd::load;
-using simd::Vec;
 
-template <int W>
-inline constexpr int kRows = W == 16 ? kRowsAvx512 : kRowsAvx2;
-template <int W>
-inline constexpr int kCols = W == 16 ? kColsAvx512 : kColsAvx2;
-
-// out[r][0..cols) (rows ldo apart) = sum over d of a[d][r] * b[d][0..cols), for r < rows.
-template <int W>
-[[gnu::always_inline]] inline void tile(const float* a, const float* b, std::int64_t depth,
-                                        float* out, std::int64_t ldo, int rows) {
-  using vf = typename Vec<W>::type;
-  constexpr int MR = kRows<W>, NV = kCols<W> / W;
-  vf acc[MR][NV];
-  for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
-  for (std::int64_t d = 0; d < depth; ++d) {
-    vf bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = load<W>(b + d * kCols<W> + v * W);
-    for (int r = 0; r < MR; ++r) {
-      const vf s = broadcast<W>(a + d * MR + r);
-      for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
-    }
-  }
-  for (int r = 0; r < rows; ++r)
-    for (int v = 0; v < NV; ++v) std::memcpy(out + r * ldo + v * W, &acc[r][v], sizeof(vf));
-}
-
-// Columns [j0, j0 + len) of a panel whose addresses are p, p + step, ... (p null: none; zero
+// Columns [j0, j0 + len) of a panel whose elements are at p, p + step, ... (p null: none; zero
 // when read, not stored when written). A stride-2 1x1 layer's columns are runs of step 2.
+template <class T>
 struct Run {
   int j0, len;
   std::int64_t step;
-  const float* p;
+  const T* p;
 };
 
 // Splits a panel's column addresses into runs; returns how many.
-inline int runs_of(const float* const* at, int cols, Run* runs) {
+template <class T>
+int runs_of(const T* const* at, int cols, Run<T>* runs) {
   int count = 0;
   for (int j = 0; j < cols; ++j) {
     if (count > 0) {
-      Run& last = runs[count - 1];
+      Run<T>& last = runs[count - 1];
       if (at[j] == nullptr && last.p == nullptr) {
         ++last.len;
         continue;
@@ -78,90 +52,140 @@ inline int runs_of(const float* const* at, int cols, Run* runs) {
         }
       }
     }
-    runs[count++] = Run{j, 1, 1, at[j]};
+    runs[count++] = Run<T>{j, 1, 1, at[j]};
   }
   return count;
 }
 
-// dst[i] = src[i * step] for i < len (memcpy for step 1; the compiler vectorises step 2 with
-// permutes).
-[[gnu::always_inline]] inline void copy_strided(float* dst, const float* src, int len,
-                                                std::int64_t step) {
-  if (step == 1) {
-    std::memcpy(dst, src, sizeof(float) * len);
-  } else if (step == 2) {
-    for (int i = 0; i < len; ++i) dst[i] = src[2 * i];
-  } else {
-    for (int i = 0; i < len; ++i) dst[i] = src[i * step];
-  }
-}
-
-template <int W>
+template <class P>
 void run(const Args& g) {
-  constexpr int MR = kRows<W>, PB = kCols<W>;
-  const std::int64_t total = g.n * g.columns, panels = (total + PB - 1) / PB;
-  const std::int64_t mblocks = (g.m + MR - 1) / MR, base = g.g * panels;
-  const std::int64_t threads = omp_get_max_threads();
-  // Row blocks are split too when there are few panels (a 7x7 plane at batch 1 is 2 panels).
-  std::int64_t chunks = lesser(mblocks, (4 * threads + base - 1) / base);
+  using T = typename P::T;
+  using Word = typename P::Word;
+  constexpr int MR = P::kRows, PB = P::kCols;
+  const std::int64_t words = P::words(g.depth), total = g.n * g.columns;
+  const std::int64_t panels = (total + PB - 1) / PB, Q = g.panels_per_block;
+  const std::int64_t blocks = (panels + Q - 1) / Q, mblocks = (g.m + MR - 1) / MR;
+  const std::int64_t base = g.g * blocks, threads = omp_get_max_threads();
+  // Row blocks are split too when there are few panel blocks (a 7x7 plane at batch 8 is 9
+  // panels), so that every thread gets several items.
+  std::int64_t chunks = lesser(mblocks, (8 * threads + base - 1) / base);
   if (chunks < 1) chunks = 1;
   const std::int64_t per_chunk = (mblocks + chunks - 1) / chunks;
+  chunks = (mblocks + per_chunk - 1) / per_chunk;
+  const T* in = static_cast<const T*>(g.in);
+  T* out = static_cast<T*>(g.out);
+  const Word* A = static_cast<const Word*>(g.a);
 #pragma omp parallel
   {
-    float* b = g.panels + omp_get_thread_num() * g.depth * PB;
+    Word* buffer = static_cast<Word*>(g.panels) + omp_get_thread_num() * Q * words * PB;
     alignas(64) float tmp[MR * PB];
-    const float* src[PB];
-    const float* dst[PB];
-    Run in_runs[PB], out_runs[PB];
+    const T* src[PB];
+    const T* dst[PB];
+    Run<T> in_runs[PB];
+    Run<T> out_runs[kMaxPanelsPerBlock][PB];
+    int nout[kMaxPanelsPerBlock];
 #pragma omp for schedule(dynamic)
     for (std::int64_t item = 0; item < base * chunks; ++item) {
-      const std::int64_t grp = item / (panels * chunks), panel = item / chunks % panels;
-      const std::int64_t chunk = item % chunks, c0 = panel * PB;
-      const int cols = static_cast<int>(lesser(PB, total - c0));
-      for (int j = 0; j < PB; ++j) {
-        src[j] = dst[j] = nullptr;
-        if (j >= cols) continue;
-        const std::int64_t q = c0 + j, img = q / g.columns, p = q % g.columns;
-        if (g.gather[p] >= 0)
-          src[j] = g.in + (img * g.g + grp) * g.depth * g.in_plane + g.gather[p];
-        if (g.scatter[p] >= 0)
-          dst[j] = g.out + (img * g.g + grp) * g.m * g.out_plane + g.scatter[p];
-      }
-      const int nin = runs_of(src, PB, in_runs), nout = runs_of(dst, cols, out_runs);
-      for (std::int64_t d = 0; d < g.depth; ++d) {
-        float* row = b + d * PB;
-        for (int r = 0; r < nin; ++r) {
-          const Run& u = in_runs[r];
-          if (u.p)
-            copy_strided(row + u.j0, u.p + d * g.in_plane, u.len, u.step);
-          else
-            std::memset(row + u.j0, 0, sizeof(float) * u.len);
+      const std::int64_t grp = item / (blocks * chunks), block = item / chunks % blocks;
+      const std::int64_t chunk = item % chunks, q0 = block * Q;
+      const int qn = static_cast<int>(lesser(Q, panels - q0));
+      for (int q = 0; q < qn; ++q) {
+        const std::int64_t c0 = (q0 + q) * PB;
+        const int cols = static_cast<int>(lesser(PB, total - c0));
+        for (int j = 0; j < PB; ++j) {
+          src[j] = dst[j] = nullptr;
+          if (j >= cols) continue;
+          const std::int64_t col = c0 + j, img = col / g.columns, p = col % g.columns;
+          if (g.gather[p] >= 0)
+            src[j] = in + (img * g.g + grp) * g.depth * g.in_plane + g.gather[p];
+          if (g.scatter[p] >= 0)
+            dst[j] = out + (img * g.g + grp) * g.m * g.out_plane + g.scatter[p];
         }
+        const int nin = runs_of(src, PB, in_runs);
+        nout[q] = runs_of(dst, cols, out_runs[q]);
+        P::pack(buffer + q * words * PB, in_runs, nin, g.depth, g.in_plane);
       }
-      const bool direct =
-          nout == 1 && out_runs[0].len == PB && out_runs[0].step == 1 && out_runs[0].p;
       const std::int64_t m0 = chunk * per_chunk, m1 = lesser(mblocks, m0 + per_chunk);
       for (std::int64_t mb = m0; mb < m1; ++mb) {
-        const float* a = g.a + (grp * mblocks + mb) * g.depth * MR;
+        const Word* a = A + (grp * mblocks + mb) * words * MR;
         const int rows = static_cast<int>(lesser(MR, g.m - mb * MR));
-        if (direct) {
-          float* out = const_cast<float*>(out_runs[0].p) + mb * MR * g.out_plane;
-          tile<W>(a, b, g.depth, out, g.out_plane, rows);
-          continue;
-        }
-        tile<W>(a, b, g.depth, tmp, PB, rows);
-        for (int r = 0; r < rows; ++r)
-          for (int k = 0; k < nout; ++k) {
-            const Run& u = out_runs[k];
-            if (!u.p) continue;
-            float* out = const_cast<float*>(u.p) + (mb * MR + r) * g.out_plane;
-            const float* in = tmp + r * PB + u.j0;
-            for (int i = 0; i < u.len; ++i) out[i * u.step] = in[i];
+        for (int q = 0; q < qn; ++q) {
+          const Word* b = buffer + q * words * PB;
+          const Run<T>& first = out_runs[q][0];
+          if (nout[q] == 1 && first.len == PB && first.step == 1 && first.p) {
+            T* o = const_cast<T*>(first.p) + mb * MR * g.out_plane;
+            P::tile(a, b, words, o, g.out_plane, rows);
+            continue;
           }
+          P::tile_f32(a, b, words, tmp, PB, rows);
+          for (int r = 0; r < rows; ++r)
+            for (int k = 0; k < nout[q]; ++k) {
+              const Run<T>& u = out_runs[q][k];
+              if (!u.p) continue;
+              T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
+              const float* v = tmp + r * PB + u.j0;
+              for (int i = 0; i < u.len; ++i) o[i * u.step] = P::convert(v[i]);
+            }
+        }
       }
     }
   }
 }
+
+// fp32 with W-float vectors.
+template <int W>
+struct F32 {
+  using T = float;
+  using Word = float;
+  using vf = typename simd::Vec<W>::type;
+  static constexpr int kRows = W == 16 ? kRowsAvx512 : kRowsAvx2;
+  static constexpr int kCols = W == 16 ? kColsAvx512 : kColsAvx2;
+  static constexpr int NV = kCols / W;
+
+  static std::int64_t words(std::int64_t depth) { return depth; }
+  static float convert(float v) { return v; }
+
+  static void pack(float* b, const Run<float>* runs, int count, std::int64_t depth,
+                   std::int64_t plane) {
+    for (std::int64_t d = 0; d < depth; ++d) {
+      float* row = b + d * kCols;
+      for (int r = 0; r < count; ++r) {
+        const Run<float>& u = runs[r];
+        float* to = row + u.j0;
+        if (!u.p) {
+          std::memset(to, 0, sizeof(float) * u.len);
+        } else if (u.step == 1) {
+          std::memcpy(to, u.p + d * plane, sizeof(float) * u.len);
+        } else {
+          const float* from = u.p + d * plane;
+          for (int i = 0; i < u.len; ++i) to[i] = from[i * u.step];
+        }
+      }
+    }
+  }
+
+  // out[r][0..kCols) (rows ldo apart) = sum over d of a[d][r] * b[d][0..kCols), for r < rows.
+  [[gnu::always_inline]] static void tile(const float* a, const float* b, std::int64_t depth,
+                                          float* out, std::int64_t ldo, int rows) {
+    vf acc[kRows][NV];
+    for (int r = 0; r < kRows; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
+    for (std::int64_t d = 0; d < depth; ++d) {
+      vf bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + d * kCols + v * W);
+      for (int r = 0; r < kRows; ++r) {
+        const vf s = simd::broadcast<W>(a + d * kRows + r);
+        for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
+      }
+    }
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < NV; ++v) std::memcpy(out + r * ldo + v * W, &acc[r][v], sizeof(vf));
+  }
+  static void tile_f32(const float* a, const float* b, std::int64_t depth, float* out,
+                       std::int64_t ldo, int rows) {
+    tile(a, b, depth, out, ldo, rows);
+  }
+};
 
 }  // namespace
 }  // namespace convguard::cpu::pointwise

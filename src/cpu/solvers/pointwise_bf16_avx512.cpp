@@ -1,0 +1,96 @@
+// cpu:pointwise's bf16 kernel (vdpbf16ps); compiled with -mavx512f -mavx512bf16. The panel holds
+// pairs of adjacent reduction rows per column, the filter pairs of the same rows per GEMM row, so
+// one vdpbf16ps adds two products per lane in fp32; each output is rounded to bf16 once.
+#include <immintrin.h>
+
+// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge source, which its
+// -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "cpu/solvers/bf16_round_avx512.hpp"
+#include "cpu/solvers/pointwise_kernels.hpp"
+
+namespace convguard::cpu::pointwise {
+namespace {
+
+struct Bf16 {
+  using T = std::uint16_t;
+  using Word = std::uint32_t;
+  static constexpr int kRows = kRowsAvx512, kCols = kColsAvx512, NV = kCols / 16;
+
+  static std::int64_t words(std::int64_t depth) { return (depth + 1) / 2; }
+  static std::uint16_t convert(float v) { return avx512::round_one(v); }
+
+  // Word row d2 of the panel: (row 2 d2, row 2 d2 + 1) of each column; the second is zero past
+  // the last row.
+  static void pack(std::uint32_t* b, const Run<T>* runs, int count, std::int64_t depth,
+                   std::int64_t plane) {
+    for (std::int64_t d2 = 0; d2 < words(depth); ++d2) {
+      std::uint32_t* row = b + d2 * kCols;
+      const bool second = 2 * d2 + 1 < depth;
+      for (int r = 0; r < count; ++r) {
+        const Run<T>& u = runs[r];
+        std::uint32_t* to = row + u.j0;
+        if (!u.p) {
+          std::memset(to, 0, sizeof(std::uint32_t) * u.len);
+          continue;
+        }
+        const T* lo = u.p + 2 * d2 * plane;
+        const T* hi = lo + plane;
+        int i = 0;
+        if (u.step == 1) {
+          for (; i + 16 <= u.len; i += 16) {
+            const __m512i l = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(lo + i)));
+            const __m512i h =
+                second ? _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(hi + i)))
+                       : _mm512_setzero_si512();
+            _mm512_storeu_si512(to + i, _mm512_or_si512(l, _mm512_slli_epi32(h, 16)));
+          }
+        }
+        for (; i < u.len; ++i) {
+          const std::uint32_t h = second ? hi[i * u.step] : 0u;
+          to[i] = lo[i * u.step] | h << 16;
+        }
+      }
+    }
+  }
+
+  [[gnu::always_inline]] static void accumulate(const std::uint32_t* a, const std::uint32_t* b,
+                                                std::int64_t words, __m512 (&acc)[kRows][NV]) {
+    for (int r = 0; r < kRows; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+    for (std::int64_t d = 0; d < words; ++d) {
+      __m512bh bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * kCols + v * 16);
+      for (int r = 0; r < kRows; ++r) {
+        const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[d * kRows + r]));
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
+      }
+    }
+  }
+  // out[r][0..kCols) (rows ldo apart), rounded to bf16, for r < rows.
+  static void tile(const std::uint32_t* a, const std::uint32_t* b, std::int64_t words,
+                   std::uint16_t* out, std::int64_t ldo, int rows) {
+    __m512 acc[kRows][NV];
+    accumulate(a, b, words, acc);
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < NV; ++v)
+        _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
+  }
+  static void tile_f32(const std::uint32_t* a, const std::uint32_t* b, std::int64_t words,
+                       float* out, std::int64_t ldo, int rows) {
+    __m512 acc[kRows][NV];
+    accumulate(a, b, words, acc);
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + r * ldo + v * 16, acc[r][v]);
+  }
+};
+
+}  // namespace
+
+void run_bf16_avx512(const Args& a) {
+  run<Bf16>(a);
+}
+
+}  // namespace convguard::cpu::pointwise
