@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "convguard/dtype.hpp"
 #include "cpu/solvers/pointwise_entry.hpp"
 
 namespace convguard::cpu {
@@ -89,6 +90,35 @@ std::int64_t panels_per_block(std::int64_t words, int cols) {
   return std::clamp<std::int64_t>(fit, 1, pointwise::kMaxPanelsPerBlock);
 }
 
+// Images per backward-weights chunk: about 8192 pixels each, so that the partial sums stay small
+// and batch-8 56x56 layers get 3.
+std::int64_t images_per_chunk(const Geometry& G) {
+  const std::int64_t chunks = std::clamp<std::int64_t>(G.n * G.in_spatial() / 8192, 1, G.n);
+  return (G.n + chunks - 1) / chunks;
+}
+std::int64_t partial_floats(const Geometry& G) {
+  const std::int64_t per = images_per_chunk(G);
+  return (G.n + per - 1) / per * G.g * G.kg * G.cg;
+}
+
+// dW of a stride-1 unpadded 1x1 convolution into w (bf16 bits [K][Cg]): per chunk of
+// images by the kernel into `partial`, then the chunks summed in order (chunks depend on the
+// problem only, so the result does not depend on the thread count).
+void backward_weights(const Geometry& G, const void* x, const void* dy, void* w, float* partial) {
+  pointwise::WeightsArgs a{};
+  a.n = G.n, a.g = G.g, a.kg = G.kg, a.cg = G.cg, a.plane = G.in_spatial();
+  a.images_per_chunk = images_per_chunk(G);
+  a.dy = dy, a.x = x, a.partial = partial;
+  pointwise::backward_weights_bf16_avx512(a);
+  const std::int64_t size = G.g * G.kg * G.cg, chunks = partial_floats(G) / size;
+#pragma omp parallel for
+  for (std::int64_t i = 0; i < size; ++i) {
+    float sum = partial[i];
+    for (std::int64_t c = 1; c < chunks; ++c) sum += partial[c * size + i];
+    static_cast<std::uint16_t*>(w)[i] = float_to_bfloat(sum);
+  }
+}
+
 }  // namespace
 
 std::string_view PointwiseSolver::id() const {
@@ -120,11 +150,17 @@ Status PointwiseSolver::check(const Problem& p) const {
           "bf16 in place needs dense channels-first x and y and a dense filter "
           "(channels-last: cpu:bf16_direct)");
   }
-  if (p.direction == Direction::backward_weights)
-    return not_applicable("backward-weights is not implemented (cpu:bwdw computes it)");
   if (p.filter[0] != 1 || p.filter[1] != 1 || p.filter[2] != 1)
     return not_applicable(fmt::format("1x1 filters only (this one is {}x{}x{})", p.filter[0],
                                       p.filter[1], p.filter[2]));
+  if (p.direction == Direction::backward_weights) {
+    if (kernel_ != PointwiseKernel::bf16_avx512)
+      return not_applicable(
+          "backward-weights in bf16 only (fp32's dot products are load-bound: cpu:bwdw)");
+    // Rows are read in place as dot products: x's pixels must be dy's.
+    if (p.stride != Dims3{1, 1, 1} || p.pad_begin != Dims3{0, 0, 0} || p.pad_end != Dims3{0, 0, 0})
+      return not_applicable("backward-weights with stride 1 and no padding only (cpu:bwdw)");
+  }
   return Status::ok();
 }
 
@@ -135,7 +171,10 @@ StagingSpec PointwiseSolver::staging(const Problem&) const {
 }
 
 void PointwiseSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
+  if (p.direction == Direction::backward_weights)
+    layout.add(partial_floats(detail::geometry(p)));
+  else
+    layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
 }
 
 Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -145,6 +184,11 @@ Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::s
   const bool bf16 = kernel_ == PointwiseKernel::bf16_avx512;
   const TileShape shape = tile_shape(kernel_);
   float* filter = layout.get(ws, first_scratch);
+  if (p.direction == Direction::backward_weights) {
+    backward_weights(G, t.caller->x.data, t.caller->y.data, t.caller->w.data,
+                     filter);  // the scratch holds the partial sums here
+    return Status::ok();
+  }
   void *x = t.x, *y = t.y;
   if (bf16) {
     x = t.caller->x.data, y = t.caller->y.data;

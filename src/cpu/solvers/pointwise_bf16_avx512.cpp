@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_round_avx512.hpp"
+#include "cpu/solvers/pointwise_bwdw_kernels.hpp"
 #include "cpu/solvers/pointwise_kernels.hpp"
 
 namespace convguard::cpu::pointwise {
@@ -87,10 +88,32 @@ struct Bf16 {
   }
 };
 
+// Backward-weights: 32 pixels (16 pairs of adjacent ones) per vector; vdpbf16ps adds a pair's
+// two products per lane.
+struct WeightsBf16 {
+  using T = std::uint16_t;
+  using Vec = __m512bh;
+  static constexpr int kStep = 32;
+  static __m512bh load(const std::uint16_t* p, int count) {
+    if (count == kStep) return (__m512bh)_mm512_loadu_si512(p);
+    // Whole pairs by a masked load; an odd last pixel alone (its pair's other half is past the
+    // row, maybe past the tensor), paired with a zero.
+    const int pairs = count / 2;
+    __m512i v = _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << pairs) - 1), p);
+    if (count % 2) v = _mm512_mask_set1_epi32(v, static_cast<__mmask16>(1u << pairs), p[count - 1]);
+    return (__m512bh)v;
+  }
+  static __m512 fma(__m512 acc, __m512bh a, __m512bh b) { return _mm512_dpbf16_ps(acc, a, b); }
+};
+
 }  // namespace
 
 void run_bf16_avx512(const Args& a) {
   run<Bf16>(a);
+}
+
+void backward_weights_bf16_avx512(const WeightsArgs& a) {
+  backward_weights<WeightsBf16>(a);
 }
 
 }  // namespace convguard::cpu::pointwise

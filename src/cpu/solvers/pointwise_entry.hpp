@@ -49,4 +49,20 @@ void run_avx512(const Args& a);
 void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);
 
+// Backward-weights of a stride-1 unpadded 1x1 convolution, per chunk of images:
+//   partial[chunk][grp][k][c] = sum over the chunk's images n and pixels p of
+//                               dy[n][grp][k][p] * x[n][grp][c][p]
+// Both operands are read in place along their pixels (the contiguous dimension), 4 rows of dy
+// against 4 of x at a time with the products summed lane-wise over all the chunk's pixels; a
+// lane sum is folded once per chunk. fp32 (AVX-512) or bf16 bits (vdpbf16ps over pixel pairs).
+struct WeightsArgs {
+  std::int64_t n, g, kg, cg;  // images, groups, channels per group
+  std::int64_t plane;         // pixels per channel (x's and dy's alike)
+  std::int64_t images_per_chunk;
+  const void* dy;
+  const void* x;
+  float* partial;  // [ceil(n / images_per_chunk)][g][kg][cg]
+};
+void backward_weights_bf16_avx512(const WeightsArgs& a);
+
 }  // namespace convguard::cpu::pointwise
