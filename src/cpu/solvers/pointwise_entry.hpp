@@ -8,10 +8,10 @@
 namespace convguard::cpu::pointwise {
 
 // Register tiles: rows of the GEMM (output channels forward, input channels backward-data) x
-// columns (pixels). AVX-512 (fp32 and bf16): 8 rows x 3 vectors of 16 pixels, 24 of its 32
+// columns (pixels). AVX-512 (fp32 and bf16): 6 rows x 4 vectors of 16 pixels, 24 of its 32
 // registers; AVX2: 6 x 2 vectors of 8, 12 of its 16. Not inline: a const variable has internal
 // linkage.
-constexpr int kRowsAvx512 = 8, kColsAvx512 = 48;
+constexpr int kRowsAvx512 = 6, kColsAvx512 = 64;
 constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 
 // One group's GEMM per image, on channels-first tensors as the caller holds them:
@@ -19,7 +19,7 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // Forward: in = x, out = y, m = output channels, d = input channels, columns = output pixels.
 // Backward-data: in = dy, out = dx, m = input channels, d = output channels, columns = dy's
 // pixels. The kernel takes columns of several images in one tile when an image's pixels do not
-// fill whole tiles (a 7x7 plane is 49 columns: one 48-column tile and one of 1, otherwise).
+// fill whole tiles (a 7x7 plane is 49 columns: one 64-column tile mostly empty, otherwise).
 // Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
 // and rounding each output once, as float_to_bfloat rounds).
 struct Args {
