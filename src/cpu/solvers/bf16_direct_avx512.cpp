@@ -122,8 +122,6 @@ void forward_avx512(const ForwardArgs& f) {
   }
 }
 
-namespace {}  // namespace
-
 void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
                        std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {
   if (dc == 1) {  // channels-last: 16 channels of a pixel per vector

@@ -84,6 +84,9 @@ std::vector<std::int64_t> input_pixels(const Geometry& G, std::int64_t& found) {
   return at;
 }
 
+// Bytes one panel of the whole reduction may take (check() declines longer reductions).
+constexpr std::int64_t kPanelBytesLimit = 16 << 20;
+
 // Panels per work item: as many as fit in a quarter of a 1 MiB L2 beside the filter row block.
 std::int64_t panels_per_block(std::int64_t words, int cols) {
   const std::int64_t fit = (256 * 1024) / (words * cols * 4);
@@ -153,6 +156,15 @@ Status PointwiseSolver::check(const Problem& p) const {
   if (p.filter[0] != 1 || p.filter[1] != 1 || p.filter[2] != 1)
     return not_applicable(fmt::format("1x1 filters only (this one is {}x{}x{})", p.filter[0],
                                       p.filter[1], p.filter[2]));
+  // Each thread packs panels of the whole reduction: bounded so that one stays within 16 MiB.
+  const std::int64_t depth = p.direction == Direction::forward ? p.c_per_group() : p.k_per_group();
+  const std::int64_t most = kPanelBytesLimit / (4 * tile_shape(kernel_).cols) *
+                            (kernel_ == PointwiseKernel::bf16_avx512 ? 2 : 1);
+  if (p.direction != Direction::backward_weights && depth > most)
+    return not_applicable(fmt::format(
+        "a reduction over {} channels per group: more than {}, its per-thread panel would "
+        "exceed 16 MiB",
+        depth, most));
   if (p.direction == Direction::backward_weights) {
     if (kernel_ != PointwiseKernel::bf16_avx512)
       return not_applicable(

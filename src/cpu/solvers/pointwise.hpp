@@ -1,5 +1,5 @@
-// cpu:pointwise:{avx512,avx2} — 1x1 convolutions (any stride and padding, groups, 1D/2D/3D) as
-// GEMMs on channels-first tensors, read and written in place:
+// cpu:pointwise:{avx512_bf16,avx512,avx2} — 1x1 convolutions (any stride and padding, groups,
+// 1D/2D/3D) as GEMMs on channels-first tensors, read and written in place:
 //   forward:       y[n][k][p]        = sum_c w[k][c] * x[n][c][p@s]
 //   backward-data: dx[n][c][p@s]     = sum_k w[k][c] * dy[n][k][p]   (zero where no p lands)
 // where p@s is output pixel p's input pixel. For an NCHW caller a 1x1 convolution needs no
@@ -8,7 +8,9 @@
 // is staged to channels-first, so there cpu:implicit_gemm usually wins and is selected.
 // The bf16 variant (vdpbf16ps) reads and writes the caller's dense channels-first bf16 tensors
 // with nothing staged; the fp32 variants take bf16 staged to fp32 like every fp32 family.
-// Backward-weights is not implemented here (cpu:bwdw and cpu:implicit_gemm compute it).
+// Backward-weights (bf16 variant only; stride 1, no padding): dW[k][c] = sum_p dy[n][k][p] *
+// x[n][c][p], dot products along both tensors' rows (pointwise_bwdw_kernels.hpp). The fp32
+// variants decline it: the same loop is load-bound in fp32 and cpu:bwdw is faster.
 #pragma once
 
 #include "cpu/isa.hpp"
