@@ -23,13 +23,16 @@ TileShape tile_shape(PointwiseKernel k) {
                                         : TileShape{pointwise::kRowsAvx512, pointwise::kColsAvx512};
 }
 
-// GEMM rows and reduction length per group: output/input channels forward, the reverse
-// backward-data.
+// GEMM rows and reduction length per group: output channels and input channels x taps forward;
+// input and output channels backward-data (1x1 only).
 std::int64_t gemm_rows(const Geometry& G, bool fwd) {
   return fwd ? G.kg : G.cg;
 }
 std::int64_t gemm_depth(const Geometry& G, bool fwd) {
-  return fwd ? G.cg : G.kg;
+  return fwd ? G.cg * G.taps() : G.kg;
+}
+bool one_by_one(const Problem& p) {
+  return p.filter == Dims3{1, 1, 1};
 }
 // 32-bit words per reduction row pair (bf16) or row (fp32).
 std::int64_t gemm_words(const Geometry& G, bool fwd, bool bf16) {
@@ -53,7 +56,7 @@ void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
   const std::int64_t blocks = (m + rows - 1) / rows, words = (depth + per_word - 1) / per_word;
   const auto at = [&](std::int64_t grp, std::int64_t row, std::int64_t d) -> T {
     if (row >= m || d >= depth) return T{};
-    return fwd ? w[(grp * G.kg + row) * G.cg + d] : w[(grp * G.kg + d) * G.cg + row];
+    return fwd ? w[(grp * G.kg + row) * depth + d] : w[(grp * G.kg + d) * G.cg + row];
   };
 #pragma omp parallel for collapse(2)
   for (std::int64_t grp = 0; grp < G.g; ++grp)
@@ -122,6 +125,24 @@ void backward_weights(const Geometry& G, const void* x, const void* dy, void* w,
   }
 }
 
+// The caller's dense channels-first bf16 x, zero-padded to xs, into `to`; returns `to`.
+void* padded_bf16_copy(const TensorView& x, const Padding& pad, const Sizes5& xs, float* to) {
+  const Sizes5 s = sizes5(x.desc);
+  const auto* from = static_cast<const std::uint16_t*>(x.data);
+  auto* out = reinterpret_cast<std::uint16_t*>(to);
+  const std::int64_t planes = s.n * s.c;
+#pragma omp parallel for
+  for (std::int64_t pc = 0; pc < planes; ++pc) {
+    std::uint16_t* plane = out + pc * xs.d * xs.h * xs.w;
+    std::fill(plane, plane + xs.d * xs.h * xs.w, std::uint16_t{0});
+    for (std::int64_t d = 0; d < s.d; ++d)
+      for (std::int64_t h = 0; h < s.h; ++h)
+        std::memcpy(plane + ((d + pad.begin[0]) * xs.h + h + pad.begin[1]) * xs.w + pad.begin[2],
+                    from + ((pc * s.d + d) * s.h + h) * s.w, sizeof(std::uint16_t) * s.w);
+  }
+  return to;
+}
+
 }  // namespace
 
 std::string_view PointwiseSolver::id() const {
@@ -153,11 +174,15 @@ Status PointwiseSolver::check(const Problem& p) const {
           "bf16 in place needs dense channels-first x and y and a dense filter "
           "(channels-last: cpu:bf16_direct)");
   }
-  if (p.filter[0] != 1 || p.filter[1] != 1 || p.filter[2] != 1)
-    return not_applicable(fmt::format("1x1 filters only (this one is {}x{}x{})", p.filter[0],
-                                      p.filter[1], p.filter[2]));
+  if (p.direction != Direction::forward && !one_by_one(p))
+    return not_applicable(fmt::format("backward passes of 1x1 filters only (this one is {}x{}x{})",
+                                      p.filter[0], p.filter[1], p.filter[2]));
+  // A bf16 filter is read in place: [K][Cg][taps] unless it is 1x1.
+  if (kernel_ == PointwiseKernel::bf16_avx512 && !one_by_one(p) && p.w_layout != Layout::nchw)
+    return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
   // Each thread packs panels of the whole reduction: bounded so that one stays within 16 MiB.
-  const std::int64_t depth = p.direction == Direction::forward ? p.c_per_group() : p.k_per_group();
+  const Geometry G = detail::geometry(p);
+  const std::int64_t depth = gemm_depth(G, p.direction == Direction::forward);
   const std::int64_t most = kPanelBytesLimit / (4 * tile_shape(kernel_).cols) *
                             (kernel_ == PointwiseKernel::bf16_avx512 ? 2 : 1);
   if (p.direction != Direction::backward_weights && depth > most)
@@ -176,17 +201,25 @@ Status PointwiseSolver::check(const Problem& p) const {
   return Status::ok();
 }
 
-StagingSpec PointwiseSolver::staging(const Problem&) const {
-  StagingSpec s{Order::channels_first, Order::channels_first, Padding{}, false};
+StagingSpec PointwiseSolver::staging(const Problem& p) const {
+  // Beyond 1x1 the forward GEMM reads x zero-padded, so that every tap of a column is its first
+  // element plus one offset (a 1x1 layer's padded pixels are zero columns instead).
+  const Padding pad = one_by_one(p) ? Padding{} : forward_padding(p);
+  StagingSpec s{Order::channels_first, Order::channels_first, pad, false};
   s.stage = kernel_ != PointwiseKernel::bf16_avx512;
   return s;
 }
 
 void PointwiseSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  if (p.direction == Direction::backward_weights)
+  if (p.direction == Direction::backward_weights) {
     layout.add(partial_floats(detail::geometry(p)));
-  else
-    layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
+    return;
+  }
+  layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
+  // The bf16 variant's zero-padded copy of x (bf16: two per float), beyond 1x1.
+  const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
+  const bool copy = kernel_ == PointwiseKernel::bf16_avx512 && !one_by_one(p);
+  layout.add(copy ? (xs.elements() + 1) / 2 : 0);
 }
 
 Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -211,22 +244,50 @@ Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::s
   }
 
   std::int64_t found = 0;
-  const std::vector<std::int64_t> pixels = input_pixels(G, found);
+  std::vector<std::int64_t> pixels = input_pixels(G, found);
   std::vector<std::int64_t> identity(pixels.size());
   for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::int64_t>(i);
+  // Per reduction row, its element from a column's first: channel planes apart for 1x1 layers;
+  // channel and tap beyond, in x zero-padded to xs (each column's first element then is its
+  // window's first tap, in range).
+  const std::int64_t depth = gemm_depth(G, fwd);
+  std::vector<std::int64_t> depth_at(static_cast<std::size_t>(depth));
+  std::int64_t in_group = depth * (fwd ? G.in_spatial() : G.out_spatial());
+  if (!one_by_one(p)) {
+    const Sizes5 xs = t.xs;
+    if (bf16)
+      x = padded_bf16_copy(t.caller->x, forward_padding(p), xs, layout.get(ws, first_scratch + 1));
+    const std::int64_t plane = xs.d * xs.h * xs.w;
+    std::int64_t d = 0;
+    for (std::int64_t c = 0; c < G.cg; ++c)
+      for (std::int64_t i = 0; i < G.kd; ++i)
+        for (std::int64_t j = 0; j < G.kh; ++j)
+          for (std::int64_t k = 0; k < G.kw; ++k)
+            depth_at[static_cast<std::size_t>(d++)] =
+                c * plane + (i * G.dd * xs.h + j * G.dh) * xs.w + k * G.dw;
+    std::size_t col = 0;
+    for (std::int64_t od = 0; od < G.od; ++od)
+      for (std::int64_t oh = 0; oh < G.oh; ++oh)
+        for (std::int64_t ow = 0; ow < G.ow; ++ow)
+          pixels[col++] = (od * G.sd * xs.h + oh * G.sh) * xs.w + ow * G.sw;
+    in_group = G.cg * plane;
+  } else {
+    const std::int64_t plane = fwd ? G.in_spatial() : G.out_spatial();
+    for (std::int64_t d = 0; d < depth; ++d) depth_at[static_cast<std::size_t>(d)] = d * plane;
+  }
   const std::int64_t words = gemm_words(G, fwd, bf16), Q = panels_per_block(words, shape.cols);
   std::vector<std::uint32_t> panels(
       static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
 
   pointwise::Args a{};
-  a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = gemm_depth(G, fwd);
-  a.columns = G.out_spatial();
+  a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = depth;
+  a.columns = G.out_spatial(), a.in_group = in_group, a.depth_at = depth_at.data();
   a.a = filter, a.panels = panels.data(), a.panels_per_block = Q;
   if (fwd) {
-    a.in = x, a.in_plane = G.in_spatial(), a.gather = pixels.data();
+    a.in = x, a.gather = pixels.data();
     a.out = y, a.out_plane = G.out_spatial(), a.scatter = identity.data();
   } else {
-    a.in = y, a.in_plane = G.out_spatial(), a.gather = identity.data();
+    a.in = y, a.gather = identity.data();
     a.out = x, a.out_plane = G.in_spatial(), a.scatter = pixels.data();
     // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero
     // (+0.0 in fp32 and bf16 alike).

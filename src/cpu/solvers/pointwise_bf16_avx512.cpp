@@ -26,7 +26,7 @@ struct Bf16 {
   // Word row d2 of the panel: (row 2 d2, row 2 d2 + 1) of each column; the second is zero past
   // the last row.
   static void pack(std::uint32_t* b, const Run<T>* runs, int count, std::int64_t depth,
-                   std::int64_t plane) {
+                   const std::int64_t* at) {
     for (std::int64_t d2 = 0; d2 < words(depth); ++d2) {
       std::uint32_t* row = b + d2 * kCols;
       const bool second = 2 * d2 + 1 < depth;
@@ -37,8 +37,8 @@ struct Bf16 {
           std::memset(to, 0, sizeof(std::uint32_t) * u.len);
           continue;
         }
-        const T* lo = u.p + 2 * d2 * plane;
-        const T* hi = lo + plane;
+        const T* lo = u.p + at[2 * d2];
+        const T* hi = second ? u.p + at[2 * d2 + 1] : lo;
         int i = 0;
         if (u.step == 1) {
           for (; i + 16 <= u.len; i += 16) {

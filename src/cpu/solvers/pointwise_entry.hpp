@@ -23,13 +23,14 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
 // and rounding each output once, as float_to_bfloat rounds).
 struct Args {
-  std::int64_t n, g;            // images, groups
-  std::int64_t m, depth;        // GEMM rows and reduction length, per group
-  std::int64_t columns;         // per image
-  std::int64_t in_plane;        // elements per channel of `in` (its pixels)
-  std::int64_t out_plane;       // elements per channel of `out`
-  const std::int64_t* gather;   // per column: its pixel in `in`, -1: zero
-  const std::int64_t* scatter;  // per column: its pixel in `out`, -1: not stored
+  std::int64_t n, g;             // images, groups
+  std::int64_t m, depth;         // GEMM rows and reduction length, per group
+  std::int64_t columns;          // per image
+  std::int64_t in_group;         // elements of `in` per (image, group)
+  std::int64_t out_plane;        // elements per channel of `out`
+  const std::int64_t* gather;    // per column: its first element in `in`, -1: zero
+  const std::int64_t* depth_at;  // per reduction row d: its element from a column's first
+  const std::int64_t* scatter;   // per column: its pixel in `out`, -1: not stored
   // The packed filter, [g][ceil(m / rows)][words][rows] 32-bit words, zero-padded: fp32 values
   // (words = depth), or bf16 pairs of adjacent d, the lower d in the low half (words =
   // ceil(depth / 2)).

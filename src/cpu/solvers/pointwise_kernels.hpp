@@ -96,14 +96,13 @@ void run(const Args& g) {
           src[j] = dst[j] = nullptr;
           if (j >= cols) continue;
           const std::int64_t col = c0 + j, img = col / g.columns, p = col % g.columns;
-          if (g.gather[p] >= 0)
-            src[j] = in + (img * g.g + grp) * g.depth * g.in_plane + g.gather[p];
+          if (g.gather[p] >= 0) src[j] = in + (img * g.g + grp) * g.in_group + g.gather[p];
           if (g.scatter[p] >= 0)
             dst[j] = out + (img * g.g + grp) * g.m * g.out_plane + g.scatter[p];
         }
         const int nin = runs_of(src, PB, in_runs);
         nout[q] = runs_of(dst, cols, out_runs[q]);
-        P::pack(buffer + q * words * PB, in_runs, nin, g.depth, g.in_plane);
+        P::pack(buffer + q * words * PB, in_runs, nin, g.depth, g.depth_at);
       }
       const std::int64_t m0 = chunk * per_chunk, m1 = lesser(mblocks, m0 + per_chunk);
       for (std::int64_t mb = m0; mb < m1; ++mb) {
@@ -146,7 +145,7 @@ struct F32 {
   static float convert(float v) { return v; }
 
   static void pack(float* b, const Run<float>* runs, int count, std::int64_t depth,
-                   std::int64_t plane) {
+                   const std::int64_t* at) {
     for (std::int64_t d = 0; d < depth; ++d) {
       float* row = b + d * kCols;
       for (int r = 0; r < count; ++r) {
@@ -155,9 +154,9 @@ struct F32 {
         if (!u.p) {
           std::memset(to, 0, sizeof(float) * u.len);
         } else if (u.step == 1) {
-          std::memcpy(to, u.p + d * plane, sizeof(float) * u.len);
+          std::memcpy(to, u.p + at[d], sizeof(float) * u.len);
         } else {
-          const float* from = u.p + d * plane;
+          const float* from = u.p + at[d];
           for (int i = 0; i < u.len; ++i) to[i] = from[i * u.step];
         }
       }
