@@ -6,7 +6,7 @@ the fastest time of the row's other solvers (the "others (ms)" line under it). P
 direction, the geomean speed ratio vs oneDNN's execution with and without the solvers. Use it to
 say how much a solver family contributed, from one run (timings drift between runs).
 
-    python3 bench/geomean_without.py --solver cpu:pointwise docs/perf/<dir>/cpu_bench_*.log
+    python3 bench/geomean_without.py --solver cpu:nchw_gemm docs/perf/<dir>/cpu_bench_*.log
 """
 import argparse
 import math
@@ -23,7 +23,7 @@ def geomean(xs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--solver", required=True, help="id prefix to leave out, e.g. cpu:pointwise")
+    ap.add_argument("--solver", required=True, help="id prefix to leave out, e.g. cpu:nchw_gemm")
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
     for path in args.logs:

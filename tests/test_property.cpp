@@ -65,9 +65,9 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
       if (verified[id] == 0 && (declined[id].find("CONVGUARD_CPU_ISA") != std::string::npos ||
                                 declined[id].find("this CPU does not have") != std::string::npos))
         continue;
-      // Dense NCHW bf16 1x1 problems are rare here: Property.PointwiseVerifiesOnItsEdgeShapes
+      // Dense NCHW bf16 1x1 problems are rare here: Property.NchwGemmVerifiesOnItsEdgeShapes
       // draws its own random ones.
-      if (id == "cpu:pointwise:avx512_bf16") continue;
+      if (id == "cpu:nchw_gemm:avx512_bf16") continue;
       EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
     }
   }
@@ -155,14 +155,15 @@ TEST(Property, Bf16DirectBackwardWeightsIgnoresUnreadInputAndThreadCount) {
   omp_set_num_threads(threads);
 }
 
-// cpu:pointwise on the shapes its tiles and column runs must get right, in both directions, f32
+// cpu:nchw_gemm on the shapes its tiles and column runs must get right, in both directions, f32
 // and bf16, channels-first (read in place) and channels-last (staged): row and column tails,
 // columns spanning images (7x7 planes), stride (a gather forward; a scatter with zeroed gaps
 // backward-data), padding (zero columns, dropped columns), groups, 1D and 3D.
-TEST(Property, PointwiseVerifiesOnItsEdgeShapes) {
+TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
   struct Shape {
     const char* text;
-    bool strided_or_padded;  // backward-weights declines these
+    bool strided_or_padded;   // backward-weights declines these
+    bool beyond_1x1 = false;  // both backward passes decline these
   };
   const Shape shapes[] = {{"mb3ic13ih7iw7oc17oh7ow7kh1kw1", false},
                           {"mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2", true},
@@ -177,10 +178,15 @@ TEST(Property, PointwiseVerifiesOnItsEdgeShapes) {
                           {"mb2ic200ih7iw7oc24oh7ow7kh1kw1", false},
                           {"mb1ic1500ih3iw5oc10oh3ow5kh1kw1", false},
                           // Negative end padding: the last input row and column are not read.
-                          {"mb2ic8ih5iw5oc8oh2ow2kh1kw1sh2sw2ph0pw0", true}};
+                          {"mb2ic8ih5iw5oc8oh2ow2kh1kw1sh2sw2ph0pw0", true},
+                          // Forward beyond 1x1: a first layer (7x7 stride 2), dilation, groups, 3D.
+                          {"mb2ic3ih17iw19oc20oh9ow10kh7kw7sh2sw2ph3pw3", true, true},
+                          {"mb1ic5ih12iw12oc9oh10ow10kh3kw3dh1dw1ph1pw1", true, true},
+                          {"g2mb2ic8ih9iw9oc6oh9ow9kh3kw3ph1pw1", true, true},
+                          {"mb1ic2id5ih6iw7oc5od5oh6ow7kd3kh3kw3pd1ph1pw1", true, true}};
   int variants_run = 0;
   for (const char* id :
-       {"cpu:pointwise:avx512_bf16", "cpu:pointwise:avx512", "cpu:pointwise:avx2"}) {
+       {"cpu:nchw_gemm:avx512_bf16", "cpu:nchw_gemm:avx512", "cpu:nchw_gemm:avx2"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr);
     const bool in_place_bf16 = std::string(id).ends_with("bf16");
@@ -204,7 +210,8 @@ TEST(Property, PointwiseVerifiesOnItsEdgeShapes) {
             ASSERT_TRUE(p.is_ok()) << text;
             const bool weights = p->direction == Direction::backward_weights;
             const bool expect_decline = (in_place_bf16 && (*dt == 0 || *tag != 0)) ||
-                                        (weights && (!in_place_bf16 || shape.strided_or_padded));
+                                        (weights && (!in_place_bf16 || shape.strided_or_padded)) ||
+                                        (p->direction != Direction::forward && shape.beyond_1x1);
             expected += !expect_decline;
             if (const Status st = s->check(*p); !st) {
               EXPECT_TRUE(expect_decline) << id << " declined " << text << ": " << st.message();
@@ -286,7 +293,7 @@ TEST(Property, PointwiseVerifiesOnItsEdgeShapes) {
       omp_set_num_threads(threads);
     }
   }
-  if (variants_run == 0) GTEST_SKIP() << "no cpu:pointwise variant runs on this CPU";
+  if (variants_run == 0) GTEST_SKIP() << "no cpu:nchw_gemm variant runs on this CPU";
 }
 
 // Negative control: the property test must be able to fail. A solver that is wrong in one

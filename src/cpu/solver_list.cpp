@@ -9,7 +9,7 @@
 #include "cpu/solvers/fft.hpp"
 #include "cpu/solvers/im2col_gemm.hpp"
 #include "cpu/solvers/implicit_gemm.hpp"
-#include "cpu/solvers/pointwise.hpp"
+#include "cpu/solvers/nchw_gemm.hpp"
 #include "cpu/solvers/ref.hpp"
 #include "cpu/solvers/winograd.hpp"
 
@@ -20,9 +20,9 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
-  static const cpu::PointwiseSolver pointwise_bf16(cpu::PointwiseKernel::bf16_avx512);
-  static const cpu::PointwiseSolver pointwise_avx512(cpu::PointwiseKernel::f32_avx512);
-  static const cpu::PointwiseSolver pointwise_avx2(cpu::PointwiseKernel::f32_avx2);
+  static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
+  static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
+  static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx512(cpu::Isa::avx512);
   static const cpu::ImplicitGemmSolver implicit_gemm_avx2(cpu::Isa::avx2);
   static const cpu::WinogradSolver winograd_f4(4);
@@ -33,12 +33,12 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
-      &pointwise_bf16,
+      &nchw_gemm_bf16,
       &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,
-      &pointwise_avx512,
-      &pointwise_avx2,
+      &nchw_gemm_avx512,
+      &nchw_gemm_avx2,
       &implicit_gemm_avx512,
       &implicit_gemm_avx2,
       &im2col_gemm,

@@ -1,6 +1,6 @@
 // fp32 -> bf16 rounding in AVX-512 registers, bit-exact to float_to_bfloat (round to nearest
 // even; a NaN stays a NaN, made quiet; Inf and denormals as the scalar conversion). Shared by the
-// bf16 kernel files (bf16_direct_avx512.cpp, pointwise_bf16_avx512.cpp); include only from files
+// bf16 kernel files (bf16_direct_avx512.cpp, nchw_gemm_bf16_avx512.cpp); include only from files
 // compiled with -mavx512f: everything here has internal linkage, so no AVX-512 copy of it can be
 // picked by the linker for code that runs without AVX-512.
 #pragma once

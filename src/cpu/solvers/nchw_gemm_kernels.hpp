@@ -1,6 +1,6 @@
-// cpu:pointwise's GEMM loop, generic over an element policy (how a panel is packed, how a tile is
+// cpu:nchw_gemm's GEMM loop, generic over an element policy (how a panel is packed, how a tile is
 // computed and stored): F32<W> here for fp32 with W-float vectors, Bf16 in
-// pointwise_bf16_avx512.cpp. Included only by the per-ISA files, compiled with that ISA's flags;
+// nchw_gemm_bf16_avx512.cpp. Included only by the per-ISA files, compiled with that ISA's flags;
 // internal linkage and no library templates (see simd.hpp).
 //
 // Each work item packs a block of panels (columns: pixels, several images' when a plane does not
@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu/solvers/pointwise_entry.hpp"
+#include "cpu/solvers/nchw_gemm_entry.hpp"
 #include "cpu/solvers/simd.hpp"
 
-namespace convguard::cpu::pointwise {
+namespace convguard::cpu::nchw_gemm {
 namespace {
 
 using simd::lesser;
@@ -187,4 +187,4 @@ struct F32 {
 };
 
 }  // namespace
-}  // namespace convguard::cpu::pointwise
+}  // namespace convguard::cpu::nchw_gemm

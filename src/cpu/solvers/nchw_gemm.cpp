@@ -1,4 +1,4 @@
-#include "cpu/solvers/pointwise.hpp"
+#include "cpu/solvers/nchw_gemm.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "convguard/dtype.hpp"
-#include "cpu/solvers/pointwise_entry.hpp"
+#include "cpu/solvers/nchw_gemm_entry.hpp"
 
 namespace convguard::cpu {
 namespace {
@@ -18,9 +18,9 @@ using detail::Geometry;
 struct TileShape {
   int rows, cols;
 };
-TileShape tile_shape(PointwiseKernel k) {
-  return k == PointwiseKernel::f32_avx2 ? TileShape{pointwise::kRowsAvx2, pointwise::kColsAvx2}
-                                        : TileShape{pointwise::kRowsAvx512, pointwise::kColsAvx512};
+TileShape tile_shape(NchwGemmKernel k) {
+  return k == NchwGemmKernel::f32_avx2 ? TileShape{nchw_gemm::kRowsAvx2, nchw_gemm::kColsAvx2}
+                                       : TileShape{nchw_gemm::kRowsAvx512, nchw_gemm::kColsAvx512};
 }
 
 // GEMM rows and reduction length per group: output channels and input channels x taps forward;
@@ -39,12 +39,12 @@ std::int64_t gemm_words(const Geometry& G, bool fwd, bool bf16) {
   return bf16 ? (gemm_depth(G, fwd) + 1) / 2 : gemm_depth(G, fwd);
 }
 
-std::int64_t packed_filter_words(const Problem& p, PointwiseKernel k) {
+std::int64_t packed_filter_words(const Problem& p, NchwGemmKernel k) {
   const Geometry G = detail::geometry(p);
   const bool fwd = p.direction == Direction::forward;
   const int rows = tile_shape(k).rows;
   return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows *
-         gemm_words(G, fwd, k == PointwiseKernel::bf16_avx512);
+         gemm_words(G, fwd, k == NchwGemmKernel::bf16_avx512);
 }
 
 // w [K][Cg] (fp32 or bf16 bits T) as [g][row block][word][rows] 32-bit words, zero past the last
@@ -93,7 +93,7 @@ constexpr std::int64_t kPanelBytesLimit = 16 << 20;
 // Panels per work item: as many as fit in a quarter of a 1 MiB L2 beside the filter row block.
 std::int64_t panels_per_block(std::int64_t words, int cols) {
   const std::int64_t fit = (256 * 1024) / (words * cols * 4);
-  return std::clamp<std::int64_t>(fit, 1, pointwise::kMaxPanelsPerBlock);
+  return std::clamp<std::int64_t>(fit, 1, nchw_gemm::kMaxPanelsPerBlock);
 }
 
 // Images per backward-weights chunk: about 8192 pixels each, so that the partial sums stay small
@@ -111,11 +111,11 @@ std::int64_t partial_floats(const Geometry& G) {
 // images by the kernel into `partial`, then the chunks summed in order (chunks depend on the
 // problem only, so the result does not depend on the thread count).
 void backward_weights(const Geometry& G, const void* x, const void* dy, void* w, float* partial) {
-  pointwise::WeightsArgs a{};
+  nchw_gemm::WeightsArgs a{};
   a.n = G.n, a.g = G.g, a.kg = G.kg, a.cg = G.cg, a.plane = G.in_spatial();
   a.images_per_chunk = images_per_chunk(G);
   a.dy = dy, a.x = x, a.partial = partial;
-  pointwise::backward_weights_bf16_avx512(a);
+  nchw_gemm::backward_weights_bf16_avx512(a);
   const std::int64_t size = G.g * G.kg * G.cg, chunks = partial_floats(G) / size;
 #pragma omp parallel for
   for (std::int64_t i = 0; i < size; ++i) {
@@ -145,27 +145,27 @@ void* padded_bf16_copy(const TensorView& x, const Padding& pad, const Sizes5& xs
 
 }  // namespace
 
-std::string_view PointwiseSolver::id() const {
+std::string_view NchwGemmSolver::id() const {
   switch (kernel_) {
-    case PointwiseKernel::f32_avx512:
-      return "cpu:pointwise:avx512";
-    case PointwiseKernel::f32_avx2:
-      return "cpu:pointwise:avx2";
-    case PointwiseKernel::bf16_avx512:
+    case NchwGemmKernel::f32_avx512:
+      return "cpu:nchw_gemm:avx512";
+    case NchwGemmKernel::f32_avx2:
+      return "cpu:nchw_gemm:avx2";
+    case NchwGemmKernel::bf16_avx512:
       break;
   }
-  return "cpu:pointwise:avx512_bf16";
+  return "cpu:nchw_gemm:avx512_bf16";
 }
 
-Status PointwiseSolver::check(const Problem& p) const {
+Status NchwGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (auto s = require_isa(kernel_ == PointwiseKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s)
+  if (auto s = require_isa(kernel_ == NchwGemmKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s)
     return s;
-  if (kernel_ == PointwiseKernel::bf16_avx512) {
+  if (kernel_ == NchwGemmKernel::bf16_avx512) {
     if (!__builtin_cpu_supports("avx512bf16"))
       return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
     if (p.dtype != DType::bf16)
-      return not_applicable("bf16 problems only (fp32: cpu:pointwise:avx512)");
+      return not_applicable("bf16 problems only (fp32: cpu:nchw_gemm:avx512)");
     // Read and written in place: x and y dense channels-first; a dense 1x1 filter is [K][Cg] in
     // either layout.
     if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
@@ -178,20 +178,20 @@ Status PointwiseSolver::check(const Problem& p) const {
     return not_applicable(fmt::format("backward passes of 1x1 filters only (this one is {}x{}x{})",
                                       p.filter[0], p.filter[1], p.filter[2]));
   // A bf16 filter is read in place: [K][Cg][taps] unless it is 1x1.
-  if (kernel_ == PointwiseKernel::bf16_avx512 && !one_by_one(p) && p.w_layout != Layout::nchw)
+  if (kernel_ == NchwGemmKernel::bf16_avx512 && !one_by_one(p) && p.w_layout != Layout::nchw)
     return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
   // Each thread packs panels of the whole reduction: bounded so that one stays within 16 MiB.
   const Geometry G = detail::geometry(p);
   const std::int64_t depth = gemm_depth(G, p.direction == Direction::forward);
   const std::int64_t most = kPanelBytesLimit / (4 * tile_shape(kernel_).cols) *
-                            (kernel_ == PointwiseKernel::bf16_avx512 ? 2 : 1);
+                            (kernel_ == NchwGemmKernel::bf16_avx512 ? 2 : 1);
   if (p.direction != Direction::backward_weights && depth > most)
     return not_applicable(fmt::format(
         "a reduction over {} channels per group: more than {}, its per-thread panel would "
         "exceed 16 MiB",
         depth, most));
   if (p.direction == Direction::backward_weights) {
-    if (kernel_ != PointwiseKernel::bf16_avx512)
+    if (kernel_ != NchwGemmKernel::bf16_avx512)
       return not_applicable(
           "backward-weights in bf16 only (fp32's dot products are load-bound: cpu:bwdw)");
     // Rows are read in place as dot products: x's pixels must be dy's.
@@ -201,16 +201,16 @@ Status PointwiseSolver::check(const Problem& p) const {
   return Status::ok();
 }
 
-StagingSpec PointwiseSolver::staging(const Problem& p) const {
+StagingSpec NchwGemmSolver::staging(const Problem& p) const {
   // Beyond 1x1 the forward GEMM reads x zero-padded, so that every tap of a column is its first
   // element plus one offset (a 1x1 layer's padded pixels are zero columns instead).
   const Padding pad = one_by_one(p) ? Padding{} : forward_padding(p);
   StagingSpec s{Order::channels_first, Order::channels_first, pad, false};
-  s.stage = kernel_ != PointwiseKernel::bf16_avx512;
+  s.stage = kernel_ != NchwGemmKernel::bf16_avx512;
   return s;
 }
 
-void PointwiseSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+void NchwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   if (p.direction == Direction::backward_weights) {
     layout.add(partial_floats(detail::geometry(p)));
     return;
@@ -218,15 +218,15 @@ void PointwiseSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
   // The bf16 variant's zero-padded copy of x (bf16: two per float), beyond 1x1.
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  const bool copy = kernel_ == PointwiseKernel::bf16_avx512 && !one_by_one(p);
+  const bool copy = kernel_ == NchwGemmKernel::bf16_avx512 && !one_by_one(p);
   layout.add(copy ? (xs.elements() + 1) / 2 : 0);
 }
 
-Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
-                                const WorkspaceLayout& layout, int first_scratch) const {
+Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const bool fwd = p.direction == Direction::forward;
-  const bool bf16 = kernel_ == PointwiseKernel::bf16_avx512;
+  const bool bf16 = kernel_ == NchwGemmKernel::bf16_avx512;
   const TileShape shape = tile_shape(kernel_);
   float* filter = layout.get(ws, first_scratch);
   if (p.direction == Direction::backward_weights) {
@@ -279,7 +279,7 @@ Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::s
   std::vector<std::uint32_t> panels(
       static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
 
-  pointwise::Args a{};
+  nchw_gemm::Args a{};
   a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = depth;
   a.columns = G.out_spatial(), a.in_group = in_group, a.depth_at = depth_at.data();
   a.a = filter, a.panels = panels.data(), a.panels_per_block = Q;
@@ -301,14 +301,14 @@ Status PointwiseSolver::compute(const Problem& p, const StagedTensors& t, std::s
     }
   }
   switch (kernel_) {
-    case PointwiseKernel::f32_avx512:
-      pointwise::run_avx512(a);
+    case NchwGemmKernel::f32_avx512:
+      nchw_gemm::run_avx512(a);
       break;
-    case PointwiseKernel::f32_avx2:
-      pointwise::run_avx2(a);
+    case NchwGemmKernel::f32_avx2:
+      nchw_gemm::run_avx2(a);
       break;
-    case PointwiseKernel::bf16_avx512:
-      pointwise::run_bf16_avx512(a);
+    case NchwGemmKernel::bf16_avx512:
+      nchw_gemm::run_bf16_avx512(a);
       break;
   }
   return Status::ok();

@@ -1,11 +1,11 @@
-// Entry points of cpu:pointwise's per-ISA kernel files (pointwise_kernels.hpp). Plain structs and
+// Entry points of cpu:nchw_gemm's per-ISA kernel files (nchw_gemm_kernels.hpp). Plain structs and
 // pointers only: the kernel files are compiled with their ISA's flags, and a library template
 // used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
 
-namespace convguard::cpu::pointwise {
+namespace convguard::cpu::nchw_gemm {
 
 // Register tiles: rows of the GEMM (output channels forward, input channels backward-data) x
 // columns (pixels). AVX-512 (fp32 and bf16): 6 rows x 4 vectors of 16 pixels, 24 of its 32
@@ -66,4 +66,4 @@ struct WeightsArgs {
 };
 void backward_weights_bf16_avx512(const WeightsArgs& a);
 
-}  // namespace convguard::cpu::pointwise
+}  // namespace convguard::cpu::nchw_gemm

@@ -1,4 +1,4 @@
-// cpu:pointwise's bf16 kernel (vdpbf16ps); compiled with -mavx512f -mavx512bf16. The panel holds
+// cpu:nchw_gemm's bf16 kernel (vdpbf16ps); compiled with -mavx512f -mavx512bf16. The panel holds
 // pairs of adjacent reduction rows per column, the filter pairs of the same rows per GEMM row, so
 // one vdpbf16ps adds two products per lane in fp32; each output is rounded to bf16 once.
 #include <immintrin.h>
@@ -9,10 +9,10 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_round_avx512.hpp"
-#include "cpu/solvers/pointwise_bwdw_kernels.hpp"
-#include "cpu/solvers/pointwise_kernels.hpp"
+#include "cpu/solvers/nchw_gemm_bwdw_kernels.hpp"
+#include "cpu/solvers/nchw_gemm_kernels.hpp"
 
-namespace convguard::cpu::pointwise {
+namespace convguard::cpu::nchw_gemm {
 namespace {
 
 struct Bf16 {
@@ -116,4 +116,4 @@ void backward_weights_bf16_avx512(const WeightsArgs& a) {
   backward_weights<WeightsBf16>(a);
 }
 
-}  // namespace convguard::cpu::pointwise
+}  // namespace convguard::cpu::nchw_gemm

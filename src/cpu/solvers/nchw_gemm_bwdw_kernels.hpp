@@ -1,5 +1,5 @@
-// cpu:pointwise's backward-weights loop (pointwise_entry.hpp: WeightsArgs), generic over an element
-// policy (its loads and multiply-add): bf16 in pointwise_bf16_avx512.cpp. Included only by files
+// cpu:nchw_gemm's backward-weights loop (nchw_gemm_entry.hpp: WeightsArgs), generic over an element
+// policy (its loads and multiply-add): bf16 in nchw_gemm_bf16_avx512.cpp. Included only by files
 // compiled with -mavx512f and the policy's ISA; internal linkage, no library templates.
 //
 // fp32 has no policy: 8 vector loads per 16 FMAs make this loop load-bound, and it ran 1.5x slower
@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu/solvers/pointwise_entry.hpp"
+#include "cpu/solvers/nchw_gemm_entry.hpp"
 
-namespace convguard::cpu::pointwise {
+namespace convguard::cpu::nchw_gemm {
 namespace {
 
 constexpr int kTile = 4, kBlock = 16, kTiles = (kBlock / kTile) * (kBlock / kTile);
@@ -129,4 +129,4 @@ void backward_weights(const WeightsArgs& g) {
 }
 
 }  // namespace
-}  // namespace convguard::cpu::pointwise
+}  // namespace convguard::cpu::nchw_gemm
