@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# gpu:wgmma_implicit_gemm on the H100, in one device call: SASS check (HGMMA present), the GPU
+# tests, the honest peer on ResNet-50 b32 bf16 NHWC forward (gpu_bench + bench/gpu_peer.py, then
+# scripts/peer_summary.py: wgmma and tc per layer), compute-sanitizer memcheck and racecheck over
+# its shape test. BUILD: a folder with gpu_tests, gpu_bench and convguard_cudnn.so (flat, as
+# copied into a carried folder; its lib/ is put on LD_LIBRARY_PATH); PARTS picks the steps.
+# Logs under $OUT/l and $OUT/logs.tgz.
+#   run(command="BUILD=devbin bash devbin/gpu_wgmma.sh", carry=["devbin"])
+set -u
+D=${BUILD:-devbin}
+PEER=${PEER:-bench/gpu_peer.py}
+SUMMARY=${SUMMARY:-scripts/peer_summary.py}
+export LD_LIBRARY_PATH=$PWD/$D/lib:${LD_LIBRARY_PATH:-}
+export CONVGUARD_DATA_DIR=$PWD/data
+L=$OUT/l; mkdir -p "$L"
+PARTS=${PARTS:-sass tests peer sanitize}
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv | tee "$L/gpu.txt"
+if has sass; then
+  { echo "HGMMA count: $(cuobjdump -sass $D/gpu_tests | grep -c HGMMA)"; cuobjdump -sass $D/gpu_tests | grep -m6 -E "HGMMA|WARPGROUP"; } 2>&1 | tee "$L/sass.txt"
+fi
+if has tests; then
+  echo "=== gpu_tests"
+  ( time timeout ${TESTS_T:-240} $D/gpu_tests ${TESTS_F:-} ) 2>&1 | grep -vE "^\[ RUN|^$" > "$L/gpu_tests.log"
+  grep -E "wgmma|FAIL|PASSED|SKIPPED|real|Failure|error" "$L/gpu_tests.log" | head -40
+fi
+if has peer; then
+  echo "=== peer"
+  PY=/opt/torch/.venv/bin/python3
+  CUDNN_LIB=$("$PY" -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
+  CONVGUARD_PLUGINS=$PWD/$D/convguard_cudnn.so CONVGUARD_CUDNN_PATH=${CUDNN_LIB:-} timeout 200 \
+    $D/gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc \
+    --direction fwd --runs 30 --json "$L/peer.jsonl" > "$L/peer_gpu_bench.log" 2>&1
+  echo "gpu_bench rc $?"
+  timeout 200 "$PY" $PEER "$L/peer.jsonl" > "$L/peer.log" 2>&1
+  echo "gpu_peer rc $?"
+  "$PY" $SUMMARY "$L/peer.log" | tee "$L/summary.txt"
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    echo "=== $tool"
+    timeout ${SAN_T:-150} compute-sanitizer --tool $tool --print-limit 5 $D/gpu_tests \
+      --gtest_filter="${SAN_F:-Gpu.TensorCoreWgmma*}" > "$L/$tool.log" 2>&1
+    echo "rc $?"; tail -4 "$L/$tool.log"
+  done
+fi
+tar czf "$OUT/logs.tgz" -C "$OUT" l
