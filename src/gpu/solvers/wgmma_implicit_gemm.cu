@@ -3,6 +3,8 @@
 // here also asks whether the kernel's image loads on the current device.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "gpu/check.hpp"
 #include "gpu/element.cuh"
@@ -16,17 +18,18 @@ namespace {
 using tc::cp_async16;
 using tc::smem_addr;
 
-// Two warpgroups of 64 tile rows; a tile row holds kBK = 64 reduction elements (kChunks 16-byte
-// chunks: one 128-byte swizzle row). Stages: BN 128 takes 5 (160 KiB, one block per SM, 3 tiles in
-// flight), BN 64 takes 4 (96 KiB: two blocks per SM interleave their waits).
-constexpr int kBM = 128, kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
-constexpr int kLoadsA = kBM * kChunks / kThreads;  // A chunks per thread per stage
-template <int BN>
-constexpr int kStages = BN == 128 ? 5 : 4;
-template <int BN>
-constexpr int kStageBytes = (kBM + BN) * kRowBytes;
-template <int BN>
-constexpr int kSmemBytes = kStages<BN>* kStageBytes<BN> + 1024;  // + slack to align to 1024
+// Tiles are BM pixels (128 or 256) x BN channels (64 or 128), computed by two warpgroups of BM / 2
+// rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64 reduction elements
+// (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4 (96 KiB: two blocks
+// per SM interleave their waits); the others as many as fit in 200 KiB, at most 5 (one block per
+// SM, 2-3 tiles in flight).
+constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
+template <int BM, int BN>
+constexpr int kStageBytes = (BM + BN) * kRowBytes;
+template <int BM, int BN>
+constexpr int kStages = BM + BN == 192 ? 4 : std::min(5, 200 * 1024 / kStageBytes<BM, BN>);
+template <int BM, int BN>
+constexpr int kSmemBytes = kStages<BM, BN>* kStageBytes<BM, BN> + 1024;  // + slack to align
 
 struct WgArgs {
   const void* x;
@@ -47,19 +50,20 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 
 // kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
 // channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
-template <typename T, int BN, bool kRagged>
+template <typename T, int BM, int BN, bool kRagged>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kS = kStages<BN>, kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
+  constexpr int kS = kStages<BM, BN>, kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
+  constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
   // Each stage (A rows, then B rows) must start 1024-byte aligned: the swizzle is computed from
   // the address bits.
   uint4* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023) / 16;
   const std::uint32_t base = smem_addr(smem);
-  constexpr int kStageVec = kStageBytes<BN> / 16;
+  constexpr int kStageVec = kStageBytes<BM, BN> / 16;
   const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   const int kt0 = blockIdx.z * a.tiles_per_split;
-  const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * BN;
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   const T* x = static_cast<const T*>(a.x);
   const T* w = static_cast<const T*>(a.w);
 
@@ -113,7 +117,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   };
   auto load = [&](int stage) {
     uint4* A = smem + stage * kStageVec;
-    uint4* B = A + kBM * kChunks;
+    uint4* B = A + BM * kChunks;
     const bool in_k = kk < a.kd;
     if constexpr (kRagged) {
       const int n = a.c - c;  // valid channels of this chunk (<= 0: all padding)
@@ -141,7 +145,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     advance();
   };
 
-  float acc[BN / 2] = {};
+  float acc[kMI][BN / 2] = {};
   // Tiles kt+1 .. kt+kAhead are loading while tile kt is multiplied. The stage loaded at step kt
   // last held tile kt-2, whose wgmma every warpgroup finished (wait<1> at the end of step kt-1)
   // before this step's barrier; wait<1> keeps one wgmma group in flight across the barrier.
@@ -154,12 +158,15 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     tc::cp_async_wait<kAhead - 1>();  // this thread's chunks of tile kt have landed
     wg::fence_proxy_async();          // ... and are visible to the tensor cores
     __syncthreads();
-    const std::uint32_t sa = base + (kt % kS) * kStageBytes<BN> + group * 64 * kRowBytes;
-    const std::uint32_t sb = base + (kt % kS) * kStageBytes<BN> + kBM * kRowBytes;
+    const std::uint32_t sa = base + (kt % kS) * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
+    const std::uint32_t sb = base + (kt % kS) * kStageBytes<BM, BN> + BM * kRowBytes;
     wg::fence_operands();
 #pragma unroll
     for (int ks = 0; ks < kBK / 16; ++ks)
-      wg::mma<T, BN>(acc, wg::smem_desc(sa + ks * 32), wg::smem_desc(sb + ks * 32), 1);
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi)
+        wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
+                       wg::smem_desc(sb + ks * 32), 1);
     wg::commit();
     if (kt + kAhead < tiles) load((kt + kAhead) % kS);
     tc::cp_async_commit();
@@ -169,25 +176,54 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   tc::cp_async_wait<0>();
 
   // Epilogue: the m64nBN fragment: register 4j + 2h + {0, 1} of a thread holds row 16 warp +
-  // lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its warpgroup's 64 rows.
+  // lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its warpgroup's m64 block mi.
   T* y = static_cast<T*>(a.y);
+  if (!kRagged && !a.partial && a.k % 8 == 0) {
+    // Staged through shared memory, then 16-byte stores, a row's chunks by consecutive threads:
+    // stored from the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector
+    // pieces). Rows padded by 16 bytes: a warp's pair writes (8 rows x 4 columns) hit 32 banks.
+    constexpr int kPitch = BN * static_cast<int>(sizeof(T)) + 16, kRowChunks = BN / 8;
+    char* stage = reinterpret_cast<char*>(smem);
+    __syncthreads();  // every warpgroup's wgmma has finished reading the stages
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+          tc::store_pair(reinterpret_cast<T*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
+                         acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+      }
+    __syncthreads();
+#pragma unroll
+    for (int i = tid; i < BM * kRowChunks; i += kThreads) {
+      const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * 8;
+      if (m0 + row < a.m && col < a.k)
+        *reinterpret_cast<uint4*>(y + static_cast<std::int64_t>(m0 + row) * a.k + col) =
+            *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
+    }
+    return;
+  }
   const std::int64_t plane = static_cast<std::int64_t>(a.m) * a.k;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = m0 + group * 64 + warp * 16 + lane / 4 + h * 8;
-    if (row >= a.m) continue;
+  for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int col = n0 + j * 8 + (lane % 4) * 2;
-      if (col >= a.k) continue;
-      const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
-      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-      if constexpr (kRagged)
-        tc::store_result_ragged(y, a.partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
-      else
-        tc::store_result(y, a.partial, plane, off, v0, v1);
+    for (int h = 0; h < 2; ++h) {
+      const int row = m0 + group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+      if (row >= a.m) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+        if (col >= a.k) continue;
+        const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
+        const float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
+        if constexpr (kRagged)
+          tc::store_result_ragged(y, a.partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
+        else
+          tc::store_result(y, a.partial, plane, off, v0, v1);
+      }
     }
-  }
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
 #endif
@@ -197,17 +233,29 @@ int sms() {
   return tc::sm_count();
 }
 
-// Tile width: 64 channels for layers of at most 64 and for layers whose 128-wide tiles would not
-// give every SM a block; else 128.
-int tile_n(std::int64_t m, std::int64_t k) {
-  if (k <= 64) return 64;
-  return ((m + kBM - 1) / kBM) * ((k + 127) / 128) < sms() ? 64 : 128;
+struct Tile {
+  int bm, bn;
+};
+
+// The tile: 64 channels for layers of at most 64 and for layers whose 128-wide tiles would not
+// give every SM a block; else 128; 128 pixels. CONVGUARD_WGMMA_TILE=BMxBN (128 or 256 x 64 or 128)
+// forces one, for measuring (ragged problems keep 128 pixels).
+Tile tile_for(std::int64_t m, std::int64_t k, bool ragged) {
+  static const char* forced = std::getenv("CONVGUARD_WGMMA_TILE");
+  if (forced) {
+    int bm = 0, bn = 0;
+    if (std::sscanf(forced, "%dx%d", &bm, &bn) == 2 && (bm == 128 || bm == 256) &&
+        (bn == 64 || bn == 128))
+      return {ragged ? 128 : bm, bn};
+  }
+  if (k <= 64) return {128, 64};
+  return {128, ((m + 127) / 128) * ((k + 127) / 128) < sms() ? 64 : 128};
 }
 
 // Splits of the reduction when the output tiles leave most SMs idle: about one block per SM, each
 // split at least 4 reduction tiles (256 elements).
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd) {
-  const std::int64_t blocks = ((m + kBM - 1) / kBM) * ((k + tile_n(m, k) - 1) / tile_n(m, k));
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
+  const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
   if (sms() == 0 || blocks >= sms()) return 1;
   const std::int64_t want = (sms() + blocks - 1) / blocks, tiles = (kd + kBK - 1) / kBK;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({want, tiles / 4, 16})));
@@ -227,39 +275,47 @@ struct WgPlan : Plan {
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
-    splits = split_count(a.m, a.k, a.kd);
+    tile = tile_for(a.m, a.k, ragged);
+    splits = split_count(a.m, a.k, a.kd, tile);
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
-    bn = tile_n(a.m, a.k);
-    grid = dim3(static_cast<unsigned>((a.m + kBM - 1) / kBM),
-                static_cast<unsigned>((a.k + bn - 1) / bn), static_cast<unsigned>(used));
+    grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
+                static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
   }
   std::size_t workspace() const {
     return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
   }
   WgArgs a{};
   bool ragged = false;
-  int splits = 1, used = 1, bn = 128;
+  Tile tile{128, 128};
+  int splits = 1, used = 1;
   dim3 grid;
 };
 
-template <typename T, int BN, bool kRagged>
+template <typename T, int BM, int BN, bool kRagged>
 Status launch_tiles(const WgArgs& a, dim3 grid) {
-  constexpr int bytes = kSmemBytes<BN>;
+  constexpr int bytes = kSmemBytes<BM, BN>;
   static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      wgmma_forward<T, BN, kRagged>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+      wgmma_forward<T, BM, BN, kRagged>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  wgmma_forward<T, BN, kRagged><<<grid, kThreads, bytes>>>(a);
+  wgmma_forward<T, BM, BN, kRagged><<<grid, kThreads, bytes>>>(a);
   return Status::ok();
+}
+
+template <typename T, int BM>
+Status launch_width(const WgPlan& pl, const WgArgs& a) {
+  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid)
+                          : launch_tiles<T, BM, 128, false>(a, pl.grid);
 }
 
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
-  const Status st = pl.bn == 64 ? (pl.ragged ? launch_tiles<T, 64, true>(a, pl.grid)
-                                             : launch_tiles<T, 64, false>(a, pl.grid))
-                                : (pl.ragged ? launch_tiles<T, 128, true>(a, pl.grid)
-                                             : launch_tiles<T, 128, false>(a, pl.grid));
+  // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
+  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid)
+                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid))
+                    : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
+                                        : launch_width<T, 128>(pl, a);
   if (!st) return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
@@ -284,7 +340,7 @@ Status hopper_here() {
   if (major != 9 || minor != 0)
     return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
   CG_GPU(FuncAttributes) attr{};
-  if (CG_GPU(FuncGetAttributes)(&attr, wgmma_forward<cg_bf16, 128, false>) != kSuccess) {
+  if (CG_GPU(FuncGetAttributes)(&attr, wgmma_forward<cg_bf16, 128, 128, false>) != kSuccess) {
     (void)last_error();
     return not_applicable("this build holds no sm_90a code for the wgmma kernel");
   }
@@ -307,7 +363,7 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   const double src = static_cast<double>(p.n) * p.c * p.input[1] * p.input[2];
   if (m >= 2e9 || static_cast<double>(p.c + 8) * p.taps() >= 2e9 || src >= 9e18)
     return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + kBM - 1) / kBM > 2147483647.0 || (p.k + 63) / 64 > 65535)
+  if ((m + 127) / 128 > 2147483647.0 || (p.k + 63) / 64 > 65535)
     return not_applicable("grid too large");
   return hopper_here();
 }
