@@ -37,19 +37,23 @@ if has peer; then
   "$PY" $SUMMARY "$L/peer.log" | tee "$L/summary.txt"
 fi
 if has variants; then
-  # Each tile shape forced (CONVGUARD_WGMMA_TILE) on the same layers, own solvers only.
-  for t in ${TILES:-128x64 128x128 256x64 256x128}; do
-    CONVGUARD_WGMMA_TILE=$t timeout 120 $D/gpu_bench --suite data/suites/resnet50.txt --batch 32 \
-      --dtype bf16 --layout nhwc --direction fwd --runs 30 --json "$L/var_$t.jsonl" > /dev/null 2>&1
-    echo "tile $t rc $?"
+  # Tile shapes forced (CONVGUARD_WGMMA_TILE; auto: the plan's own choice) on the same layers,
+  # own solvers only; var_summary.py (if carried) tabulates wgmma's time per variant and tc's.
+  for t in ${VARIANTS:-auto 128x64 128x128 256x64 256x128 128x256}; do
+    CONVGUARD_WGMMA_TILE=${t/auto/} timeout 120 $D/gpu_bench --suite data/suites/resnet50.txt \
+      --batch 32 --dtype bf16 --layout nhwc --direction fwd --runs 30 --json "$L/var_$t.jsonl" \
+      > /dev/null 2>&1
+    echo "variant $t rc $?"
   done
   [ -f "$D/var_summary.py" ] && python3 "$D/var_summary.py" "$L"/var_*.jsonl | tee "$L/variants.txt"
 fi
 if has vtests; then
-  # The shape tests again with each 256-pixel tile forced.
-  for t in 256x64 256x128; do
+  # The shape tests and large layers again with each listed tile shape forced.
+  for t in ${VTILES:-256x64 256x128 128x256}; do
     echo "=== tests, tile $t forced"
-    CONVGUARD_WGMMA_TILE=$t timeout 120 $D/gpu_tests --gtest_filter='Gpu.TensorCoreWgmma*:Gpu.LargeLayers*' 2>&1 | grep -E "wgmma|OK|FAIL|PASSED|Failure" | head
+    CONVGUARD_WGMMA_TILE=$t timeout 120 $D/gpu_tests \
+      --gtest_filter='Gpu.TensorCoreWgmma*:Gpu.LargeLayers*' 2>&1 |
+      grep -E "wgmma|OK|FAIL|PASSED|Failure" | head
   done
 fi
 if has sanitize; then

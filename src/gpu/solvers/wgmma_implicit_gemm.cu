@@ -18,18 +18,19 @@ namespace {
 using tc::cp_async16;
 using tc::smem_addr;
 
-// Tiles are BM pixels (128 or 256) x BN channels (64 or 128), computed by two warpgroups of BM / 2
-// rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64 reduction elements
-// (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4 (96 KiB: two blocks
-// per SM interleave their waits); the others as many as fit in 200 KiB, at most 5 (one block per
-// SM, 2-3 tiles in flight).
+// Tiles are BM pixels (128 or 256) x BN channels (64 or 128; 256 with 128 pixels), computed by two
+// warpgroups of BM / 2 rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64
+// reduction elements (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4
+// (96 KiB: two blocks per SM interleave their waits, measured faster than 9 stages in one block);
+// the others as many as a block's 227 KiB hold (one block per SM: 7 for 128 x 128, measured 2-7%
+// faster than 5 on ResNet-50's layers, v3/variants.txt).
 constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
 template <int BM, int BN>
 constexpr int kStageBytes = (BM + BN) * kRowBytes;
 template <int BM, int BN>
-constexpr int kStages = BM + BN == 192 ? 4 : std::min(5, 200 * 1024 / kStageBytes<BM, BN>);
-template <int BM, int BN>
-constexpr int kSmemBytes = kStages<BM, BN>* kStageBytes<BM, BN> + 1024;  // + slack to align
+constexpr int kStages = BM + BN == 192 ? 4 : (227 * 1024 - 1024) / kStageBytes<BM, BN>;
+template <int BM, int BN, int S>
+constexpr int kSmemBytes = S* kStageBytes<BM, BN> + 1024;  // + slack to align
 
 struct WgArgs {
   const void* x;
@@ -50,10 +51,10 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 
 // kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
 // channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
-template <typename T, int BM, int BN, bool kRagged>
+template <typename T, int BM, int BN, bool kRagged, int kS>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kS = kStages<BM, BN>, kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
+  constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
   // Each stage (A rows, then B rows) must start 1024-byte aligned: the swizzle is computed from
@@ -238,17 +239,25 @@ struct Tile {
 };
 
 // The tile: 64 channels for layers of at most 64 and for layers whose 128-wide tiles would not
-// give every SM a block; else 128; 128 pixels. CONVGUARD_WGMMA_TILE=BMxBN (128 or 256 x 64 or 128)
-// forces one, for measuring (ragged problems keep 128 pixels).
+// give every SM a block; else 128; 128 pixels. CONVGUARD_WGMMA_TILE=BMxBN (128 or 256 x 64 or 128,
+// or 128x256) forces one, for measuring (ragged problems keep 128 x at most 128).
 Tile tile_for(std::int64_t m, std::int64_t k, bool ragged) {
   static const char* forced = std::getenv("CONVGUARD_WGMMA_TILE");
   if (forced) {
     int bm = 0, bn = 0;
-    if (std::sscanf(forced, "%dx%d", &bm, &bn) == 2 && (bm == 128 || bm == 256) &&
-        (bn == 64 || bn == 128))
-      return {ragged ? 128 : bm, bn};
+    if (std::sscanf(forced, "%dx%d", &bm, &bn) == 2 &&
+        ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
+      return {ragged ? 128 : bm, ragged ? std::min(bn, 128) : bn};
   }
   if (k <= 64) return {128, 64};
+  // Larger tiles read less of shared memory and L2 per product, where they still give every SM
+  // two blocks (with fewer they leave SMs idle or split the reduction): 128 x 256 for K >= 256
+  // (ResNet-50's res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128,
+  // v4/variants.txt), else 256 x 128 (res3a_branch2a: as fast as 128 x 128; 5-10% faster on the
+  // layers that now take 128 x 256, v2/variants.txt).
+  const std::int64_t mt = (m + 127) / 128;
+  if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
+  if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
   return {128, ((m + 127) / 128) * ((k + 127) / 128) < sms() ? 64 : 128};
 }
 
@@ -293,18 +302,25 @@ struct WgPlan : Plan {
   dim3 grid;
 };
 
+template <typename T, int BM, int BN, bool kRagged, int S>
+Status launch_stages(const WgArgs& a, dim3 grid) {
+  constexpr int bytes = kSmemBytes<BM, BN, S>;
+  static const Error opt_in = CG_GPU(FuncSetAttribute)(
+      wgmma_forward<T, BM, BN, kRagged, S>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+  wgmma_forward<T, BM, BN, kRagged, S><<<grid, kThreads, bytes>>>(a);
+  return Status::ok();
+}
+
 template <typename T, int BM, int BN, bool kRagged>
 Status launch_tiles(const WgArgs& a, dim3 grid) {
-  constexpr int bytes = kSmemBytes<BM, BN>;
-  static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      wgmma_forward<T, BM, BN, kRagged>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
-  if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  wgmma_forward<T, BM, BN, kRagged><<<grid, kThreads, bytes>>>(a);
-  return Status::ok();
+  return launch_stages<T, BM, BN, kRagged, kStages<BM, BN>>(a, grid);
 }
 
 template <typename T, int BM>
 Status launch_width(const WgPlan& pl, const WgArgs& a) {
+  if constexpr (BM == 128)
+    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false>(a, pl.grid);
   return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid)
                           : launch_tiles<T, BM, 128, false>(a, pl.grid);
 }
@@ -340,7 +356,8 @@ Status hopper_here() {
   if (major != 9 || minor != 0)
     return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
   CG_GPU(FuncAttributes) attr{};
-  if (CG_GPU(FuncGetAttributes)(&attr, wgmma_forward<cg_bf16, 128, 128, false>) != kSuccess) {
+  if (CG_GPU(FuncGetAttributes)(
+          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>>) != kSuccess) {
     (void)last_error();
     return not_applicable("this build holds no sm_90a code for the wgmma kernel");
   }
