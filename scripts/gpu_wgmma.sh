@@ -39,8 +39,11 @@ fi
 if has variants; then
   # Tile shapes forced (CONVGUARD_WGMMA_TILE; auto: the plan's own choice) on the same layers,
   # own solvers only; var_summary.py (if carried) tabulates wgmma's time per variant and tc's.
+  # A variant TILE/SPLIT also forces the split count (CONVGUARD_WGMMA_SPLIT).
   for t in ${VARIANTS:-auto 128x64 128x128 256x64 256x128 128x256}; do
-    CONVGUARD_WGMMA_TILE=${t/auto/} timeout 120 $D/gpu_bench --suite data/suites/resnet50.txt \
+    tile=${t%%/*} split=; [[ $t == */* ]] && split=${t#*/}
+    t=${t/\//s}
+    CONVGUARD_WGMMA_TILE=${tile/auto/} CONVGUARD_WGMMA_SPLIT=$split timeout 120 $D/gpu_bench --suite data/suites/resnet50.txt \
       --batch 32 --dtype bf16 --layout nhwc --direction fwd --runs 30 --json "$L/var_$t.jsonl" \
       > /dev/null 2>&1
     echo "variant $t rc $?"

@@ -235,6 +235,21 @@ TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
                                return p;
                              }),
             12);
+  // Few tiles and a long reduction (3x3 over 384-512 channels at 5x5 to 9x9): the split
+  // reduction's fp32 partials; ragged C in half of them.
+  EXPECT_GE(verify_on_shapes("gpu:wgmma_implicit_gemm", 8,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_shape(pick, i, false);
+                               p.n = pick(1, 2);
+                               p.input = {1, pick(5, 9), pick(5, 9)};
+                               p.filter = {1, 3, 3};
+                               p.stride = p.dilation = {1, 1, 1};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.c = 8 * pick(48, 64) + (i % 2 ? 3 : 0);
+                               p.k = 8 * pick(9, 40);
+                               return p;
+                             }),
+            8);
 }
 
 // Backward-data on tensor cores (the forward kernel on dy and the flipped filter, per stride

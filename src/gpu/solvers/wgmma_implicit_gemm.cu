@@ -238,10 +238,21 @@ struct Tile {
   int bm, bn;
 };
 
-// The tile: 64 channels for layers of at most 64 and for layers whose 128-wide tiles would not
-// give every SM a block; else 128; 128 pixels. CONVGUARD_WGMMA_TILE=BMxBN (128 or 256 x 64 or 128,
-// or 128x256) forces one, for measuring (ragged problems keep 128 x at most 128).
-Tile tile_for(std::int64_t m, std::int64_t k, bool ragged) {
+// A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
+// as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
+// that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
+// and a second kernel: about 10 us on ResNet-50's res4/res5) pays only on long reductions of very
+// few tiles. Measured on ResNet-50 b32 (v4/, v6/ variants.txt):
+//  - K <= 64: 128 x 64 (two blocks per SM);
+//  - 128 x 256 for K >= 256 and 256 x 128 otherwise where they still give every SM two blocks
+//    (res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128);
+//  - else 128 x 128, unsplit down to half an SM's worth of tiles (res4's 98 tiles: 12-16% faster
+//    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
+//    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
+//    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
+// CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
+// CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
+Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
   static const char* forced = std::getenv("CONVGUARD_WGMMA_TILE");
   if (forced) {
     int bm = 0, bn = 0;
@@ -250,24 +261,22 @@ Tile tile_for(std::int64_t m, std::int64_t k, bool ragged) {
       return {ragged ? 128 : bm, ragged ? std::min(bn, 128) : bn};
   }
   if (k <= 64) return {128, 64};
-  // Larger tiles read less of shared memory and L2 per product, where they still give every SM
-  // two blocks (with fewer they leave SMs idle or split the reduction): 128 x 256 for K >= 256
-  // (ResNet-50's res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128,
-  // v4/variants.txt), else 256 x 128 (res3a_branch2a: as fast as 128 x 128; 5-10% faster on the
-  // layers that now take 128 x 256, v2/variants.txt).
   const std::int64_t mt = (m + 127) / 128;
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
   if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
-  return {128, ((m + 127) / 128) * ((k + 127) / 128) < sms() ? 64 : 128};
+  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < 48) return {128, 64};
+  return {128, 128};
 }
 
-// Splits of the reduction when the output tiles leave most SMs idle: about one block per SM, each
-// split at least 4 reduction tiles (256 elements).
+// 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
+// least 48 stages, so each split keeps 24); else 1 (tile_for says why).
 int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
+  static const char* forced = std::getenv("CONVGUARD_WGMMA_SPLIT");  // for measuring
+  const std::int64_t tiles = (kd + kBK - 1) / kBK;
+  if (forced && std::atoi(forced) > 0)
+    return static_cast<int>(std::min<std::int64_t>(std::atoi(forced), tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
-  if (sms() == 0 || blocks >= sms()) return 1;
-  const std::int64_t want = (sms() + blocks - 1) / blocks, tiles = (kd + kBK - 1) / kBK;
-  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({want, tiles / 4, 16})));
+  return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
 }
 
 struct WgPlan : Plan {
@@ -284,7 +293,7 @@ struct WgPlan : Plan {
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
-    tile = tile_for(a.m, a.k, ragged);
+    tile = tile_for(a.m, a.k, a.kd, ragged);
     splits = split_count(a.m, a.k, a.kd, tile);
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
