@@ -49,9 +49,45 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
   return row * kChunks + (chunk ^ (row & 7));
 }
 
+// The epilogue of the non-ragged kernel: the tile (acc, the m64nBN fragments: register 4j + 2h +
+// {0, 1} of a thread holds row 16 warp + lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its
+// warpgroup's m64 block mi) is staged in shared memory as O (y's type, or fp32 for a split's
+// partial sums), then stored in 16-byte chunks, a row's chunks by consecutive threads. Stored from
+// the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
+// layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
+// Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
+template <int BM, int BN, typename O, int kMI>
+__device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN / 2], uint4* smem,
+                                             int m0, int n0, int m, int k) {
+  constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
+  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
+  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  char* stage = reinterpret_cast<char*>(smem);
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        tc::store_pair(reinterpret_cast<O*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
+                       acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+    }
+  __syncthreads();
+#pragma unroll
+  for (int i = tid; i < BM * kRowChunks; i += kThreads) {
+    const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
+    if (m0 + row < m && col < k)
+      *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(m0 + row) * k + col) =
+          *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
+  }
+}
+
 // kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
 // channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
-template <typename T, int BM, int BN, bool kRagged, int kS>
+// kSplit: a.partial is set (split reduction); a template parameter, so the unsplit kernels carry
+// no fp32 epilogue (with it selected at run time they ran 1-3% slower, v8/ against v7/).
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
@@ -176,37 +212,17 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   wg::wait<0>();
   tc::cp_async_wait<0>();
 
-  // Epilogue: the m64nBN fragment: register 4j + 2h + {0, 1} of a thread holds row 16 warp +
-  // lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its warpgroup's m64 block mi.
+  // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
   T* y = static_cast<T*>(a.y);
-  if (!kRagged && !a.partial && a.k % 8 == 0) {
-    // Staged through shared memory, then 16-byte stores, a row's chunks by consecutive threads:
-    // stored from the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector
-    // pieces). Rows padded by 16 bytes: a warp's pair writes (8 rows x 4 columns) hit 32 banks.
-    constexpr int kPitch = BN * static_cast<int>(sizeof(T)) + 16, kRowChunks = BN / 8;
-    char* stage = reinterpret_cast<char*>(smem);
+  const std::int64_t plane = static_cast<std::int64_t>(a.m) * a.k;
+  if (!kRagged && a.k % 8 == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-          tc::store_pair(reinterpret_cast<T*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
-                         acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-      }
-    __syncthreads();
-#pragma unroll
-    for (int i = tid; i < BM * kRowChunks; i += kThreads) {
-      const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * 8;
-      if (m0 + row < a.m && col < a.k)
-        *reinterpret_cast<uint4*>(y + static_cast<std::int64_t>(m0 + row) * a.k + col) =
-            *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
-    }
+    if constexpr (kSplit)
+      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, a.m, a.k);
+    else
+      store_staged<BM, BN>(y, acc, smem, m0, n0, a.m, a.k);
     return;
   }
-  const std::int64_t plane = static_cast<std::int64_t>(a.m) * a.k;
 #pragma unroll
   for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
@@ -219,10 +235,11 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
         if (col >= a.k) continue;
         const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
         const float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
+        float* partial = kSplit ? a.partial : nullptr;
         if constexpr (kRagged)
-          tc::store_result_ragged(y, a.partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
+          tc::store_result_ragged(y, partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
         else
-          tc::store_result(y, a.partial, plane, off, v0, v1);
+          tc::store_result(y, partial, plane, off, v0, v1);
       }
     }
 #else
@@ -311,19 +328,37 @@ struct WgPlan : Plan {
   dim3 grid;
 };
 
-template <typename T, int BM, int BN, bool kRagged, int S>
+// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
+// (16-byte loads; tc::reduce_splits loads one float at a time).
+template <typename T>
+__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+  const float4* p = reinterpret_cast<const float4*>(partial);
+  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
+    float4 v = p[i];
+    for (int z = 1; z < splits; ++z) {
+      const float4 u = p[z * quads + i];
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    tc::store_pair(y + 4 * i, v.x, v.y);
+    tc::store_pair(y + 4 * i + 2, v.z, v.w);
+  }
+}
+
+template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit>
 Status launch_stages(const WgArgs& a, dim3 grid) {
   constexpr int bytes = kSmemBytes<BM, BN, S>;
-  static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      wgmma_forward<T, BM, BN, kRagged, S>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  static const Error opt_in =
+      CG_GPU(FuncSetAttribute)(wgmma_forward<T, BM, BN, kRagged, S, kSplit>,
+                               CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  wgmma_forward<T, BM, BN, kRagged, S><<<grid, kThreads, bytes>>>(a);
+  wgmma_forward<T, BM, BN, kRagged, S, kSplit><<<grid, kThreads, bytes>>>(a);
   return Status::ok();
 }
 
 template <typename T, int BM, int BN, bool kRagged>
 Status launch_tiles(const WgArgs& a, dim3 grid) {
-  return launch_stages<T, BM, BN, kRagged, kStages<BM, BN>>(a, grid);
+  return a.partial ? launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, true>(a, grid)
+                   : launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false>(a, grid);
 }
 
 template <typename T, int BM>
@@ -344,9 +379,15 @@ Status launch(const WgPlan& pl, WgArgs a) {
   if (!st) return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
-    const unsigned blocks =
-        static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
-    tc::reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements, pl.used);
+    if (elements % 4 == 0) {
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((elements / 4 + 255) / 256, 4096));
+      reduce_splits4<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements / 4, pl.used);
+    } else {
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+      tc::reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements, pl.used);
+    }
   }
   return check_launch("gpu:wgmma_implicit_gemm launch");
 }
@@ -366,7 +407,7 @@ Status hopper_here() {
     return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
   CG_GPU(FuncAttributes) attr{};
   if (CG_GPU(FuncGetAttributes)(
-          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>>) != kSuccess) {
+          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false>) != kSuccess) {
     (void)last_error();
     return not_applicable("this build holds no sm_90a code for the wgmma kernel");
   }
