@@ -4,8 +4,12 @@
 # scripts/peer_summary.py: wgmma and tc per layer), compute-sanitizer memcheck and racecheck over
 # its shape test. BUILD: a folder with gpu_tests, gpu_bench and convguard_cudnn.so (flat, as
 # copied into a carried folder; its lib/ is put on LD_LIBRARY_PATH); PARTS picks the steps.
-# Logs under $OUT/l and $OUT/logs.tgz.
+# Logs under $OUT/l and $OUT/logs.tgz. Built here, then (devbin: a folder .git/info/exclude
+# ignores) cp build/release/{convguard,convguard_cudnn.so,tests/gpu_tests,bench/gpu_bench} devbin/,
+# libfmt.so.9 into devbin/lib/, and this script beside them:
 #   run(command="BUILD=devbin bash devbin/gpu_wgmma.sh", carry=["devbin"])
+# PARTS=variants (VARIANTS: TILE or TILE/SPLIT, auto = the plan's choice) times forced tile
+# shapes and splits; PARTS=vtests (VTILES) reruns the shape tests with each tile shape forced.
 set -u
 D=${BUILD:-devbin}
 PEER=${PEER:-bench/gpu_peer.py}
@@ -38,7 +42,7 @@ if has peer; then
 fi
 if has variants; then
   # Tile shapes forced (CONVGUARD_WGMMA_TILE; auto: the plan's own choice) on the same layers,
-  # own solvers only; var_summary.py (if carried) tabulates wgmma's time per variant and tc's.
+  # own solvers only; scripts/variant_summary.py (VSUMMARY) tabulates wgmma's time per variant.
   # A variant TILE/SPLIT also forces the split count (CONVGUARD_WGMMA_SPLIT).
   for t in ${VARIANTS:-auto 128x64 128x128 256x64 256x128 128x256}; do
     tile=${t%%/*} split=; [[ $t == */* ]] && split=${t#*/}
@@ -48,7 +52,7 @@ if has variants; then
       > /dev/null 2>&1
     echo "variant $t rc $?"
   done
-  [ -f "$D/var_summary.py" ] && python3 "$D/var_summary.py" "$L"/var_*.jsonl | tee "$L/variants.txt"
+  python3 "${VSUMMARY:-scripts/variant_summary.py}" "$L"/var_*.jsonl | tee "$L/variants.txt"
 fi
 if has vtests; then
   # The shape tests and large layers again with each listed tile shape forced.

@@ -3,29 +3,44 @@ their times and ratios to the better peer, the geomeans over the distinct proble
 gpu_peer.py's own geomean lines for the two (the same figures, with flagged problems named).
 
     python3 scripts/peer_summary.py peer.log"""
-import math, re, sys
-rows = []
-cur = None
-for line in open(sys.argv[1]):
-    m = re.match(r"^(\S.*?) \(x(\d+)\) \(fwd", line)
-    if m:
-        cur = {"name": m.group(1).split()[0], "count": int(m.group(2))}
-        rows.append(cur)
-        continue
-    m = re.match(r"^\s+(gpu:\S+)\s+([\d.]+) ms\s+([\d.]+)x vs the better peer", line)
-    if m and cur is not None:
-        cur[m.group(1)] = (float(m.group(2)), float(m.group(3)))
-def gm(v):
+import math
+import re
+import sys
+
+WGMMA, TC = "gpu:wgmma_implicit_gemm", "gpu:tc_implicit_gemm"
+
+
+def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
-print(f"{'layer':28s} {'wgmma ms':>9s} {'x peer':>7s} {'tc ms':>9s} {'x peer':>7s} {'wg/tc':>6s}")
-W, T, S = [], [], []
-for r in rows:
-    w, t = r.get("gpu:wgmma_implicit_gemm"), r.get("gpu:tc_implicit_gemm")
-    if not w or not t:
-        print(f"{r['name']:28s} missing"); continue
-    W.append(w[1]); T.append(t[1]); S.append(t[0] / w[0])
-    print(f"{r['name']:28s} {w[0]:9.4f} {w[1]:7.3f} {t[0]:9.4f} {t[1]:7.3f} {t[0]/w[0]:6.2f}")
-print(f"geomean over {len(W)} problems: wgmma {gm(W):.3f}x of the better peer, tc {gm(T):.3f}x, wgmma/tc speedup {gm(S):.3f}x")
-for l in open(sys.argv[1]):
-    if re.search(r"gpu:(tc|wgmma)_implicit_gemm ", l) and " over " in l:
-        print(l.rstrip())
+
+
+def main(path):
+    lines = open(path).read().splitlines()
+    rows, cur = [], None
+    for line in lines:
+        m = re.match(r"^(\S.*?) \(x(\d+)\) \(fwd", line)
+        if m:
+            cur = {"name": m.group(1).split()[0]}
+            rows.append(cur)
+            continue
+        m = re.match(r"^\s+(gpu:\S+)\s+([\d.]+) ms\s+([\d.]+)x vs the better peer", line)
+        if m and cur is not None:
+            cur[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    print("%-28s %9s %7s %9s %7s %6s" % ("layer", "wgmma ms", "x peer", "tc ms", "x peer", "wg/tc"))
+    w_ratios, t_ratios, speedups = [], [], []
+    for r in rows:
+        w, t = r.get(WGMMA), r.get(TC)
+        if not w or not t:
+            print("%-28s missing" % r["name"])
+            continue
+        w_ratios.append(w[1]), t_ratios.append(t[1]), speedups.append(t[0] / w[0])
+        print("%-28s %9.4f %7.3f %9.4f %7.3f %6.2f" % (r["name"], w[0], w[1], t[0], t[1], t[0] / w[0]))
+    print("geomean over %d problems: wgmma %.3fx of the better peer, tc %.3fx, wgmma/tc speedup %.3fx"
+          % (len(w_ratios), geomean(w_ratios), geomean(t_ratios), geomean(speedups)))
+    for line in lines:
+        if re.search(r"gpu:(tc|wgmma)_implicit_gemm ", line) and " over " in line:
+            print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
