@@ -4,12 +4,13 @@
 //
 // GEMM view as gpu:tc_implicit_gemm's: M = N*OH*OW output pixels, N = K output channels, reduction
 // R*S*C in (r, s, c) order (each tap's channels padded to a 16-byte chunk of 8 with zeros). A block
-// of two warpgroups computes a 128-pixel x BN-channel tile (BN 64 or 128), each warpgroup 64 rows
-// with wgmma m64nBNk16 from shared memory; the reduction advances 64 elements (one 128-byte row
-// per tile row, 128-byte swizzle) per stage through a 4- or 5-stage cp.async pipeline (zero-fill
-// for padding and edges). Channel counts that are not multiples of 8 (C = 3 first layers, odd K)
-// take a ragged variant: element-wise loads stored to shared memory, element-wise stores. Layers
-// whose output tiles would leave SMs idle split the reduction (fp32 partials, then a reduction).
+// of two warpgroups computes a BM-pixel x BN-channel tile (128 x 64, 128 x 128, 128 x 256 or
+// 256 x 128, chosen per layer), each warpgroup BM / 2 rows with wgmma m64nBNk16 from shared
+// memory; the reduction advances 64 elements (one 128-byte row per tile row, 128-byte swizzle) per
+// stage through a 4- to 7-stage cp.async pipeline (zero-fill for padding and edges), and the tile
+// leaves through shared memory in 16-byte stores. Channel counts that are not multiples of 8
+// (C = 3 first layers, odd K) take a ragged variant: element-wise loads stored to shared memory,
+// element-wise stores. Long reductions of very few tiles split in 2 (fp32 partials, then a sum).
 //
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; backward
 // directions, 3D and groups are declined (gpu:tc_implicit_gemm and gpu:tc_bwd_weights take them).
