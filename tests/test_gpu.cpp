@@ -105,6 +105,10 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         // 128-wide tensor-core tiles (196 of them: every SM gets one), also in TF32
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
         "--stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
+        // gpu:wgmma_implicit_gemm (Hopper): 128-wide tiles with K at a tile edge, and a 1x1
+        // whose reduction is a single 64-element stage (fewer tiles than the pipeline's depth)
+        "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb16ic40ih32oc200oh32kh3ph1",
+        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc256oh56kh1",
         // ResNet-50's last stage: few output tiles, so the tensor-core
         // solver splits the reduction (split-K)
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
@@ -205,6 +209,47 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
   EXPECT_GT(verify_on_shapes("gpu:tc_implicit_gemm:tf32", 60,
                              [](auto pick, int i) { return tensor_core_shape(pick, i, true); }),
             40);
+}
+
+// gpu:wgmma_implicit_gemm (Hopper only; skipped elsewhere with its reason): forward f16/bf16 on
+// the tensor-core shapes above (tile edges, stride, dilation, padding, ragged C or K in a third of
+// the draws each, split reductions where few tiles), and a dozen larger layers that take its
+// 128-wide tiles.
+TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
+  REQUIRE_GPU();
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const auto probe =
+      parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
+  ASSERT_TRUE(probe.is_ok());
+  if (const Status st = s->check(*probe); !st) GTEST_SKIP() << st.message();
+  EXPECT_GT(verify_on_shapes("gpu:wgmma_implicit_gemm", 90,
+                             [](auto pick, int i) { return tensor_core_shape(pick, i, false); }),
+            70);
+  EXPECT_GE(verify_on_shapes("gpu:wgmma_implicit_gemm", 12,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_shape(pick, i, false);
+                               p.n = pick(6, 10);  // 40 to 100 M tiles
+                               p.input = {1, pick(28, 40), pick(28, 40)};
+                               p.k = 8 * pick(17, 40);  // > 128: two or more tile columns
+                               return p;
+                             }),
+            12);
+  // Few tiles and a long reduction (3x3 over 384-512 channels at 5x5 to 9x9): the split
+  // reduction's fp32 partials; ragged C in half of them.
+  EXPECT_GE(verify_on_shapes("gpu:wgmma_implicit_gemm", 8,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_shape(pick, i, false);
+                               p.n = pick(1, 2);
+                               p.input = {1, pick(5, 9), pick(5, 9)};
+                               p.filter = {1, 3, 3};
+                               p.stride = p.dilation = {1, 1, 1};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.c = 8 * pick(48, 64) + (i % 2 ? 3 : 0);
+                               p.k = 8 * pick(9, 40);
+                               return p;
+                             }),
+            8);
 }
 
 // Backward-data on tensor cores (the forward kernel on dy and the flipped filter, per stride

@@ -5,8 +5,9 @@
 #include "gpu/solvers/naive.hpp"
 #include "gpu/solvers/winograd.hpp"
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
-#include "gpu/solvers/tc_bwd_weights.hpp"    // PTX (mma.sync, cp.async): CUDA only
-#include "gpu/solvers/tc_implicit_gemm.hpp"  // PTX (mma.sync, cp.async): CUDA only
+#include "gpu/solvers/tc_bwd_weights.hpp"       // PTX (mma.sync, cp.async): CUDA only
+#include "gpu/solvers/tc_implicit_gemm.hpp"     // PTX (mma.sync, cp.async): CUDA only
+#include "gpu/solvers/wgmma_implicit_gemm.hpp"  // PTX (wgmma, sm_90a): CUDA only
 #endif
 
 namespace convguard::gpu {
@@ -64,9 +65,10 @@ const std::vector<const Solver*>& gpu_solvers() {
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
   static const TcImplicitGemmSolver tc_implicit_gemm, tc_tf32(true);
   static const TcBwdWeightsSolver tc_bwd_weights;
-  static const std::vector<const Solver*> list = {&tc_implicit_gemm,  &tc_tf32,  &tc_bwd_weights,
-                                                  &implicit_gemm,     &winograd, &direct,
-                                                  &reference_solver()};
+  static const WgmmaImplicitGemmSolver wgmma_implicit_gemm;  // declines off sm_90
+  static const std::vector<const Solver*> list = {
+      &wgmma_implicit_gemm, &tc_implicit_gemm, &tc_tf32, &tc_bwd_weights,
+      &implicit_gemm,       &winograd,         &direct,  &reference_solver()};
 #else
   static const std::vector<const Solver*> list = {&implicit_gemm, &winograd, &direct,
                                                   &reference_solver()};

@@ -1,0 +1,467 @@
+// gpu:wgmma_implicit_gemm: the kernel and its planning (wgmma_implicit_gemm.hpp says what it
+// computes). Built for sm_90a alone (CMakeLists.txt: its own object library), so the host code
+// here also asks whether the kernel's image loads on the current device.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpu/check.hpp"
+#include "gpu/element.cuh"
+#include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/wgmma_implicit_gemm.hpp"
+#include "gpu/solvers/wgmma_ptx.cuh"
+
+namespace convguard::gpu {
+namespace {
+
+using tc::cp_async16;
+using tc::smem_addr;
+
+// Tiles are BM pixels (128 or 256) x BN channels (64 or 128; 256 with 128 pixels), computed by two
+// warpgroups of BM / 2 rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64
+// reduction elements (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4
+// (96 KiB: two blocks per SM interleave their waits, measured faster than 9 stages in one block);
+// the others as many as a block's 227 KiB hold (one block per SM: 7 for 128 x 128, measured 2-7%
+// faster than 5 on ResNet-50's layers, v3/variants.txt).
+constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
+template <int BM, int BN>
+constexpr int kStageBytes = (BM + BN) * kRowBytes;
+template <int BM, int BN>
+constexpr int kStages = BM + BN == 192 ? 4 : (227 * 1024 - 1024) / kStageBytes<BM, BN>;
+template <int BM, int BN, int S>
+constexpr int kSmemBytes = S* kStageBytes<BM, BN> + 1024;  // + slack to align
+
+struct WgArgs {
+  const void* x;
+  const void* w;
+  void* y;
+  int h, w_, c, k, sh, sw, dh, dw;
+  int cp;  // c rounded up to a chunk of 8 (c when aligned)
+  int oh, ow, r, s, ph, pw;
+  int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
+  int tiles_per_split;  // reduction tiles per blockIdx.z
+  float* partial;       // split-K: fp32 partial sums [split][m][k]; null: y directly
+};
+
+// The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
+__device__ __forceinline__ int swizzle(int row, int chunk) {
+  return row * kChunks + (chunk ^ (row & 7));
+}
+
+// The epilogue of the non-ragged kernel: the tile (acc, the m64nBN fragments: register 4j + 2h +
+// {0, 1} of a thread holds row 16 warp + lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its
+// warpgroup's m64 block mi) is staged in shared memory as O (y's type, or fp32 for a split's
+// partial sums), then stored in 16-byte chunks, a row's chunks by consecutive threads. Stored from
+// the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
+// layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
+// Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
+template <int BM, int BN, typename O, int kMI>
+__device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN / 2], uint4* smem,
+                                             int m0, int n0, int m, int k) {
+  constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
+  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
+  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  char* stage = reinterpret_cast<char*>(smem);
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        tc::store_pair(reinterpret_cast<O*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
+                       acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+    }
+  __syncthreads();
+#pragma unroll
+  for (int i = tid; i < BM * kRowChunks; i += kThreads) {
+    const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
+    if (m0 + row < m && col < k)
+      *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(m0 + row) * k + col) =
+          *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
+  }
+}
+
+// kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
+// channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
+// kSplit: a.partial is set (split reduction); a template parameter, so the unsplit kernels carry
+// no fp32 epilogue (with it selected at run time they ran 1-3% slower, v8/ against v7/).
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit>
+__global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
+  constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
+  extern __shared__ uint4 smem_raw[];
+  // Each stage (A rows, then B rows) must start 1024-byte aligned: the swizzle is computed from
+  // the address bits.
+  uint4* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023) / 16;
+  const std::uint32_t base = smem_addr(smem);
+  constexpr int kStageVec = kStageBytes<BM, BN> / 16;
+  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int kt0 = blockIdx.z * a.tiles_per_split;
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const T* x = static_cast<const T*>(a.x);
+  const T* w = static_cast<const T*>(a.w);
+
+  // Loads: each thread fixed rows (tid / 8 + 32 i) and one chunk column; the reduction position
+  // (r, s, c) of its chunk advances by kBK per stage loaded, so the loop has no divisions.
+  const int chunk = tid % kChunks;
+  int a_img[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
+  bool a_ok[kLoadsA], b_ok[kLoadsB];
+#pragma unroll
+  for (int i = 0; i < kLoadsB; ++i) b_ok[i] = n0 + (tid + i * kThreads) / kChunks < a.k;
+#pragma unroll
+  for (int i = 0; i < kLoadsA; ++i) {
+    const int m = m0 + (tid + i * kThreads) / kChunks;
+    a_ok[i] = m < a.m;
+    const int mm = a_ok[i] ? m : 0;
+    a_img[i] = mm / (a.ow * a.oh);
+    a_ih0[i] = (mm / a.ow) % a.oh * a.sh - a.ph;
+    a_iw0[i] = mm % a.ow * a.sw - a.pw;
+  }
+  const int tiles_all = (a.kd + kBK - 1) / kBK;
+  const int tiles = min(tiles_all - kt0, a.tiles_per_split);
+  int kk = kt0 * kBK + chunk * 8, c = kk % a.cp, s = (kk / a.cp) % a.s, r = kk / (a.cp * a.s);
+  const T* a_src[kLoadsA];
+  bool a_val[kLoadsA];
+  auto at_tap = [&] {  // A sources for tap (r, s): recomputed only when the tap changes
+#pragma unroll
+    for (int i = 0; i < kLoadsA; ++i) {
+      const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
+      a_val[i] = a_ok[i] && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
+      a_src[i] = x + ((static_cast<std::int64_t>(a_img[i]) * a.h + ih) * a.w_ + iw) * a.c + c;
+    }
+  };
+  at_tap();
+  const T* b_src[kLoadsB];
+#pragma unroll
+  for (int i = 0; i < kLoadsB; ++i)
+    b_src[i] = w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * a.wrow;
+  auto advance = [&] {
+    kk += kBK;
+    c += kBK;
+    if (c < a.cp) {
+#pragma unroll
+      for (int i = 0; i < kLoadsA; ++i) a_src[i] += kBK;
+      return;
+    }
+    while (c >= a.cp) {
+      c -= a.cp;
+      if (++s == a.s) s = 0, ++r;
+    }
+    at_tap();
+  };
+  auto load = [&](int stage) {
+    uint4* A = smem + stage * kStageVec;
+    uint4* B = A + BM * kChunks;
+    const bool in_k = kk < a.kd;
+    if constexpr (kRagged) {
+      const int n = a.c - c;  // valid channels of this chunk (<= 0: all padding)
+      const std::int64_t off = (static_cast<std::int64_t>(r) * a.s + s) * a.c + c;
+#pragma unroll
+      for (int i = 0; i < kLoadsA; ++i)
+        A[swizzle((tid + i * kThreads) / kChunks, chunk)] =
+            tc::load_ragged(a_src[i], a_val[i] && in_k ? n : 0);
+#pragma unroll
+      for (int i = 0; i < kLoadsB; ++i)
+        B[swizzle((tid + i * kThreads) / kChunks, chunk)] =
+            tc::load_ragged(b_src[i] + off, b_ok[i] && in_k ? n : 0);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kLoadsA; ++i) {
+        const bool v = a_val[i] && in_k;
+        cp_async16(&A[swizzle((tid + i * kThreads) / kChunks, chunk)], v ? a_src[i] : x, v);
+      }
+#pragma unroll
+      for (int i = 0; i < kLoadsB; ++i) {
+        const bool v = b_ok[i] && in_k;
+        cp_async16(&B[swizzle((tid + i * kThreads) / kChunks, chunk)], v ? b_src[i] + kk : w, v);
+      }
+    }
+    advance();
+  };
+
+  float acc[kMI][BN / 2] = {};
+  // Tiles kt+1 .. kt+kAhead are loading while tile kt is multiplied. The stage loaded at step kt
+  // last held tile kt-2, whose wgmma every warpgroup finished (wait<1> at the end of step kt-1)
+  // before this step's barrier; wait<1> keeps one wgmma group in flight across the barrier.
+#pragma unroll
+  for (int st = 0; st < kAhead; ++st) {
+    if (st < tiles) load(st);
+    tc::cp_async_commit();
+  }
+  for (int kt = 0; kt < tiles; ++kt) {
+    tc::cp_async_wait<kAhead - 1>();  // this thread's chunks of tile kt have landed
+    wg::fence_proxy_async();          // ... and are visible to the tensor cores
+    __syncthreads();
+    const std::uint32_t sa = base + (kt % kS) * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
+    const std::uint32_t sb = base + (kt % kS) * kStageBytes<BM, BN> + BM * kRowBytes;
+    wg::fence_operands();
+#pragma unroll
+    for (int ks = 0; ks < kBK / 16; ++ks)
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi)
+        wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
+                       wg::smem_desc(sb + ks * 32), 1);
+    wg::commit();
+    if (kt + kAhead < tiles) load((kt + kAhead) % kS);
+    tc::cp_async_commit();
+    wg::wait<1>();
+  }
+  wg::wait<0>();
+  tc::cp_async_wait<0>();
+
+  // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
+  T* y = static_cast<T*>(a.y);
+  const std::int64_t plane = static_cast<std::int64_t>(a.m) * a.k;
+  if (!kRagged && a.k % 8 == 0) {
+    __syncthreads();  // every warpgroup's wgmma has finished reading the stages
+    if constexpr (kSplit)
+      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, a.m, a.k);
+    else
+      store_staged<BM, BN>(y, acc, smem, m0, n0, a.m, a.k);
+    return;
+  }
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = m0 + group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+      if (row >= a.m) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+        if (col >= a.k) continue;
+        const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
+        const float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
+        float* partial = kSplit ? a.partial : nullptr;
+        if constexpr (kRagged)
+          tc::store_result_ragged(y, partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
+        else
+          tc::store_result(y, partial, plane, off, v0, v1);
+      }
+    }
+#else
+  (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
+#endif
+}
+
+int sms() {
+  return tc::sm_count();
+}
+
+struct Tile {
+  int bm, bn;
+};
+
+// A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
+// as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
+// that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
+// and a second kernel: about 10 us on ResNet-50's res4/res5) pays only on long reductions of very
+// few tiles. Measured on ResNet-50 b32 (v4/, v6/ variants.txt):
+//  - K <= 64: 128 x 64 (two blocks per SM);
+//  - 128 x 256 for K >= 256 and 256 x 128 otherwise where they still give every SM two blocks
+//    (res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128);
+//  - else 128 x 128, unsplit down to half an SM's worth of tiles (res4's 98 tiles: 12-16% faster
+//    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
+//    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
+//    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
+// CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
+// CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
+Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
+  static const char* forced = std::getenv("CONVGUARD_WGMMA_TILE");
+  if (forced) {
+    int bm = 0, bn = 0;
+    if (std::sscanf(forced, "%dx%d", &bm, &bn) == 2 &&
+        ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
+      return {ragged ? 128 : bm, ragged ? std::min(bn, 128) : bn};
+  }
+  if (k <= 64) return {128, 64};
+  const std::int64_t mt = (m + 127) / 128;
+  if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
+  if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
+  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < 48) return {128, 64};
+  return {128, 128};
+}
+
+// 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
+// least 48 stages, so each split keeps 24); else 1 (tile_for says why).
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
+  static const char* forced = std::getenv("CONVGUARD_WGMMA_SPLIT");  // for measuring
+  const std::int64_t tiles = (kd + kBK - 1) / kBK;
+  if (forced && std::atoi(forced) > 0)
+    return static_cast<int>(std::min<std::int64_t>(std::atoi(forced), tiles));
+  const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
+  return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
+}
+
+struct WgPlan : Plan {
+  explicit WgPlan(const Problem& p) : Plan(p) {
+    auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+    a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
+    a.cp = i32((p.c + 7) / 8 * 8);
+    a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+    a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
+    a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    a.m = i32(p.n) * a.oh * a.ow;
+    a.kd = a.r * a.s * a.cp;
+    a.wrow = a.r * a.s * a.c;
+    ragged = a.cp != a.c || a.k % 2 != 0;
+    tile = tile_for(a.m, a.k, a.kd, ragged);
+    splits = split_count(a.m, a.k, a.kd, tile);
+    const int tiles = (a.kd + kBK - 1) / kBK;
+    a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
+    used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
+    grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
+                static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
+  }
+  std::size_t workspace() const {
+    return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
+  }
+  WgArgs a{};
+  bool ragged = false;
+  Tile tile{128, 128};
+  int splits = 1, used = 1;
+  dim3 grid;
+};
+
+// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
+// (16-byte loads; tc::reduce_splits loads one float at a time).
+template <typename T>
+__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+  const float4* p = reinterpret_cast<const float4*>(partial);
+  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
+    float4 v = p[i];
+    for (int z = 1; z < splits; ++z) {
+      const float4 u = p[z * quads + i];
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    tc::store_pair(y + 4 * i, v.x, v.y);
+    tc::store_pair(y + 4 * i + 2, v.z, v.w);
+  }
+}
+
+template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit>
+Status launch_stages(const WgArgs& a, dim3 grid) {
+  constexpr int bytes = kSmemBytes<BM, BN, S>;
+  static const Error opt_in =
+      CG_GPU(FuncSetAttribute)(wgmma_forward<T, BM, BN, kRagged, S, kSplit>,
+                               CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+  wgmma_forward<T, BM, BN, kRagged, S, kSplit><<<grid, kThreads, bytes>>>(a);
+  return Status::ok();
+}
+
+template <typename T, int BM, int BN, bool kRagged>
+Status launch_tiles(const WgArgs& a, dim3 grid) {
+  return a.partial ? launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, true>(a, grid)
+                   : launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false>(a, grid);
+}
+
+template <typename T, int BM>
+Status launch_width(const WgPlan& pl, const WgArgs& a) {
+  if constexpr (BM == 128)
+    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false>(a, pl.grid);
+  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid)
+                          : launch_tiles<T, BM, 128, false>(a, pl.grid);
+}
+
+template <typename T>
+Status launch(const WgPlan& pl, WgArgs a) {
+  // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
+  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid)
+                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid))
+                    : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
+                                        : launch_width<T, 128>(pl, a);
+  if (!st) return st;
+  if (a.partial) {
+    const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
+    if (elements % 4 == 0) {
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((elements / 4 + 255) / 256, 4096));
+      reduce_splits4<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements / 4, pl.used);
+    } else {
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+      tc::reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements, pl.used);
+    }
+  }
+  return check_launch("gpu:wgmma_implicit_gemm launch");
+}
+
+// The kernel runs only on sm_90 (its code is sm_90a: no PTX, so no later GPU can load it either),
+// and only if this build carries that code: a failed image lookup is cleared so that it does not
+// surface as the next launch's error.
+Status hopper_here() {
+  int dev = 0, major = 0, minor = 0;
+  if (CG_GPU(GetDevice)(&dev) != kSuccess ||
+      CG_GPU(DeviceGetAttribute)(&major, CG_GPU(DevAttrComputeCapabilityMajor), dev) != kSuccess ||
+      CG_GPU(DeviceGetAttribute)(&minor, CG_GPU(DevAttrComputeCapabilityMinor), dev) != kSuccess) {
+    (void)last_error();
+    return not_applicable("no CUDA device (wgmma needs an sm_90 Hopper GPU)");
+  }
+  if (major != 9 || minor != 0)
+    return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
+  CG_GPU(FuncAttributes) attr{};
+  if (CG_GPU(FuncGetAttributes)(
+          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false>) != kSuccess) {
+    (void)last_error();
+    return not_applicable("this build holds no sm_90a code for the wgmma kernel");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (p.direction != Direction::forward)
+    return not_applicable("forward only (backward: gpu:tc_implicit_gemm, gpu:tc_bwd_weights)");
+  if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
+  if (p.g != 1) return not_applicable("one group only");
+  if (!tc::dense_channels_last(x_desc(p)) || !tc::dense_channels_last(w_desc(p)) ||
+      !tc::dense_channels_last(y_desc(p)))
+    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  const double m = static_cast<double>(p.n) * p.output(1) * p.output(2);
+  const double src = static_cast<double>(p.n) * p.c * p.input[1] * p.input[2];
+  if (m >= 2e9 || static_cast<double>(p.c + 8) * p.taps() >= 2e9 || src >= 9e18)
+    return not_applicable("sizes beyond 32-bit GEMM indexing");
+  if ((m + 127) / 128 > 2147483647.0 || (p.k + 63) / 64 > 65535)
+    return not_applicable("grid too large");
+  return hopper_here();
+}
+
+Result<std::size_t> WgmmaImplicitGemmSolver::workspace_bytes(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return WgPlan(p).workspace();
+}
+
+Result<std::unique_ptr<Plan>> WgmmaImplicitGemmSolver::plan(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return std::unique_ptr<Plan>(new WgPlan(p));
+}
+
+Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
+                                    std::span<std::byte> ws) const {
+  const auto& pl = static_cast<const WgPlan&>(plan);
+  if (ws.size() < pl.workspace())
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: workspace smaller than planned"};
+  WgArgs a = pl.a;
+  a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
+  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  switch (plan.problem.dtype) {
+    case DType::bf16:
+      return launch<cg_bf16>(pl, a);
+    case DType::f16:
+      return launch<cg_half>(pl, a);
+    case DType::f32:
+      break;
+  }
+  return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: dtype"};
+}
+
+}  // namespace convguard::gpu

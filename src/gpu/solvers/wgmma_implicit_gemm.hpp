@@ -1,0 +1,33 @@
+// gpu:wgmma_implicit_gemm (CUDA, Hopper sm_90 only; the kernel is sm_90a code): forward 2D
+// convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core instructions
+// (wgmma), dense NHWC x and y and KRSC filters, one group.
+//
+// GEMM view as gpu:tc_implicit_gemm's: M = N*OH*OW output pixels, N = K output channels, reduction
+// R*S*C in (r, s, c) order (each tap's channels padded to a 16-byte chunk of 8 with zeros). A block
+// of two warpgroups computes a BM-pixel x BN-channel tile (128 x 64, 128 x 128, 128 x 256 or
+// 256 x 128, chosen per layer), each warpgroup BM / 2 rows with wgmma m64nBNk16 from shared
+// memory; the reduction advances 64 elements (one 128-byte row per tile row, 128-byte swizzle) per
+// stage through a 4- to 7-stage cp.async pipeline (zero-fill for padding and edges), and the tile
+// leaves through shared memory in 16-byte stores. Channel counts that are not multiples of 8
+// (C = 3 first layers, odd K) take a ragged variant: element-wise loads stored to shared memory,
+// element-wise stores. Long reductions of very few tiles split in 2 (fp32 partials, then a sum).
+//
+// Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; backward
+// directions, 3D and groups are declined (gpu:tc_implicit_gemm and gpu:tc_bwd_weights take them).
+#pragma once
+
+#include "gpu/gpu_solver.hpp"
+
+namespace convguard::gpu {
+
+class WgmmaImplicitGemmSolver final : public GpuSolver {
+ public:
+  std::string_view id() const override { return "gpu:wgmma_implicit_gemm"; }
+  Status check(const Problem& p) const override;
+  // Split-K's fp32 partial sums when the output tiles alone would not fill the GPU; else 0.
+  Result<std::size_t> workspace_bytes(const Problem& p) const override;
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
+  Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+};
+
+}  // namespace convguard::gpu
