@@ -68,7 +68,13 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
     // the tensor-core solvers (dense NHWC/KRSC, one group, 2D) take a few of the random problems
     // now that any channel count and strided backward-data are theirs, and have their own
     // shape tests below.
+    // A solver for one GPU generation (gpu:wgmma_implicit_gemm: sm_90 only) declines all of them
+    // on another, saying so.
     if (count > 1) {
+      const auto probe =
+          parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
+      const Status st = s->check(*probe);
+      if (!st && st.message().find("needs an sm_90 (Hopper) GPU") != std::string::npos) continue;
       EXPECT_GT(verified[std::string(s->id())], 0) << s->id();
     }
   }
@@ -109,6 +115,8 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         // whose reduction is a single 64-element stage (fewer tiles than the pipeline's depth)
         "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb16ic40ih32oc200oh32kh3ph1",
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc256oh56kh1",
+        // ... and its 256 x 128 tile (two m64 blocks per warpgroup): 392 tiles of it.
+        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih56oc128oh56kh1",
         // ResNet-50's last stage: few output tiles, so the tensor-core
         // solver splits the reduction (split-K)
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
@@ -222,7 +230,11 @@ TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
   const auto probe =
       parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
   ASSERT_TRUE(probe.is_ok());
-  if (const Status st = s->check(*probe); !st) GTEST_SKIP() << st.message();
+  if (const Status st = s->check(*probe); !st) {
+    // On a Hopper GPU a build without the kernel's sm_90a code is a build defect, not a skip.
+    if (st.message().find("holds no sm_90a code") != std::string::npos) FAIL() << st.message();
+    GTEST_SKIP() << st.message();
+  }
   EXPECT_GT(verify_on_shapes("gpu:wgmma_implicit_gemm", 90,
                              [](auto pick, int i) { return tensor_core_shape(pick, i, false); }),
             70);

@@ -270,13 +270,21 @@ struct Tile {
 // CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
 // CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
 Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
-  static const char* forced = std::getenv("CONVGUARD_WGMMA_TILE");
-  if (forced) {
+  static const Tile forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
     int bm = 0, bn = 0;
-    if (std::sscanf(forced, "%dx%d", &bm, &bn) == 2 &&
+    char extra = 0;
+    if (!text) return Tile{0, 0};
+    if (std::sscanf(text, "%dx%d%c", &bm, &bn, &extra) == 2 &&
         ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
-      return {ragged ? 128 : bm, ragged ? std::min(bn, 128) : bn};
-  }
+      return Tile{bm, bn};
+    std::fprintf(stderr,
+                 "convguard: CONVGUARD_WGMMA_TILE='%s' ignored (one of 128x64, 128x128, 128x256, "
+                 "256x64, 256x128)\n",
+                 text);
+    return Tile{0, 0};
+  }();
+  if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
@@ -288,10 +296,17 @@ Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
 // 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
 // least 48 stages, so each split keeps 24); else 1 (tile_for says why).
 int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
-  static const char* forced = std::getenv("CONVGUARD_WGMMA_SPLIT");  // for measuring
+  static const int forced = [] {  // for measuring
+    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
+    if (!text) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end != text && *end == 0 && v >= 1 && v <= 16) return static_cast<int>(v);
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_SPLIT='%s' ignored (1 to 16)\n", text);
+    return 0;
+  }();
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
-  if (forced && std::atoi(forced) > 0)
-    return static_cast<int>(std::min<std::int64_t>(std::atoi(forced), tiles));
+  if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
   return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
 }
@@ -450,6 +465,13 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   const auto& pl = static_cast<const WgPlan&>(plan);
   if (ws.size() < pl.workspace())
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: workspace smaller than planned"};
+  // cp.async and the 16-byte stores need 16-byte-aligned tensors (trial, plan and transform
+  // buffers are; a library caller's offset pointer may not be): refused, not faulted.
+  const void* const pointers[] = {t.x.data, t.w.data, t.y.data, ws.data()};
+  for (const void* ptr : pointers)
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
+      return {StatusCode::invalid_argument,
+              "gpu:wgmma_implicit_gemm: x, w, y and the workspace must be 16-byte aligned"};
   WgArgs a = pl.a;
   a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
   a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
