@@ -71,20 +71,54 @@ void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
         }
 }
 
-// Per output pixel, its input pixel (-1: in the padding). Counts the pixels found in `found`.
-std::vector<std::int64_t> input_pixels(const Geometry& G, std::int64_t& found) {
-  std::vector<std::int64_t> at;
-  at.reserve(static_cast<std::size_t>(G.out_spatial()));
-  found = 0;
-  for (std::int64_t od = 0; od < G.od; ++od)
-    for (std::int64_t oh = 0; oh < G.oh; ++oh)
-      for (std::int64_t ow = 0; ow < G.ow; ++ow) {
-        const std::int64_t d = od * G.sd - G.pd, h = oh * G.sh - G.ph, w = ow * G.sw - G.pw;
-        const bool inside = d >= 0 && d < G.id && h >= 0 && h < G.ih && w >= 0 && w < G.iw;
-        at.push_back(inside ? (d * G.ih + h) * G.iw + w : -1);
-        found += inside;
-      }
-  return at;
+// Where the kernel's columns and reduction rows are (nchw_gemm_entry.hpp: Args).
+struct ColumnTables {
+  std::vector<std::int64_t> gather, scatter, depth_at;
+  std::int64_t in_group = 0;
+  bool covers_dx = true;  // backward-data: every dx pixel is some column's (else zero the rest)
+};
+
+// Beyond 1x1 (forward only): x zero-padded to xs, each column's first element its window's first
+// tap, each reduction row (channel, tap) one offset from it. 1x1: each output pixel's input pixel
+// (-1 in the padding: a zero column forward, not stored backward-data), rows channel planes apart.
+ColumnTables column_tables(const Geometry& G, bool fwd, bool one_by_one, const Sizes5& xs) {
+  ColumnTables t;
+  const std::int64_t depth = gemm_depth(G, fwd);
+  t.depth_at.reserve(static_cast<std::size_t>(depth));
+  std::vector<std::int64_t> pixels, identity;
+  pixels.reserve(static_cast<std::size_t>(G.out_spatial()));
+  if (!one_by_one) {
+    const std::int64_t plane = xs.d * xs.h * xs.w;
+    for (std::int64_t c = 0; c < G.cg; ++c)
+      for (std::int64_t i = 0; i < G.kd; ++i)
+        for (std::int64_t j = 0; j < G.kh; ++j)
+          for (std::int64_t k = 0; k < G.kw; ++k)
+            t.depth_at.push_back(c * plane + (i * G.dd * xs.h + j * G.dh) * xs.w + k * G.dw);
+    for (std::int64_t od = 0; od < G.od; ++od)
+      for (std::int64_t oh = 0; oh < G.oh; ++oh)
+        for (std::int64_t ow = 0; ow < G.ow; ++ow)
+          pixels.push_back((od * G.sd * xs.h + oh * G.sh) * xs.w + ow * G.sw);
+    t.in_group = G.cg * plane;
+  } else {
+    std::int64_t found = 0;
+    for (std::int64_t od = 0; od < G.od; ++od)
+      for (std::int64_t oh = 0; oh < G.oh; ++oh)
+        for (std::int64_t ow = 0; ow < G.ow; ++ow) {
+          const std::int64_t d = od * G.sd - G.pd, h = oh * G.sh - G.ph, w = ow * G.sw - G.pw;
+          const bool inside = d >= 0 && d < G.id && h >= 0 && h < G.ih && w >= 0 && w < G.iw;
+          pixels.push_back(inside ? (d * G.ih + h) * G.iw + w : -1);
+          found += inside;
+        }
+    t.covers_dx = found == G.in_spatial();
+    const std::int64_t plane = fwd ? G.in_spatial() : G.out_spatial();
+    for (std::int64_t d = 0; d < depth; ++d) t.depth_at.push_back(d * plane);
+    t.in_group = depth * plane;
+  }
+  identity.resize(pixels.size());
+  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::int64_t>(i);
+  t.gather = fwd ? std::move(pixels) : std::move(identity);
+  t.scatter = fwd ? std::move(identity) : std::move(pixels);
+  return t;
 }
 
 // Bytes one panel of the whole reduction may take (check() declines longer reductions).
@@ -239,66 +273,34 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
     x = t.caller->x.data, y = t.caller->y.data;
     pack_filter(G, fwd, shape.rows, static_cast<const std::uint16_t*>(t.caller->w.data),
                 reinterpret_cast<std::uint32_t*>(filter));
+    if (!one_by_one(p))  // the staging pads fp32's x; bf16's is the caller's own
+      x = padded_bf16_copy(t.caller->x, forward_padding(p), t.xs,
+                           layout.get(ws, first_scratch + 1));
   } else {
     pack_filter(G, fwd, shape.rows, t.w, filter);
   }
-
-  std::int64_t found = 0;
-  std::vector<std::int64_t> pixels = input_pixels(G, found);
-  std::vector<std::int64_t> identity(pixels.size());
-  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::int64_t>(i);
-  // Per reduction row, its element from a column's first: channel planes apart for 1x1 layers;
-  // channel and tap beyond, in x zero-padded to xs (each column's first element then is its
-  // window's first tap, in range).
+  const ColumnTables cols = column_tables(G, fwd, one_by_one(p), t.xs);
   const std::int64_t depth = gemm_depth(G, fwd);
-  std::vector<std::int64_t> depth_at(static_cast<std::size_t>(depth));
-  std::int64_t in_group = depth * (fwd ? G.in_spatial() : G.out_spatial());
-  if (!one_by_one(p)) {
-    const Sizes5 xs = t.xs;
-    if (bf16)
-      x = padded_bf16_copy(t.caller->x, forward_padding(p), xs, layout.get(ws, first_scratch + 1));
-    const std::int64_t plane = xs.d * xs.h * xs.w;
-    std::int64_t d = 0;
-    for (std::int64_t c = 0; c < G.cg; ++c)
-      for (std::int64_t i = 0; i < G.kd; ++i)
-        for (std::int64_t j = 0; j < G.kh; ++j)
-          for (std::int64_t k = 0; k < G.kw; ++k)
-            depth_at[static_cast<std::size_t>(d++)] =
-                c * plane + (i * G.dd * xs.h + j * G.dh) * xs.w + k * G.dw;
-    std::size_t col = 0;
-    for (std::int64_t od = 0; od < G.od; ++od)
-      for (std::int64_t oh = 0; oh < G.oh; ++oh)
-        for (std::int64_t ow = 0; ow < G.ow; ++ow)
-          pixels[col++] = (od * G.sd * xs.h + oh * G.sh) * xs.w + ow * G.sw;
-    in_group = G.cg * plane;
-  } else {
-    const std::int64_t plane = fwd ? G.in_spatial() : G.out_spatial();
-    for (std::int64_t d = 0; d < depth; ++d) depth_at[static_cast<std::size_t>(d)] = d * plane;
-  }
   const std::int64_t words = gemm_words(G, fwd, bf16), Q = panels_per_block(words, shape.cols);
   std::vector<std::uint32_t> panels(
       static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
 
   nchw_gemm::Args a{};
   a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = depth;
-  a.columns = G.out_spatial(), a.in_group = in_group, a.depth_at = depth_at.data();
+  a.columns = G.out_spatial(), a.in_group = cols.in_group, a.depth_at = cols.depth_at.data();
+  a.gather = cols.gather.data(), a.scatter = cols.scatter.data();
   a.a = filter, a.panels = panels.data(), a.panels_per_block = Q;
-  if (fwd) {
-    a.in = x, a.gather = pixels.data();
-    a.out = y, a.out_plane = G.out_spatial(), a.scatter = identity.data();
-  } else {
-    a.in = y, a.gather = identity.data();
-    a.out = x, a.out_plane = G.in_spatial(), a.scatter = pixels.data();
-    // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero
-    // (+0.0 in fp32 and bf16 alike).
-    if (found < G.in_spatial()) {
-      const std::int64_t bytes = G.n * G.c() * G.in_spatial() * (bf16 ? 2 : 4);
-      auto* dx = static_cast<std::byte*>(x);
-      const std::int64_t parts = omp_get_max_threads(), part = (bytes + parts - 1) / parts;
+  a.in = fwd ? x : y, a.out = fwd ? y : x;
+  a.out_plane = fwd ? G.out_spatial() : G.in_spatial();
+  // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero (+0.0
+  // in fp32 and bf16 alike).
+  if (!fwd && !cols.covers_dx) {
+    const std::int64_t bytes = G.n * G.c() * G.in_spatial() * (bf16 ? 2 : 4);
+    auto* dx = static_cast<std::byte*>(x);
+    const std::int64_t parts = omp_get_max_threads(), part = (bytes + parts - 1) / parts;
 #pragma omp parallel for
-      for (std::int64_t i = 0; i < parts; ++i)
-        if (i * part < bytes) std::memset(dx + i * part, 0, std::min(part, bytes - i * part));
-    }
+    for (std::int64_t i = 0; i < parts; ++i)
+      if (i * part < bytes) std::memset(dx + i * part, 0, std::min(part, bytes - i * part));
   }
   switch (kernel_) {
     case NchwGemmKernel::f32_avx512:

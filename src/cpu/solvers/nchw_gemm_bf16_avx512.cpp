@@ -22,6 +22,14 @@ struct Bf16 {
 
   static std::int64_t words(std::int64_t depth) { return (depth + 1) / 2; }
   static std::uint16_t convert(float v) { return avx512::round_one(v); }
+  // A contiguous run of a tile row: whole vectors rounded in registers, the rest one by one (a
+  // panel spanning two 7x7 images stores every row this way).
+  static void store_row(const float* from, std::uint16_t* to, int len) {
+    int i = 0;
+    for (; i + 16 <= len; i += 16)
+      _mm256_storeu_si256((__m256i*)(to + i), avx512::round_to_bf16(_mm512_loadu_ps(from + i)));
+    for (; i < len; ++i) to[i] = avx512::round_one(from[i]);
+  }
 
   // Word row d2 of the panel: (row 2 d2, row 2 d2 + 1) of each column; the second is zero past
   // the last row.

@@ -123,7 +123,11 @@ void run(const Args& g) {
               if (!u.p) continue;
               T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
               const float* v = tmp + r * PB + u.j0;
-              for (int i = 0; i < u.len; ++i) o[i * u.step] = P::convert(v[i]);
+              if (u.step == 1) {
+                P::store_row(v, o, u.len);
+              } else {
+                for (int i = 0; i < u.len; ++i) o[i * u.step] = P::convert(v[i]);
+              }
             }
         }
       }
@@ -143,6 +147,9 @@ struct F32 {
 
   static std::int64_t words(std::int64_t depth) { return depth; }
   static float convert(float v) { return v; }
+  static void store_row(const float* from, float* to, int len) {
+    std::memcpy(to, from, sizeof(float) * len);
+  }
 
   static void pack(float* b, const Run<float>* runs, int count, std::int64_t depth,
                    const std::int64_t* at) {
