@@ -8,6 +8,12 @@
 #                 gpu:* and cudnn:*, all directions, f32 and bf16: every row verified or declined
 #   PARTS=devices `--device cuda:all` against `--device cuda:0` on the same sweep (the standard
 #                 suite over gpu:* and cudnn:*:heur*, forward f32): the rows must be equal
+#   PARTS=twogpu  issue 21, on a machine with two GPUs: (1) a sweep with the chaos GPU plugin's
+#                 hanging and faulting kernels among good solvers, on cuda:all and on cuda:0;
+#                 (2) the standard suite over gpu:* and cudnn:*, three directions, f32 and bf16,
+#                 on cuda:all and then on cuda:0, each into a fresh database, timed, rows compared
+#                 (TWOGPU_DEVS names the runs of (2), default "cuda:all cuda:0", so that each can
+#                 have a call of its own; TWOGPU_FAULT=0 leaves out (1))
 #   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events)
 #   PARTS=peer    the honest peer: gpu_bench on ResNet-50 b32 (bf16 NHWC in all three directions,
 #                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
@@ -122,24 +128,47 @@ for dev in cuda:0 cuda:all; do
   echo "$dev: rc $? $(tail -1 "$OUT/devices_${dev/:/_}.txt")"
   "$CG" db export --db "/tmp/dev_${dev/:/_}.db" >"$OUT/devices_${dev/:/_}.jsonl"
 done
-python3 - "$OUT/devices_cuda_0.jsonl" "$OUT/devices_cuda_all.jsonl" <<'PYEOF' | tee "$OUT/devices_compare.txt"
-import json, sys
-rows = []
-for path in sys.argv[1:]:
-    d = {}
-    for line in open(path):
-        r = json.loads(line)
-        key = (r["problem"], r["solver"])
-        d[key] = d.get(key, []) + [r["status"]]
-    rows.append(d)
-a, b = rows
-twice = [k for d in rows for k, v in d.items() if len(v) > 1]
-diff = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
-print("cuda:0 %d rows, cuda:all %d rows, recorded twice %d, different %d" % (
-    sum(map(len, a.values())), sum(map(len, b.values())), len(twice), len(diff)))
-for k in sorted(diff)[:20]:
-    print("  ", k, a.get(k), b.get(k))
-PYEOF
+python3 scripts/compare_device_rows.py "$OUT/devices_cuda_0.jsonl" "$OUT/devices_cuda_all.jsonl" | tee "$OUT/devices_compare.txt"
+fi
+
+if has twogpu; then
+# The multicast switches of the machine's notes stay set (convguard uses no NCCL; kept anyway).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+{ nvidia-smi topo -m; nproc; grep -m1 "model name" /proc/cpuinfo; } >"$OUT/topology.txt" 2>&1
+step "a fault on one GPU: chaos_hang and chaos_oob among good solvers, cuda:all then cuda:0"
+for dev in $([[ ${TWOGPU_FAULT:-1} == 1 ]] && echo cuda:all cuda:0); do
+  db="/tmp/chaos2_${dev/:/_}.db"; rm -f "$db"*
+  start=$(date +%s.%N)
+  grep -v -- --dir data/suites/standard.txt | grep -m 8 . >/tmp/chaos2_suite.txt
+  timeout 150 "$CG" probe --device "$dev" --db "$db" --suite /tmp/chaos2_suite.txt --dtypes f32 \
+    --plugin "$B/convguard_chaos_gpu.so" --workarounds off --timeout 3 \
+    --solvers 'gpu:chaos_hang,gpu:chaos_oob,gpu:implicit_gemm,gpu:naive,gpu:direct,gpu:winograd' \
+    >"$OUT/chaos2_${dev/:/_}.txt" 2>&1
+  echo "$dev: rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/chaos2_${dev/:/_}.txt"
+  tail -2 "$OUT/chaos2_${dev/:/_}.txt"
+  "$CG" db export --db "$db" >"$OUT/chaos2_${dev/:/_}.jsonl"
+done
+if [[ -f "$OUT/chaos2_cuda_0.jsonl" ]]; then
+  python3 scripts/compare_device_rows.py "$OUT/chaos2_cuda_0.jsonl" "$OUT/chaos2_cuda_all.jsonl" \
+    | tee "$OUT/chaos2_compare.txt"
+  # One file (the device tool brings back few).
+  tar -C "$OUT" -czf "$OUT/chaos2.tar.gz" $(cd "$OUT" && ls chaos2_*) && rm -f "$OUT"/chaos2_*
+fi
+
+step "the standard suite, gpu:* and cudnn:*, three directions, f32 and bf16: cuda:all, then cuda:0"
+for dev in ${TWOGPU_DEVS:-cuda:all cuda:0}; do
+  db="/tmp/two_${dev/:/_}.db"; rm -f "$db"*
+  start=$(date +%s.%N)
+  timeout ${TWOGPU_TIMEOUT:-420} "$CG" probe --device "$dev" --db "$db" --suite standard \
+    --plugin "$B/convguard_cudnn.so" --solvers 'gpu:*,cudnn:*' --workarounds off \
+    --directions fwd,bwd_data,bwd_weights --dtypes f32,bf16 >"$OUT/two_${dev/:/_}.txt" 2>&1
+  echo "$dev: rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/two_${dev/:/_}.txt"
+  tail -3 "$OUT/two_${dev/:/_}.txt"
+  "$CG" db export --db "$db" | gzip >"$OUT/two_${dev/:/_}.jsonl.gz"
+  gzip "$OUT/two_${dev/:/_}.txt"
+done
+[[ -f "$OUT/two_cuda_0.jsonl.gz" ]] && python3 scripts/compare_device_rows.py "$OUT/two_cuda_0.jsonl.gz" \
+  "$OUT/two_cuda_all.jsonl.gz" | tee "$OUT/two_compare.txt"
 fi
 
 if has peer; then

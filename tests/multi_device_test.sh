@@ -78,6 +78,13 @@ check "hip:all: every trial once, none lost, each by the device its command name
 for d in hip:0 hip:1 hip:2; do
   check "hip:all: $d took trials ($(ran_on three $d))" test "$(ran_on three $d)" -gt 0
 done
+check "hip:all: the stored description names no one device (identical GPUs share it)" python3 -c "
+import json, subprocess, sys
+out = subprocess.run(['$CG', 'db', 'export', '--db', '$TMP/three.db'],
+                     capture_output=True, text=True).stdout
+d = {json.loads(l)['device_description'] for l in out.splitlines()}
+print(d)
+sys.exit(0 if d and not any(x.startswith('hip:') for x in d) else 1)"
 check "hip:all: each crash keeps the GPU's message" python3 -c "
 import json, subprocess, sys
 out = subprocess.run(['$CG', 'db', 'show', '--db', '$TMP/three.db', '--json'],

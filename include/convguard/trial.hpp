@@ -22,7 +22,7 @@ struct TrialTensors {
   std::optional<std::vector<double>> reference;  // computed on first full verification
   // Its companions for the per-element and TF32 checks (verify.hpp), likewise; tf32 for f32 only.
   std::optional<std::vector<double>> reference_magnitude, reference_tf32;
-  std::vector<double> sampled_reference;         // the sampled points' values, likewise
+  std::vector<double> sampled_reference;  // the sampled points' values, likewise
   // A GPU's device reference (gpu:naive) output, above the full-reference limit, likewise.
   std::optional<std::vector<double>> device_reference;
 };
@@ -62,7 +62,8 @@ struct TrialResult {
   double mean_ms = 0, median_ms = 0, min_ms = 0;
   int iterations = 0;
   std::optional<Verdict> verdict;
-  std::string note;  // how check() decided the solver applies, when it says (vendor plugins)
+  std::string note;       // how check() decided the solver applies, when it says (vendor plugins)
+  bool declined = false;  // check() said no: the solver was never handed a tensor
   bool ran() const { return status.is_ok(); }
 };
 

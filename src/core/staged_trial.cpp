@@ -80,6 +80,7 @@ TrialResult run_staged_trial(const Solver& s, const Problem& p, TrialTensors& ho
     return r;
   };
   if (auto st = s.check(p); !st) {
+    r.declined = true;
     return fail(st);
   } else {
     r.note = st.message();

@@ -101,6 +101,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
   TrialResult r;
   if (auto st = s.check(p); !st) {
     r.status = st;
+    r.declined = true;
     return r;
   }
   auto ws = s.workspace_bytes(p);

@@ -92,8 +92,8 @@ Verdict judge(const Problem& p, const Sums& s, const Accuracy& acc, FillMode mod
     v.message = fmt::format(
         "{} of {} {}elements outside their own error bound (worst: element {}: {:.6g} vs "
         "reference {:.6g}, error {:.3g} > bound {:.3g}); norm error {:.3g}",
-        s.over_bound, s.checked, sampled ? "sampled " : "", s.worst_index, s.worst_out,
-        s.worst_ref, std::fabs(s.worst_out - s.worst_ref), s.worst_bound, v.rel_error);
+        s.over_bound, s.checked, sampled ? "sampled " : "", s.worst_index, s.worst_out, s.worst_ref,
+        std::fabs(s.worst_out - s.worst_ref), s.worst_bound, v.rel_error);
   } else if (!(v.rel_error <= v.tolerance)) {
     v.message = fmt::format("{:.3g} > {:.3g}", v.rel_error, v.tolerance);
   } else if (v.tf32_ratio >= 0 && v.tf32_ratio < 0.5) {
@@ -183,7 +183,8 @@ Verdict compare_sampled(const Problem& p, const TensorView& out, const ConvTenso
               cache->begin() + static_cast<std::ptrdiff_t>(2 * n), magnitude.begin());
     std::copy(cache->begin() + static_cast<std::ptrdiff_t>(2 * n), cache->end(), want_tf32.begin());
   }
-#pragma omp parallel for schedule(dynamic, 16)
+  // Threads only for computing the reference: reading cached points is not worth a team's wake-up.
+#pragma omp parallel for schedule(dynamic, 16) if (!cached)
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t rest = picks[i], off = 0;
     for (int k = 4; k >= 0; --k) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "convguard/canonical.hpp"
@@ -168,7 +169,12 @@ Group* join(Shared& s, const Worker& w, const std::string& device) {
   g->taken.assign(s.trials.size(), false);
   g->trying.assign(s.c.problems.size(), 0);
   g->solved.assign(s.c.problems.size(), false);
-  if (auto st = s.store.add_device(g->dev.fingerprint, g->dev.description); !st) {
+  // Stored without the name of the device that joined first ("cuda:1: NVIDIA H200 ..."): identical
+  // devices share the fingerprint, so its description is the model's; each row's reproduce
+  // command names the device that ran it.
+  std::string_view described = g->dev.description;
+  if (described.starts_with(device + ": ")) described.remove_prefix(device.size() + 2);
+  if (auto st = s.store.add_device(g->dev.fingerprint, std::string(described)); !st) {
     s.failure = st;
     return nullptr;
   }
