@@ -86,6 +86,7 @@ struct Group {
   std::size_t taken_count = 0, first_free = 0;
   std::vector<int> trying;   // per problem: its trials running now
   std::vector<bool> solved;  // per problem, for stop_at_first_ok
+  std::vector<int> owners;   // per problem: the jobs whose current problem it is (take())
   double gflops = 0, ref_gflops = 0, sample_gflops = 0;
   std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
 };
@@ -146,6 +147,7 @@ struct Shared {
   std::condition_variable trial_done;  // a run ended: a problem may be free to try again
   std::vector<std::unique_ptr<Group>> groups;
   std::vector<std::pair<std::size_t, std::string>> trials;  // (problem index, solver id)
+  std::vector<std::size_t> first_trial;  // per problem (and one past the last): its trials' start
   SweepSummary sum;
   Status failure;
   Status first_start_failure;  // why the first worker that could not start did not
@@ -169,6 +171,7 @@ Group* join(Shared& s, const Worker& w, const std::string& device) {
   g->taken.assign(s.trials.size(), false);
   g->trying.assign(s.c.problems.size(), 0);
   g->solved.assign(s.c.problems.size(), false);
+  g->owners.assign(s.c.problems.size(), 0);
   // Stored without the name of the device that joined first ("cuda:1: NVIDIA H200 ..."): identical
   // devices share the fingerprint, so its description is the model's; each row's reproduce
   // command names the device that ran it.
@@ -224,15 +227,39 @@ bool ready(Shared& s, Worker& worker, const std::string& device, Group*& g) {
 // The next trial for a job of group g: the first not taken; with stop_at_first_ok, the first of a
 // problem that no other job is trying, so a problem's solvers are tried one at a time and the
 // first that verifies ends it as with one worker (several devices record what one would).
-// Nullopt when every trial left is of a problem being tried now.
-std::optional<std::size_t> take(const Shared& s, Group& g) {
-  for (std::size_t k = g.first_free; k < s.trials.size(); ++k) {
-    if (g.taken[k] || (s.c.stop_at_first_ok && g.trying[s.trials[k].first] > 0)) continue;
+// With several jobs, a job stays on its problem (`mine`) while it has trials left, then takes the
+// first problem no other job is on, and only when every problem left is another's helps with the
+// first: each problem's inputs and fp64 reference are made in one worker, not in every one (jobs
+// taking trials in turn made them in each; two H200s gained 1.3x on the small problems, not 2x).
+// With one job this is the list's order. Nullopt when every trial left is of a problem being tried.
+std::optional<std::size_t> take(const Shared& s, Group& g, std::optional<std::size_t>& mine) {
+  auto free_at = [&](std::size_t k) {
+    return !g.taken[k] && !(s.c.stop_at_first_ok && g.trying[s.trials[k].first] > 0);
+  };
+  auto claim = [&](std::size_t k) {
     g.taken[k] = true;
     ++g.taken_count;
     while (g.first_free < s.trials.size() && g.taken[g.first_free]) ++g.first_free;
+    const std::size_t pi = s.trials[k].first;
+    if (mine != pi) {
+      if (mine) --g.owners[*mine];
+      ++g.owners[pi];
+      mine = pi;
+    }
     return k;
+  };
+  if (mine) {
+    for (std::size_t k = std::max(g.first_free, s.first_trial[*mine]); k < s.first_trial[*mine + 1];
+         ++k)
+      if (free_at(k)) return claim(k);
   }
+  std::optional<std::size_t> shared;
+  for (std::size_t k = g.first_free; k < s.trials.size(); ++k) {
+    if (!free_at(k)) continue;
+    if (g.owners[s.trials[k].first] == 0) return claim(k);
+    if (!shared) shared = k;
+  }
+  if (shared) return claim(*shared);
   return std::nullopt;
 }
 
@@ -240,6 +267,7 @@ std::optional<std::size_t> take(const Shared& s, Group& g) {
 // this job's worker without the lock, records it under the lock.
 void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
   const SweepConfig& c = s.c;
+  std::optional<std::size_t> mine;  // the problem this job is on (take())
   for (;;) {
     if (!ready(s, worker, device, g)) return;
     std::unique_lock lock(s.mu);
@@ -250,7 +278,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
         s.sum.interrupted = true;
         return;
       }
-      if ((k = take(s, *g))) break;
+      if ((k = take(s, *g, mine))) break;
       // Every trial left is of a problem another job is trying: wait for its end (or a stop).
       s.trial_done.wait_for(lock, std::chrono::milliseconds(100));
     }
@@ -457,16 +485,23 @@ Result<SweepSummary> run_sweep(const SweepConfig& c, db::Store& store, const Swe
   if (!c.solvers_per_problem.empty() && c.solvers_per_problem.size() != c.problems.size())
     return invalid_argument("solvers_per_problem: one list per problem");
   Shared s(c, store, cb);
-  for (std::size_t i = 0; i < c.problems.size(); ++i)
+  for (std::size_t i = 0; i < c.problems.size(); ++i) {
+    s.first_trial.push_back(s.trials.size());
     for (const std::string& id :
          c.solvers_per_problem.empty() ? c.solvers : c.solvers_per_problem[i])
       s.trials.emplace_back(i, id);
+  }
+  s.first_trial.push_back(s.trials.size());
   s.t0 = now_s();
   std::vector<std::string> env = c.worker_env;
   if (!c.inherit_miopen_env) env.emplace_back("MIOPEN_*");  // pool.hpp: withheld from workers
-  if (c.jobs > 1 || c.threads > 0) {
+  // Workers at once share the cores: `--jobs N` on the CPU, or one per device of a GPU node,
+  // whose workers use threads for inputs and the fp64 reference (two 32-thread teams on 32 cores
+  // slowed both).
+  const int at_once = c.devices.empty() ? c.jobs : static_cast<int>(c.devices.size());
+  if (at_once > 1 || c.threads > 0) {
     const int all = c.threads > 0 ? c.threads : omp_get_num_procs();
-    env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1, all / c.jobs)));
+    env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1, all / at_once)));
   }
   // One worker per device named, else `jobs` workers on `device`.
   const std::vector<std::string> names =
