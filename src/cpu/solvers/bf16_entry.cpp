@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_kernels.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
@@ -23,8 +24,10 @@ void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x
   std::int64_t R = 1;
   while (R < 6 && R * G.ow % 6) ++R;
   if (rows / R < 4 * threads) R = 1;
-  std::vector<float> buffers(static_cast<std::size_t>(threads * R * G.ow * G.k()));
-  ForwardArgs f{G, xs, x, w, tap_offset.data(), R, buffers.data(), {}};
+  struct RowBuffers;  // per thread: R output rows of K channels, written before they are read
+  float* buffers =
+      reusable_scratch<RowBuffers, float>(static_cast<std::size_t>(threads * R * G.ow * G.k()));
+  ForwardArgs f{G, xs, x, w, tap_offset.data(), R, buffers, {}};
   struct Target {
     const Writer& out;
     const RowPlacement& at;
