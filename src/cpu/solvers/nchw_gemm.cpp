@@ -314,6 +314,7 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = depth;
   a.columns = G.out_spatial(), a.in_group = cols.in_group, a.depth_at = cols.depth_at.data();
   a.gather = cols.gather.data(), a.scatter = cols.scatter.data();
+  a.depth_stride = one_by_one(p) ? (fwd ? G.in_spatial() : G.out_spatial()) : 0;
   a.a = filter, a.panels = panels, a.panels_per_block = Q;
   a.in = fwd ? x : y, a.out = fwd ? y : x;
   a.out_plane = fwd ? G.out_spatial() : G.in_spatial();

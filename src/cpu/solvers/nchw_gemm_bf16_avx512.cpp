@@ -20,6 +20,7 @@ struct Bf16 {
   using Word = std::uint32_t;
   static constexpr int kRows = kRowsAvx512, kCols = kColsAvx512, NV = kCols / 16;
 
+  static constexpr bool kReadsInPlace = false;  // pairs of rows are interleaved by the packing
   static std::int64_t words(std::int64_t depth) { return (depth + 1) / 2; }
   static std::uint16_t convert(float v) { return avx512::round_one(v); }
   // A contiguous run of a tile row: whole vectors rounded in registers, the rest one by one (a
@@ -66,12 +67,13 @@ struct Bf16 {
   }
 
   [[gnu::always_inline]] static void accumulate(const std::uint32_t* a, const std::uint32_t* b,
-                                                std::int64_t words, __m512 (&acc)[kRows][NV]) {
+                                                std::int64_t ldb, std::int64_t words,
+                                                __m512 (&acc)[kRows][NV]) {
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
     for (std::int64_t d = 0; d < words; ++d) {
       __m512bh bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * kCols + v * 16);
+      for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);
       for (int r = 0; r < kRows; ++r) {
         const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[d * kRows + r]));
         for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
@@ -79,18 +81,18 @@ struct Bf16 {
     }
   }
   // out[r][0..kCols) (rows ldo apart), rounded to bf16, for r < rows.
-  static void tile(const std::uint32_t* a, const std::uint32_t* b, std::int64_t words,
-                   std::uint16_t* out, std::int64_t ldo, int rows) {
+  static void tile(const std::uint32_t* a, const std::uint32_t* b, std::int64_t ldb,
+                   std::int64_t words, std::uint16_t* out, std::int64_t ldo, int rows) {
     __m512 acc[kRows][NV];
-    accumulate(a, b, words, acc);
+    accumulate(a, b, ldb, words, acc);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v)
         _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
   }
-  static void tile_f32(const std::uint32_t* a, const std::uint32_t* b, std::int64_t words,
-                       float* out, std::int64_t ldo, int rows) {
+  static void tile_f32(const std::uint32_t* a, const std::uint32_t* b, std::int64_t ldb,
+                       std::int64_t words, float* out, std::int64_t ldo, int rows) {
     __m512 acc[kRows][NV];
-    accumulate(a, b, words, acc);
+    accumulate(a, b, ldb, words, acc);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + r * ldo + v * 16, acc[r][v]);
   }

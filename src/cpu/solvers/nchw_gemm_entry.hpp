@@ -31,6 +31,9 @@ struct Args {
   const std::int64_t* gather;    // per column: its first element in `in`, -1: zero
   const std::int64_t* depth_at;  // per reduction row d: its element from a column's first
   const std::int64_t* scatter;   // per column: its pixel in `out`, -1: not stored
+  // > 0: depth_at[d] = d * depth_stride (1x1 layers), so a panel that is one dense run of `in`
+  // can be read in place (fp32); 0: the rows are not evenly spaced.
+  std::int64_t depth_stride;
   // The packed filter, [g][ceil(m / rows)][words][rows] 32-bit words, zero-padded: fp32 values
   // (words = depth), or bf16 pairs of adjacent d, the lower d in the low half (words =
   // ceil(depth / 2)).
