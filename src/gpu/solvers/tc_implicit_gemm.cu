@@ -344,19 +344,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
       return not_applicable(
           "backward-data with at most 16 stride phases (stride_h * stride_w <= 16)");
   }
-  // The forward GEMM's sizes: M pixels of dst, reduction taps * red (channels padded to a
-  // chunk), src elements, backward-data's (sub-)filters in the workspace.
-  const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
-  const double m =
-      static_cast<double>(p.n) * (bwd ? p.input[1] * p.input[2] : p.output(1) * p.output(2));
-  const double src =
-      static_cast<double>(p.n) * red * (bwd ? p.output(1) * p.output(2) : p.input[1] * p.input[2]);
-  if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
-      (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
-    return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + kBM - 1) / kBM > 2147483647.0 || (out + 63) / 64 > 65535)
-    return not_applicable("grid too large");
-  return Status::ok();
+  return gemm_fits(p);
 }
 
 namespace {
@@ -452,17 +440,13 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   if (ws.size() < tp.workspace())
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its plan's"};
   Args a = tp.a;
-  if (tp.backward) {
-    // dx = forward(dy, flipped w) per stride phase: a.k is the caller's C, a.c its K.
-    const Geo* phases = a.phases ? a.phase : &a.g;
-    if (auto st =
-            launch_phase_filters(p, phases, a.phases ? a.phases : 1, t.w.data, ws.data(), tp.elem);
-        !st)
-      return st;
-    a.x = t.y.data, a.w = ws.data(), a.y = t.x.data;
-  } else {
-    a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  }
+  // Backward-data: dx = forward(dy, flipped w) per stride phase (a.k is the caller's C, a.c its K).
+  Operands o{};
+  if (auto st =
+          forward_operands(p, a.phases ? a.phase : &a.g, a.phases ? a.phases : 1, t, ws.data(), &o);
+      !st)
+    return st;
+  a.x = o.x, a.w = o.w, a.y = o.y;
   a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data() + tp.filter_bytes) : nullptr;
   switch (p.dtype) {
     case DType::f32:

@@ -7,6 +7,7 @@
 
 #include "convguard/problem.hpp"
 #include "convguard/status.hpp"
+#include "convguard/tensor.hpp"
 
 namespace convguard::gpu::tc {
 
@@ -42,6 +43,11 @@ struct Args {
   Geo phase[kMaxPhases];
 };
 
+// Whether the forward GEMM that computes p (backward-data's: M pixels of dx, reduction over K,
+// the flipped (sub-)filters in the workspace) fits 32-bit indexing and a grid of tiles of 128
+// pixels x 64 channels or wider; else not_applicable with the reason.
+Status gemm_fits(const Problem& p);
+
 // Strided backward-data's phases (Geo with the caller's C as the GEMM's N and K as the
 // reduction), their sub-filters packed one after another as [c][tap][k]; returns the count.
 int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements);
@@ -51,5 +57,17 @@ int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t
 // Stride 1 (one phase) is the whole filter flipped.
 Status launch_phase_filters(const Problem& p, const Geo* phases, int count, const void* w, void* wt,
                             std::size_t elem);
+
+// The operands of the forward GEMM that computes a problem: x, w and y for a forward problem;
+// for backward-data (the phases from stride_phases), dy, the flipped (sub-)filters, which it
+// first writes into wt (launch_phase_filters), and dx. gpu:tc_implicit_gemm and (stride 1)
+// gpu:wgmma_implicit_gemm run their forward kernels on these.
+struct Operands {
+  const void* x;
+  const void* w;
+  void* y;
+};
+Status forward_operands(const Problem& p, const Geo* phases, int count, const ConvTensors& t,
+                        void* wt, Operands* out);
 
 }  // namespace convguard::gpu::tc
