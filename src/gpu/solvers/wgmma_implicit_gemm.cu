@@ -1,6 +1,7 @@
-// gpu:wgmma_implicit_gemm: the kernel and its planning (wgmma_implicit_gemm.hpp says what it
-// computes). Built for sm_90a alone (CMakeLists.txt: its own object library), so the host code
-// here also asks whether the kernel's image loads on the current device.
+// gpu:wgmma_implicit_gemm: the kernel and its planning, forward and stride-1 backward-data
+// (wgmma_implicit_gemm.hpp says what it computes). Built for sm_90a alone (CMakeLists.txt: its own
+// object library), so the host code here also asks whether the kernel's image loads on the
+// current device.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "gpu/check.hpp"
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_ptx.cuh"
 
@@ -311,16 +313,34 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
   return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
 }
 
+// Everything a launch needs but the tensors. Backward-data (stride 1) is planned as its forward
+// problem, as gpu:tc_implicit_gemm plans it (tc::stride_phases' one phase): x := dy (OH x OW, K
+// channels), w := the flipped filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] (KRSC rows of r*s*K
+// elements, written into the workspace each run by tc::launch_phase_filters), padding R-1-pad
+// (negative: dy rows skipped), y := dx (H x W, C channels).
 struct WgPlan : Plan {
-  explicit WgPlan(const Problem& p) : Plan(p) {
+  explicit WgPlan(const Problem& p) : Plan(p), backward(p.direction == Direction::backward_data) {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
-    a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
-    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
-    a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
-    a.cp = i32((p.c + 7) / 8 * 8);
-    a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
-    a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
-    a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    if (backward) {
+      a.h = i32(p.output(1)), a.w_ = i32(p.output(2)), a.c = i32(p.k), a.k = i32(p.c);
+      a.sh = a.sw = a.dh = a.dw = 1;
+      a.cp = i32((p.k + 7) / 8 * 8);
+      std::int64_t filter_elements = 0;
+      tc::stride_phases(p, a.cp, phase, &filter_elements);  // stride 1: one phase
+      // The partial sums after it stay 16-byte aligned.
+      filter_bytes =
+          (static_cast<std::size_t>(filter_elements) * size_of(p.dtype) + 255) / 256 * 256;
+      a.oh = phase[0].oh, a.ow = phase[0].ow, a.r = phase[0].r, a.s = phase[0].s;
+      a.ph = phase[0].ph, a.pw = phase[0].pw;
+    } else {
+      a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+      a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+      a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
+      a.cp = i32((p.c + 7) / 8 * 8);
+      a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+      a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
+      a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    }
     a.m = i32(p.n) * a.oh * a.ow;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
@@ -333,13 +353,17 @@ struct WgPlan : Plan {
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
   }
-  std::size_t workspace() const {
+  // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
+  std::size_t partial_bytes() const {
     return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
   }
+  std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   WgArgs a{};
-  bool ragged = false;
+  bool backward, ragged = false;
   Tile tile{128, 128};
   int splits = 1, used = 1;
+  std::size_t filter_bytes = 0;
+  tc::Geo phase[tc::kMaxPhases]{};  // backward-data: phase[0], the flipped filter's geometry
   dim3 grid;
 };
 
@@ -433,20 +457,20 @@ Status hopper_here() {
 
 Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.direction != Direction::forward)
-    return not_applicable("forward only (backward: gpu:tc_implicit_gemm, gpu:tc_bwd_weights)");
+  const bool bwd = p.direction == Direction::backward_data;
+  if (p.direction == Direction::backward_weights)
+    return not_applicable("forward and backward-data only (backward-weights: gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
   if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.g != 1) return not_applicable("one group only");
   if (!tc::dense_channels_last(x_desc(p)) || !tc::dense_channels_last(w_desc(p)) ||
       !tc::dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
-  const double m = static_cast<double>(p.n) * p.output(1) * p.output(2);
-  const double src = static_cast<double>(p.n) * p.c * p.input[1] * p.input[2];
-  if (m >= 2e9 || static_cast<double>(p.c + 8) * p.taps() >= 2e9 || src >= 9e18)
-    return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + 127) / 128 > 2147483647.0 || (p.k + 63) / 64 > 65535)
-    return not_applicable("grid too large");
+  if (bwd && (p.stride[1] != 1 || p.stride[2] != 1))
+    return not_applicable("backward-data with stride 1 only (strided: gpu:tc_implicit_gemm)");
+  if (bwd && (p.dilation[1] != 1 || p.dilation[2] != 1))
+    return not_applicable("backward-data with dilation 1 only (dilated: gpu:implicit_gemm)");
+  if (auto s = tc::gemm_fits(p); !s) return s;
   return hopper_here();
 }
 
@@ -473,8 +497,11 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
       return {StatusCode::invalid_argument,
               "gpu:wgmma_implicit_gemm: x, w, y and the workspace must be 16-byte aligned"};
   WgArgs a = pl.a;
-  a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  // Backward-data: dx = forward(dy, flipped w), the flipped filter first in the workspace.
+  tc::Operands o{};
+  if (auto st = tc::forward_operands(plan.problem, pl.phase, 1, t, ws.data(), &o); !st) return st;
+  a.x = o.x, a.w = o.w, a.y = o.y;
+  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data() + pl.filter_bytes) : nullptr;
   switch (plan.problem.dtype) {
     case DType::bf16:
       return launch<cg_bf16>(pl, a);
