@@ -330,13 +330,15 @@ TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
             35);
 }
 
-// Stride-1 backward-data on gpu:wgmma_implicit_gemm (the flipped filter in the workspace, then
-// its forward kernel): (1) the tensor-core backward-data shapes at stride 1 (filters 1, 2, 3, 5,
-// padding 0..2 at the beginning, beyond R-1 too, and 0..3 at the end, ragged C or K in a third of
-// the draws each, 1D, tile edges); (2) every filter of 1, 3, 5, 7 with padding 0, 1 and 2 on
-// odd sizes (M tails), against C = 3 (ResNet's conv1 backward: three dx channels), K = 3, odd C
-// and K (37, 29) and aligned channels; (3) few tiles and a long reduction over K (its split-K
-// partials after the flipped filter in the workspace), odd K in half of them.
+// Backward-data on gpu:wgmma_implicit_gemm (the flipped (sub-)filters in the workspace, then its
+// forward kernel, per stride phase): (1) the tensor-core backward-data shapes at stride 1 (filters
+// 1, 2, 3, 5, padding 0..2 at the beginning, beyond R-1 too, and 0..3 at the end, ragged C or K
+// in a third of the draws each, 1D, tile edges); (2) every filter of 1, 3, 5, 7 with padding 0, 1
+// and 2 on odd sizes (M tails), against C = 3 (ResNet's conv1 backward: three dx channels),
+// K = 3, odd C and K (37, 29) and aligned channels, at stride 1 and 2; (3) the same shapes as
+// drawn, strided in half of them (stride phases, some without taps); (4) few tiles and a long
+// reduction over K (its split-K partials after the flipped filter in the workspace), odd K in
+// half of them.
 TEST(Gpu, TensorCoreWgmmaBackwardDataOnItsShapes) {
   REQUIRE_WGMMA();
   EXPECT_GT(verify_on_shapes("gpu:wgmma_implicit_gemm", 90,
@@ -348,20 +350,27 @@ TEST(Gpu, TensorCoreWgmmaBackwardDataOnItsShapes) {
             70);
   const int filters[] = {1, 3, 5, 7};
   const std::pair<int, int> channels[] = {{3, 64}, {64, 3}, {37, 29}, {96, 136}};  // C, K
-  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 48,
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 96,
                              [&](auto, int i) {
                                Problem p;
                                p.n = 2;
                                p.c = channels[i % 4].first, p.k = channels[i % 4].second;
                                p.input = {1, 15, 17};
-                               p.filter = {1, filters[i / 12], filters[i / 12]};
+                               p.filter = {1, filters[i / 12 % 4], filters[i / 12 % 4]};
+                               p.stride = {1, 1 + i / 48, 1 + i / 48};
                                p.pad_begin = p.pad_end = {0, (i / 4) % 3, (i / 4) % 3};
                                p.direction = Direction::backward_data;
                                p.dtype = i % 2 ? DType::bf16 : DType::f16;
                                p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
                                return p;
                              }),
-            48);
+            96);
+  // Strided: the tensor-core backward-data shapes as drawn (stride 2 or 3 in half of them, phases
+  // without taps too).
+  EXPECT_GT(verify_on_shapes(
+                "gpu:wgmma_implicit_gemm", 120,
+                [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, false); }),
+            70);
   EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 8,
                              [](auto pick, int i) {
                                Problem p;
@@ -386,8 +395,8 @@ TEST(Gpu, WgmmaBackwardDeclinesWithReasons) {
   if (!s) GTEST_SKIP() << "no CUDA backend in this build";
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
-           {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh7kh3sh2ph1",
-            "stride 1 only (strided: gpu:tc_implicit_gemm)"},
+           {"--dir=BWD_D " + nhwc + "mb2ic64ih40oc64oh8kh3sh5ph1",
+            "at most 16 stride phases (stride_h * stride_w <= 16; more: gpu:implicit_gemm)"},
            {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"},
            {"--dir=BWD_D " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
            {"--dir=BWD_D --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},

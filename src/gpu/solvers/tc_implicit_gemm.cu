@@ -361,19 +361,9 @@ struct TcPlan : Plan {
     a.n = i32(p.n);
     Geo& g = a.g;
     if (backward) {
-      a.h = i32(p.output(1)), a.w_ = i32(p.output(2)), a.c = i32(p.k), a.k = i32(p.c);
-      a.sh = a.sw = a.dh = a.dw = 1;
-      a.cp = padded(p.k);
-      std::int64_t filter_elements = 0;
-      const int count = stride_phases(p, a.cp, a.phase, &filter_elements);
-      filter_bytes = (static_cast<std::size_t>(filter_elements) * elem + 255) / 256 * 256;
-      if (p.stride[1] * p.stride[2] == 1) {
-        g = a.phase[0];  // one phase: dense dx, split-K allowed
-      } else {
-        a.phases = count;
-        a.yh = i32(p.input[1]), a.yw = i32(p.input[2]);
-        a.sh_y = i32(p.stride[1]), a.sw_y = i32(p.stride[2]);
-      }
+      int count = 1;
+      filter_bytes = plan_backward_data(p, padded(p.k), a, &count);
+      if (count == 1) g = a.phase[0];  // one phase: dense dx, split-K allowed
     } else {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
