@@ -8,6 +8,8 @@
 # ignores) cp build/release/{convguard,convguard_cudnn.so,tests/gpu_tests,bench/gpu_bench} devbin/,
 # libfmt.so.9 into devbin/lib/, and this script beside them:
 #   run(command="BUILD=devbin bash devbin/gpu_wgmma.sh", carry=["devbin"])
+# DIRECTION (fwd, bwd_data) and SUITE pick the peer's problems (default: ResNet-50 forward);
+# SAN_TOOLS the sanitizers (default memcheck racecheck).
 # PARTS=variants (VARIANTS: TILE or TILE/SPLIT, auto = the plan's choice) times forced tile
 # shapes and splits; PARTS=vtests (VTILES) reruns the shape tests with each tile shape forced.
 set -u
@@ -33,8 +35,8 @@ if has peer; then
   PY=/opt/torch/.venv/bin/python3
   CUDNN_LIB=$("$PY" -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
   CONVGUARD_PLUGINS=$PWD/$D/convguard_cudnn.so CONVGUARD_CUDNN_PATH=${CUDNN_LIB:-} timeout 200 \
-    $D/gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc \
-    --direction fwd --runs 30 --json "$L/peer.jsonl" > "$L/peer_gpu_bench.log" 2>&1
+    $D/gpu_bench --suite ${SUITE:-data/suites/resnet50.txt} --batch 32 --dtype bf16 --layout nhwc \
+    --direction ${DIRECTION:-fwd} --runs 30 --json "$L/peer.jsonl" > "$L/peer_gpu_bench.log" 2>&1
   echo "gpu_bench rc $?"
   timeout 200 "$PY" $PEER "$L/peer.jsonl" > "$L/peer.log" 2>&1
   echo "gpu_peer rc $?"
@@ -64,7 +66,7 @@ if has vtests; then
   done
 fi
 if has sanitize; then
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck}; do
     echo "=== $tool"
     timeout ${SAN_T:-150} compute-sanitizer --tool $tool --print-limit 5 $D/gpu_tests \
       --gtest_filter="${SAN_F:-Gpu.TensorCoreWgmma*}" > "$L/$tool.log" 2>&1

@@ -85,10 +85,19 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
 // too (no GPU needed: check() only).
 TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
   if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
-  for (const char* id :
-       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights"}) {
+  for (const char* id : {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights",
+                         "gpu:wgmma_implicit_gemm"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
+    const bool wgmma = std::string_view(id) == "gpu:wgmma_implicit_gemm";
+    if (wgmma) {  // sm_90 only: elsewhere it declines every problem, saying why
+      const auto probe =
+          parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
+      if (const Status st = s->check(*probe); !st) {
+        std::printf("%-28s declines here: %s\n", id, st.message().c_str());
+        continue;
+      }
+    }
     int taken = 0;
     std::map<Direction, int> by_direction;
     for (std::uint64_t seed = 1; seed <= 400; ++seed) {
@@ -99,6 +108,10 @@ TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
                 taken, by_direction[Direction::forward], by_direction[Direction::backward_data],
                 by_direction[Direction::backward_weights]);
     EXPECT_GT(taken, 0) << id;
+    // Its stride-1 backward-data is reached too, so the property test verifies it there.
+    if (wgmma) {
+      EXPECT_GT(by_direction[Direction::backward_data], 0) << id;
+    }
   }
 }
 
@@ -126,6 +139,13 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
         "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb8ic1024ih14oc256oh14kh1",
         "--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb8ic256ih14oc256oh14kh3ph1",
+        // stride-1 backward-data on gpu:wgmma_implicit_gemm (Hopper): ResNet-50's 3x3 layers
+        // at batch 32 (res2 and res4; res3 and res5 above), and 1x1 layers that take its
+        // 128 x 256 (C = 256 > K) and 256 x 128 tiles
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih56oc64oh56kh1",
+        "--dir=BWD_D --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih56oc256oh56kh1",
         // backward-weights on tensor cores: split reductions, 128-wide tiles, a strided 1x1
         "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1",
         "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
@@ -223,18 +243,24 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
 // the tensor-core shapes above (tile edges, stride, dilation, padding, ragged C or K in a third of
 // the draws each, split reductions where few tiles), and a dozen larger layers that take its
 // 128-wide tiles.
-TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
-  REQUIRE_GPU();
-  const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
-  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
-  const auto probe =
-      parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
-  ASSERT_TRUE(probe.is_ok());
-  if (const Status st = s->check(*probe); !st) {
-    // On a Hopper GPU a build without the kernel's sm_90a code is a build defect, not a skip.
-    if (st.message().find("holds no sm_90a code") != std::string::npos) FAIL() << st.message();
-    GTEST_SKIP() << st.message();
+// Skips a test of gpu:wgmma_implicit_gemm where it cannot run (no Hopper GPU), with its reason.
+#define REQUIRE_WGMMA()                                                                           \
+  REQUIRE_GPU();                                                                                  \
+  {                                                                                               \
+    const Solver* wg = find_solver("gpu:wgmma_implicit_gemm");                                    \
+    if (!wg) GTEST_SKIP() << "no CUDA backend in this build";                                     \
+    const auto probe =                                                                            \
+        parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");        \
+    ASSERT_TRUE(probe.is_ok());                                                                   \
+    if (const Status st = wg->check(*probe); !st) {                                               \
+      /* On a Hopper GPU a build without the kernel's sm_90a code is a defect, not a skip. */     \
+      if (st.message().find("holds no sm_90a code") != std::string::npos) FAIL() << st.message(); \
+      GTEST_SKIP() << st.message();                                                               \
+    }                                                                                             \
   }
+
+TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
+  REQUIRE_WGMMA();
   EXPECT_GT(verify_on_shapes("gpu:wgmma_implicit_gemm", 90,
                              [](auto pick, int i) { return tensor_core_shape(pick, i, false); }),
             70);
@@ -302,6 +328,86 @@ TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
                 "gpu:tc_implicit_gemm:tf32", 60,
                 [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, true); }),
             35);
+}
+
+// Backward-data on gpu:wgmma_implicit_gemm (the flipped (sub-)filters in the workspace, then its
+// forward kernel, per stride phase): (1) the tensor-core backward-data shapes at stride 1 (filters
+// 1, 2, 3, 5, padding 0..2 at the beginning, beyond R-1 too, and 0..3 at the end, ragged C or K
+// in a third of the draws each, 1D, tile edges); (2) every filter of 1, 3, 5, 7 with padding 0, 1
+// and 2 on odd sizes (M tails), against C = 3 (ResNet's conv1 backward: three dx channels),
+// K = 3, odd C and K (37, 29) and aligned channels, at stride 1 and 2; (3) the same shapes as
+// drawn, strided in half of them (stride phases, some without taps); (4) few tiles and a long
+// reduction over K (its split-K partials after the flipped filter in the workspace), odd K in
+// half of them.
+TEST(Gpu, TensorCoreWgmmaBackwardDataOnItsShapes) {
+  REQUIRE_WGMMA();
+  EXPECT_GT(verify_on_shapes("gpu:wgmma_implicit_gemm", 90,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_backward_data_shape(pick, i, false);
+                               p.stride = {1, 1, 1};
+                               return p;
+                             }),
+            70);
+  const int filters[] = {1, 3, 5, 7};
+  const std::pair<int, int> channels[] = {{3, 64}, {64, 3}, {37, 29}, {96, 136}};  // C, K
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 96,
+                             [&](auto, int i) {
+                               Problem p;
+                               p.n = 2;
+                               p.c = channels[i % 4].first, p.k = channels[i % 4].second;
+                               p.input = {1, 15, 17};
+                               p.filter = {1, filters[i / 12 % 4], filters[i / 12 % 4]};
+                               p.stride = {1, 1 + i / 48, 1 + i / 48};
+                               p.pad_begin = p.pad_end = {0, (i / 4) % 3, (i / 4) % 3};
+                               p.direction = Direction::backward_data;
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            96);
+  // Strided: the tensor-core backward-data shapes as drawn (stride 2 or 3 in half of them, phases
+  // without taps too).
+  EXPECT_GT(verify_on_shapes(
+                "gpu:wgmma_implicit_gemm", 120,
+                [](auto pick, int i) { return tensor_core_backward_data_shape(pick, i, false); }),
+            70);
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 8,
+                             [](auto pick, int i) {
+                               Problem p;
+                               p.n = pick(1, 2);
+                               p.c = 8 * pick(9, 40);
+                               p.k = 8 * pick(48, 64) + (i % 2 ? 3 : 0);
+                               p.input = {1, pick(5, 9), pick(5, 9)};
+                               p.filter = {1, 3, 3};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.direction = Direction::backward_data;
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            8);
+}
+
+// What gpu:wgmma_implicit_gemm declines in the backward directions, each with its reason and
+// who takes it (checked before the device: no GPU needed).
+TEST(Gpu, WgmmaBackwardDeclinesWithReasons) {
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--dir=BWD_D " + nhwc + "mb2ic64ih40oc64oh8kh3sh5ph1",
+            "at most 16 stride phases (stride_h * stride_w <= 16; more: gpu:implicit_gemm)"},
+           {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"},
+           {"--dir=BWD_D " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
+           {"--dir=BWD_D --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
+           {"--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1", "f16/bf16"},
+           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "gpu:tc_bwd_weights"}}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    const Status st = s->check(*p);
+    EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  }
 }
 
 // What the tensor-core backward solvers decline, each with its reason (no GPU needed).

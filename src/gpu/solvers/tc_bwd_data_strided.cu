@@ -125,4 +125,30 @@ Status launch_phase_filters(const Problem& p, const Geo* phases, int count, cons
   return check_launch("gpu:tc_implicit_gemm backward-data filter flip");
 }
 
+Status gemm_fits(const Problem& p) {
+  const bool bwd = p.direction == Direction::backward_data;
+  const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
+  const double m =
+      static_cast<double>(p.n) * (bwd ? p.input[1] * p.input[2] : p.output(1) * p.output(2));
+  const double src =
+      static_cast<double>(p.n) * red * (bwd ? p.output(1) * p.output(2) : p.input[1] * p.input[2]);
+  if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
+      (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
+    return not_applicable("sizes beyond 32-bit GEMM indexing");
+  if ((m + 127) / 128 > 2147483647.0 || (out + 63) / 64 > 65535)
+    return not_applicable("grid too large");
+  return Status::ok();
+}
+
+Status forward_operands(const Problem& p, const Geo* phases, int count, const ConvTensors& t,
+                        void* wt, Operands* out) {
+  if (p.direction != Direction::backward_data) {
+    *out = {t.x.data, t.w.data, t.y.data};
+    return Status::ok();
+  }
+  // dx = forward(dy, flipped w): the GEMM's output channels are the caller's C, its reduction K.
+  *out = {t.y.data, wt, t.x.data};
+  return launch_phase_filters(p, phases, count, t.w.data, wt, size_of(p.dtype));
+}
+
 }  // namespace convguard::gpu::tc

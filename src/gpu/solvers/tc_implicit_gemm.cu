@@ -344,19 +344,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
       return not_applicable(
           "backward-data with at most 16 stride phases (stride_h * stride_w <= 16)");
   }
-  // The forward GEMM's sizes: M pixels of dst, reduction taps * red (channels padded to a
-  // chunk), src elements, backward-data's (sub-)filters in the workspace.
-  const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
-  const double m =
-      static_cast<double>(p.n) * (bwd ? p.input[1] * p.input[2] : p.output(1) * p.output(2));
-  const double src =
-      static_cast<double>(p.n) * red * (bwd ? p.output(1) * p.output(2) : p.input[1] * p.input[2]);
-  if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
-      (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
-    return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + kBM - 1) / kBM > 2147483647.0 || (out + 63) / 64 > 65535)
-    return not_applicable("grid too large");
-  return Status::ok();
+  return gemm_fits(p);
 }
 
 namespace {
@@ -373,19 +361,9 @@ struct TcPlan : Plan {
     a.n = i32(p.n);
     Geo& g = a.g;
     if (backward) {
-      a.h = i32(p.output(1)), a.w_ = i32(p.output(2)), a.c = i32(p.k), a.k = i32(p.c);
-      a.sh = a.sw = a.dh = a.dw = 1;
-      a.cp = padded(p.k);
-      std::int64_t filter_elements = 0;
-      const int count = stride_phases(p, a.cp, a.phase, &filter_elements);
-      filter_bytes = (static_cast<std::size_t>(filter_elements) * elem + 255) / 256 * 256;
-      if (p.stride[1] * p.stride[2] == 1) {
-        g = a.phase[0];  // one phase: dense dx, split-K allowed
-      } else {
-        a.phases = count;
-        a.yh = i32(p.input[1]), a.yw = i32(p.input[2]);
-        a.sh_y = i32(p.stride[1]), a.sw_y = i32(p.stride[2]);
-      }
+      int count = 1;
+      filter_bytes = plan_backward_data(p, padded(p.k), a, &count);
+      if (count == 1) g = a.phase[0];  // one phase: dense dx, split-K allowed
     } else {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
@@ -452,17 +430,13 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   if (ws.size() < tp.workspace())
     return {StatusCode::internal_error, "gpu:tc_implicit_gemm: workspace smaller than its plan's"};
   Args a = tp.a;
-  if (tp.backward) {
-    // dx = forward(dy, flipped w) per stride phase: a.k is the caller's C, a.c its K.
-    const Geo* phases = a.phases ? a.phase : &a.g;
-    if (auto st =
-            launch_phase_filters(p, phases, a.phases ? a.phases : 1, t.w.data, ws.data(), tp.elem);
-        !st)
-      return st;
-    a.x = t.y.data, a.w = ws.data(), a.y = t.x.data;
-  } else {
-    a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  }
+  // Backward-data: dx = forward(dy, flipped w) per stride phase (a.k is the caller's C, a.c its K).
+  Operands o{};
+  if (auto st =
+          forward_operands(p, a.phases ? a.phase : &a.g, a.phases ? a.phases : 1, t, ws.data(), &o);
+      !st)
+    return st;
+  a.x = o.x, a.w = o.w, a.y = o.y;
   a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data() + tp.filter_bytes) : nullptr;
   switch (p.dtype) {
     case DType::f32:

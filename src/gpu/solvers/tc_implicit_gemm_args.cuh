@@ -7,6 +7,7 @@
 
 #include "convguard/problem.hpp"
 #include "convguard/status.hpp"
+#include "convguard/tensor.hpp"
 
 namespace convguard::gpu::tc {
 
@@ -42,14 +43,52 @@ struct Args {
   Geo phase[kMaxPhases];
 };
 
+// Whether the forward GEMM that computes p (backward-data's: M pixels of dx, reduction over K,
+// the flipped (sub-)filters in the workspace) fits 32-bit indexing and a grid of tiles of 128
+// pixels x 64 channels or wider; else not_applicable with the reason.
+Status gemm_fits(const Problem& p);
+
 // Strided backward-data's phases (Geo with the caller's C as the GEMM's N and K as the
 // reduction), their sub-filters packed one after another as [c][tap][k]; returns the count.
 int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements);
+
+// Backward-data planned as forward problems over its stride phases (both tensor-core solvers'
+// arguments, A: tc::Args or the wgmma kernel's): src dy (OH x OW, K channels, padded to cp), the
+// caller's C as the output channels, the phases into a.phase and, when strided, their count and
+// output grid into a.phases, yh, yw, sh_y, sw_y. Sets *count (1: stride 1, dense dx) and returns
+// the (sub-)filters' workspace bytes, rounded to 256 (what follows them stays aligned).
+template <typename A>
+std::size_t plan_backward_data(const Problem& p, int cp, A& a, int* count) {
+  auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+  a.h = i32(p.output(1)), a.w_ = i32(p.output(2)), a.c = i32(p.k), a.k = i32(p.c);
+  a.sh = a.sw = a.dh = a.dw = 1;
+  a.cp = cp;
+  std::int64_t elements = 0;
+  *count = stride_phases(p, cp, a.phase, &elements);
+  if (*count > 1) {
+    a.phases = *count;
+    a.yh = i32(p.input[1]), a.yw = i32(p.input[2]);
+    a.sh_y = i32(p.stride[1]), a.sw_y = i32(p.stride[2]);
+  }
+  return (static_cast<std::size_t>(elements) * size_of(p.dtype) + 255) / 256 * 256;
+}
 
 // Writes the phases' sub-filters of w (KRSC, k and c of the caller's problem) into wt: phase q's
 // wt[q.w_off + (c * taps + t) * k + kk] = w[kk][tap][c] for sub-filter tap t, flipped in R and S.
 // Stride 1 (one phase) is the whole filter flipped.
 Status launch_phase_filters(const Problem& p, const Geo* phases, int count, const void* w, void* wt,
                             std::size_t elem);
+
+// The operands of the forward GEMM that computes a problem: x, w and y for a forward problem;
+// for backward-data (the phases from stride_phases), dy, the flipped (sub-)filters, which it
+// first writes into wt (launch_phase_filters), and dx. gpu:tc_implicit_gemm and (stride 1)
+// gpu:wgmma_implicit_gemm run their forward kernels on these.
+struct Operands {
+  const void* x;
+  const void* w;
+  void* y;
+};
+Status forward_operands(const Problem& p, const Geo* phases, int count, const ConvTensors& t,
+                        void* wt, Operands* out);
 
 }  // namespace convguard::gpu::tc

@@ -1,6 +1,7 @@
-// gpu:wgmma_implicit_gemm: the kernel and its planning (wgmma_implicit_gemm.hpp says what it
-// computes). Built for sm_90a alone (CMakeLists.txt: its own object library), so the host code
-// here also asks whether the kernel's image loads on the current device.
+// gpu:wgmma_implicit_gemm: the kernel and its planning, forward and backward-data
+// (wgmma_implicit_gemm.hpp says what it computes). Built for sm_90a alone (CMakeLists.txt: its own
+// object library), so the host code here also asks whether the kernel's image loads on the
+// current device.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "gpu/check.hpp"
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_ptx.cuh"
 
@@ -42,6 +44,11 @@ struct WgArgs {
   int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
   int tiles_per_split;  // reduction tiles per blockIdx.z
   float* partial;       // split-K: fp32 partial sums [split][m][k]; null: y directly
+  // Strided backward-data (0: not phased): blockIdx.z is the stride phase, whose geometry (dy's
+  // pixels it reads, its sub-filter in the workspace) replaces oh .. wrow, and whose pixels land
+  // on y's stride grid (tc::stride_phases).
+  int phases, yh, yw, sh_y, sw_y;
+  tc::Geo phase[tc::kMaxPhases];
 };
 
 // The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
@@ -56,9 +63,10 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
 // layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
 // Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
-template <int BM, int BN, typename O, int kMI>
+// pixel(row): the output pixel of GEMM row `row` (a stride phase's rows land on y's stride grid).
+template <int BM, int BN, typename O, int kMI, typename Pixel>
 __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN / 2], uint4* smem,
-                                             int m0, int n0, int m, int k) {
+                                             int m0, int n0, int m, int k, Pixel pixel) {
   constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
   constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
   const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
@@ -78,7 +86,7 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
   for (int i = tid; i < BM * kRowChunks; i += kThreads) {
     const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
     if (m0 + row < m && col < k)
-      *reinterpret_cast<uint4*>(out + static_cast<std::int64_t>(m0 + row) * k + col) =
+      *reinterpret_cast<uint4*>(out + pixel(m0 + row) * k + col) =
           *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
   }
 }
@@ -87,7 +95,8 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
 // channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
 // kSplit: a.partial is set (split reduction); a template parameter, so the unsplit kernels carry
 // no fp32 epilogue (with it selected at run time they ran 1-3% slower, v8/ against v7/).
-template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit>
+// kPhased: strided backward-data, blockIdx.z is the stride phase (a.phase; never split).
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
@@ -99,10 +108,24 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   const std::uint32_t base = smem_addr(smem);
   constexpr int kStageVec = kStageBytes<BM, BN> / 16;
   const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  const int kt0 = blockIdx.z * a.tiles_per_split;
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  // The geometry: the problem's, or this block's stride phase's (field by field, as in
+  // tc_implicit_gemm.cu).
+  int oh = a.oh, ow = a.ow, taps_s = a.s, ph = a.ph, pw = a.pw, m_all = a.m, kd = a.kd;
+  int wrow = a.wrow, w_off = 0, qh = 0, qw = 0;
+  if constexpr (kPhased) {
+#pragma unroll
+    for (int q = 0; q < tc::kMaxPhases; ++q)
+      if (q == static_cast<int>(blockIdx.z)) {
+        const tc::Geo& g = a.phase[q];
+        oh = g.oh, ow = g.ow, taps_s = g.s, ph = g.ph, pw = g.pw, m_all = g.m, kd = g.kd;
+        wrow = g.wrow, w_off = g.w_off, qh = g.qh, qw = g.qw;
+      }
+    if (m0 >= m_all) return;  // phases have fewer pixels than the grid's widest
+  }
+  const int kt0 = kPhased ? 0 : blockIdx.z * a.tiles_per_split;
   const T* x = static_cast<const T*>(a.x);
-  const T* w = static_cast<const T*>(a.w);
+  const T* w = static_cast<const T*>(a.w) + w_off;
 
   // Loads: each thread fixed rows (tid / 8 + 32 i) and one chunk column; the reduction position
   // (r, s, c) of its chunk advances by kBK per stage loaded, so the loop has no divisions.
@@ -114,15 +137,16 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
 #pragma unroll
   for (int i = 0; i < kLoadsA; ++i) {
     const int m = m0 + (tid + i * kThreads) / kChunks;
-    a_ok[i] = m < a.m;
+    a_ok[i] = m < m_all;
     const int mm = a_ok[i] ? m : 0;
-    a_img[i] = mm / (a.ow * a.oh);
-    a_ih0[i] = (mm / a.ow) % a.oh * a.sh - a.ph;
-    a_iw0[i] = mm % a.ow * a.sw - a.pw;
+    a_img[i] = mm / (ow * oh);
+    a_ih0[i] = (mm / ow) % oh * a.sh - ph;
+    a_iw0[i] = mm % ow * a.sw - pw;
   }
-  const int tiles_all = (a.kd + kBK - 1) / kBK;
+  const int tiles_all = (kd + kBK - 1) / kBK;  // 0 for a phase no tap reaches: zeros written
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);
-  int kk = kt0 * kBK + chunk * 8, c = kk % a.cp, s = (kk / a.cp) % a.s, r = kk / (a.cp * a.s);
+  const int s_div = taps_s > 0 ? taps_s : 1;
+  int kk = kt0 * kBK + chunk * 8, c = kk % a.cp, s = (kk / a.cp) % s_div, r = kk / (a.cp * s_div);
   const T* a_src[kLoadsA];
   bool a_val[kLoadsA];
   auto at_tap = [&] {  // A sources for tap (r, s): recomputed only when the tap changes
@@ -137,7 +161,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   const T* b_src[kLoadsB];
 #pragma unroll
   for (int i = 0; i < kLoadsB; ++i)
-    b_src[i] = w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * a.wrow;
+    b_src[i] = w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * wrow;
   auto advance = [&] {
     kk += kBK;
     c += kBK;
@@ -148,17 +172,17 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     }
     while (c >= a.cp) {
       c -= a.cp;
-      if (++s == a.s) s = 0, ++r;
+      if (++s == taps_s) s = 0, ++r;
     }
     at_tap();
   };
   auto load = [&](int stage) {
     uint4* A = smem + stage * kStageVec;
     uint4* B = A + BM * kChunks;
-    const bool in_k = kk < a.kd;
+    const bool in_k = kk < kd;
     if constexpr (kRagged) {
       const int n = a.c - c;  // valid channels of this chunk (<= 0: all padding)
-      const std::int64_t off = (static_cast<std::int64_t>(r) * a.s + s) * a.c + c;
+      const std::int64_t off = (static_cast<std::int64_t>(r) * taps_s + s) * a.c + c;
 #pragma unroll
       for (int i = 0; i < kLoadsA; ++i)
         A[swizzle((tid + i * kThreads) / kChunks, chunk)] =
@@ -214,13 +238,21 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
 
   // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
   T* y = static_cast<T*>(a.y);
-  const std::int64_t plane = static_cast<std::int64_t>(a.m) * a.k;
+  const std::int64_t plane = static_cast<std::int64_t>(m_all) * a.k;
+  auto pixel = [&](int row) -> std::int64_t {
+    if constexpr (kPhased) {
+      const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
+      return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
+    } else {
+      return row;
+    }
+  };
   if (!kRagged && a.k % 8 == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
     if constexpr (kSplit)
-      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, a.m, a.k);
+      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, m_all, a.k, pixel);
     else
-      store_staged<BM, BN>(y, acc, smem, m0, n0, a.m, a.k);
+      store_staged<BM, BN>(y, acc, smem, m0, n0, m_all, a.k, pixel);
     return;
   }
 #pragma unroll
@@ -228,12 +260,13 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = m0 + group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
-      if (row >= a.m) continue;
+      if (row >= m_all) continue;
+      const std::int64_t base = pixel(row) * a.k;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + j * 8 + (lane % 4) * 2;
         if (col >= a.k) continue;
-        const std::int64_t off = static_cast<std::int64_t>(row) * a.k + col;
+        const std::int64_t off = base + col;
         const float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
         float* partial = kSplit ? a.partial : nullptr;
         if constexpr (kRagged)
@@ -311,20 +344,47 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
   return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
 }
 
+// Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
+// gpu:tc_implicit_gemm plans it (tc::stride_phases): x := dy (OH x OW, K channels), w := the
+// flipped filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] (KRSC rows of r*s*K elements, written into
+// the workspace each run by tc::forward_operands), padding R-1-pad (negative: dy rows skipped),
+// y := dx (H x W, C channels); with stride > 1, one such problem per stride phase (a.phase), each
+// with its sub-filter, all in one launch.
 struct WgPlan : Plan {
-  explicit WgPlan(const Problem& p) : Plan(p) {
+  explicit WgPlan(const Problem& p) : Plan(p), backward(p.direction == Direction::backward_data) {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
-    a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
-    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
-    a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
-    a.cp = i32((p.c + 7) / 8 * 8);
-    a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
-    a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
-    a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    if (backward) {
+      filter_bytes = tc::plan_backward_data(p, i32((p.k + 7) / 8 * 8), a, &count);
+      a.oh = a.phase[0].oh, a.ow = a.phase[0].ow, a.r = a.phase[0].r, a.s = a.phase[0].s;
+      a.ph = a.phase[0].ph, a.pw = a.phase[0].pw;  // stride 1: the one phase
+    } else {
+      a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+      a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+      a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
+      a.cp = i32((p.c + 7) / 8 * 8);
+      a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+      a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
+      a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    }
     a.m = i32(p.n) * a.oh * a.ow;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
+    if (a.phases) {
+      // All phases in one launch, unsplit (they fill the GPU as tc's do), 128-pixel tiles only.
+      std::int64_t total = 0;
+      int widest = 0, longest = 0;
+      for (int q = 0; q < a.phases; ++q) {
+        total += a.phase[q].m;
+        widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
+      }
+      tile = tile_for(total, a.k, longest, true);
+      a.tiles_per_split = 2147483647;
+      grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
+                  static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
+                  static_cast<unsigned>(a.phases));
+      return;
+    }
     tile = tile_for(a.m, a.k, a.kd, ragged);
     splits = split_count(a.m, a.k, a.kd, tile);
     const int tiles = (a.kd + kBK - 1) / kBK;
@@ -333,13 +393,17 @@ struct WgPlan : Plan {
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
   }
-  std::size_t workspace() const {
+  // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
+  std::size_t partial_bytes() const {
     return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
   }
+  std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   WgArgs a{};
-  bool ragged = false;
+  bool backward, ragged = false;
   Tile tile{128, 128};
   int splits = 1, used = 1;
+  std::size_t filter_bytes = 0;
+  int count = 1;  // backward-data's stride phases (a.phase: their geometry)
   dim3 grid;
 };
 
@@ -359,21 +423,23 @@ __global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, i
   }
 }
 
-template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit>
+template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
 Status launch_stages(const WgArgs& a, dim3 grid) {
   constexpr int bytes = kSmemBytes<BM, BN, S>;
   static const Error opt_in =
-      CG_GPU(FuncSetAttribute)(wgmma_forward<T, BM, BN, kRagged, S, kSplit>,
+      CG_GPU(FuncSetAttribute)(wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>,
                                CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  wgmma_forward<T, BM, BN, kRagged, S, kSplit><<<grid, kThreads, bytes>>>(a);
+  wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased><<<grid, kThreads, bytes>>>(a);
   return Status::ok();
 }
 
 template <typename T, int BM, int BN, bool kRagged>
 Status launch_tiles(const WgArgs& a, dim3 grid) {
-  return a.partial ? launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, true>(a, grid)
-                   : launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false>(a, grid);
+  if constexpr (BM == 128 && BN <= 128)  // the stride phases' tiles (WgPlan)
+    if (a.phases) return launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false, true>(a, grid);
+  return a.partial ? launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, true, false>(a, grid)
+                   : launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false, false>(a, grid);
 }
 
 template <typename T, int BM>
@@ -422,7 +488,8 @@ Status hopper_here() {
     return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
   CG_GPU(FuncAttributes) attr{};
   if (CG_GPU(FuncGetAttributes)(
-          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false>) != kSuccess) {
+          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false>) !=
+      kSuccess) {
     (void)last_error();
     return not_applicable("this build holds no sm_90a code for the wgmma kernel");
   }
@@ -433,20 +500,22 @@ Status hopper_here() {
 
 Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.direction != Direction::forward)
-    return not_applicable("forward only (backward: gpu:tc_implicit_gemm, gpu:tc_bwd_weights)");
+  const bool bwd = p.direction == Direction::backward_data;
+  if (p.direction == Direction::backward_weights)
+    return not_applicable("forward and backward-data only (backward-weights: gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
   if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
   if (p.g != 1) return not_applicable("one group only");
   if (!tc::dense_channels_last(x_desc(p)) || !tc::dense_channels_last(w_desc(p)) ||
       !tc::dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
-  const double m = static_cast<double>(p.n) * p.output(1) * p.output(2);
-  const double src = static_cast<double>(p.n) * p.c * p.input[1] * p.input[2];
-  if (m >= 2e9 || static_cast<double>(p.c + 8) * p.taps() >= 2e9 || src >= 9e18)
-    return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + 127) / 128 > 2147483647.0 || (p.k + 63) / 64 > 65535)
-    return not_applicable("grid too large");
+  if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
+    return not_applicable(
+        "backward-data with at most 16 stride phases (stride_h * stride_w <= 16; more: "
+        "gpu:implicit_gemm)");
+  if (bwd && (p.dilation[1] != 1 || p.dilation[2] != 1))
+    return not_applicable("backward-data with dilation 1 only (dilated: gpu:implicit_gemm)");
+  if (auto s = tc::gemm_fits(p); !s) return s;
   return hopper_here();
 }
 
@@ -473,8 +542,12 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
       return {StatusCode::invalid_argument,
               "gpu:wgmma_implicit_gemm: x, w, y and the workspace must be 16-byte aligned"};
   WgArgs a = pl.a;
-  a.x = t.x.data, a.w = t.w.data, a.y = t.y.data;
-  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  // Backward-data: dx = forward(dy, flipped w), the flipped filter first in the workspace.
+  tc::Operands o{};
+  if (auto st = tc::forward_operands(plan.problem, pl.a.phase, pl.count, t, ws.data(), &o); !st)
+    return st;
+  a.x = o.x, a.w = o.w, a.y = o.y;
+  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data() + pl.filter_bytes) : nullptr;
   switch (plan.problem.dtype) {
     case DType::bf16:
       return launch<cg_bf16>(pl, a);

@@ -1,6 +1,6 @@
-// gpu:wgmma_implicit_gemm (CUDA, Hopper sm_90 only; the kernel is sm_90a code): forward 2D
-// convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core instructions
-// (wgmma), dense NHWC x and y and KRSC filters, one group.
+// gpu:wgmma_implicit_gemm (CUDA, Hopper sm_90 only; the kernel is sm_90a code): forward and
+// backward-data 1D/2D convolution in f16/bf16 with fp32 accumulation on the warpgroup
+// tensor-core instructions (wgmma), dense NHWC x and y and KRSC filters, one group.
 //
 // GEMM view as gpu:tc_implicit_gemm's: M = N*OH*OW output pixels, N = K output channels, reduction
 // R*S*C in (r, s, c) order (each tap's channels padded to a 16-byte chunk of 8 with zeros). A block
@@ -12,8 +12,19 @@
 // (C = 3 first layers, odd K) take a ragged variant: element-wise loads stored to shared memory,
 // element-wise stores. Long reductions of very few tiles split in 2 (fp32 partials, then a sum).
 //
-// Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; backward
-// directions, 3D and groups are declined (gpu:tc_implicit_gemm and gpu:tc_bwd_weights take them).
+// Backward-data (dilation 1) runs the same kernel, planned as gpu:tc_implicit_gemm plans its own
+// (tc::stride_phases, tc_bwd_data_strided.cu): at stride 1, dx is the forward convolution of dy
+// (K channels) with the filter flipped in R and S and with K and C swapped (w'[c][r][s][k] =
+// w[k][R-1-r][S-1-s][c]), padded R-1-pad_begin (negative: dy rows skipped), sized H x W; with
+// stride sh x sw, dx splits into sh*sw stride phases, each a stride-1 forward convolution of dy
+// with a flipped sub-filter, all in one launch (kernel variant kPhased, blockIdx.z the phase, no
+// split) writing their pixels on dx's stride grid. Each run first writes the (sub-)filters into
+// the workspace (its first bytes; split-K's partials follow) with tc's transposing kernel
+// (tc::forward_operands).
+//
+// Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; dilated
+// backward-data or more than 16 stride phases, backward-weights, 3D and groups are declined
+// (gpu:implicit_gemm and gpu:tc_bwd_weights take them).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
@@ -24,7 +35,8 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
  public:
   std::string_view id() const override { return "gpu:wgmma_implicit_gemm"; }
   Status check(const Problem& p) const override;
-  // Split-K's fp32 partial sums when the output tiles alone would not fill the GPU; else 0.
+  // Backward-data's flipped filter, then split-K's fp32 partial sums when the output tiles alone
+  // would not fill the GPU; 0 for a forward problem that is not split.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
