@@ -218,8 +218,7 @@ struct BwdwPlan : Plan {
 
 template <typename T, bool kRagged>
 Status launch_tiles(const Args& a, const BwdwPlan& plan) {
-  static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      tc_bwd_weights<T, kRagged>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), kSmemBytes);
+  const Error opt_in = allow_dynamic_shared_memory<tc_bwd_weights<T, kRagged>>(kSmemBytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:tc_bwd_weights shared memory opt-in");
   tc_bwd_weights<T, kRagged><<<plan.grid, kThreads, kSmemBytes>>>(a);
   return Status::ok();

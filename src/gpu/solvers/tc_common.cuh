@@ -3,6 +3,7 @@
 // files only; everything is inline.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -155,16 +156,42 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
   }
 }
 
-// The device's multiprocessor count (0 when unknown: no split).
+// Facts of the current device, read once per device: a process may drive several GPUs (a library
+// caller), each with its own SM count and its own function attributes (a shared-memory opt-in
+// made on one GPU does not hold on another: its launches there failed). Devices past
+// kCachedDevices are asked on every call.
+constexpr int kCachedDevices = 64;
+
+inline int current_device() {
+  int dev = 0;
+  return CG_GPU(GetDevice)(&dev) == kSuccess ? dev : -1;
+}
+
+// The current device's multiprocessor count (0 when unknown: no split).
 inline int sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    if (CG_GPU(GetDevice)(&dev) != kSuccess ||
-        CG_GPU(DeviceGetAttribute)(&n, CG_GPU(DevAttrMultiProcessorCount), dev) != kSuccess)
-      n = 0;
-    return n;
-  }();
-  return sms;
+  static std::atomic<int> cached[kCachedDevices] = {};  // 0: not read yet
+  const int dev = current_device();
+  if (dev < 0) return 0;
+  if (dev < kCachedDevices)
+    if (const int n = cached[dev].load(std::memory_order_relaxed)) return n;
+  int n = 0;
+  if (CG_GPU(DeviceGetAttribute)(&n, CG_GPU(DevAttrMultiProcessorCount), dev) != kSuccess) return 0;
+  if (dev < kCachedDevices) cached[dev].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+// Lets `Kernel` launch with `bytes` of dynamic shared memory on the current device, once per
+// device; a failure is not cached (the next launch asks again).
+template <auto Kernel>
+Error allow_dynamic_shared_memory(int bytes) {
+  static std::atomic<bool> done[kCachedDevices] = {};
+  const int dev = current_device();
+  const bool cacheable = dev >= 0 && dev < kCachedDevices;
+  if (cacheable && done[dev].load(std::memory_order_acquire)) return kSuccess;
+  const Error e =
+      CG_GPU(FuncSetAttribute)(Kernel, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  if (e == kSuccess && cacheable) done[dev].store(true, std::memory_order_release);
+  return e;
 }
 
 inline bool dense_channels_last(const TensorDesc& d) {

@@ -283,8 +283,7 @@ int stage_elements(DType dt) {
 template <typename T, int BN, bool kRagged, bool kPhased>
 Status launch_tiles(const Args& a, dim3 grid) {
   constexpr int bytes = kStages * (kBM + BN) * kChunks * 16;
-  static const Error opt_in = CG_GPU(FuncSetAttribute)(
-      tc_forward<T, BN, kRagged, kPhased>, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  const Error opt_in = allow_dynamic_shared_memory<tc_forward<T, BN, kRagged, kPhased>>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:tc_implicit_gemm shared memory opt-in");
   tc_forward<T, BN, kRagged, kPhased><<<grid, kThreads, bytes>>>(a);
   return Status::ok();

@@ -426,9 +426,8 @@ __global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, i
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
 Status launch_stages(const WgArgs& a, dim3 grid) {
   constexpr int bytes = kSmemBytes<BM, BN, S>;
-  static const Error opt_in =
-      CG_GPU(FuncSetAttribute)(wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>,
-                               CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
+  const Error opt_in =
+      tc::allow_dynamic_shared_memory<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
   wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased><<<grid, kThreads, bytes>>>(a);
   return Status::ok();
