@@ -34,6 +34,14 @@ bool have_gpu() {
   GTEST_SKIP() << "no GPU here (" << gpu::backend() << " backend, " << gpu::device_count() \
                << " devices): GPU tests skipped"
 
+// Whether gpu:wgmma_implicit_gemm runs here (an sm_90 GPU and the build's sm_90a code).
+bool wgmma_here() {
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
+  const auto probe =
+      parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
+  return s && probe && s->check(*probe).is_ok();
+}
+
 }  // namespace
 
 TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
@@ -108,7 +116,8 @@ TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
                 taken, by_direction[Direction::forward], by_direction[Direction::backward_data],
                 by_direction[Direction::backward_weights]);
     EXPECT_GT(taken, 0) << id;
-    // Its stride-1 backward-data is reached too, so the property test verifies it there.
+    // Its backward-data (stride 1 and stride phases) is reached too, so the property test verifies
+    // it.
     if (wgmma) {
       EXPECT_GT(by_direction[Direction::backward_data], 0) << id;
     }
@@ -163,6 +172,7 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
     fill_inputs(*p, t, 7, FillMode::uniform);
+    bool wgmma_ran = false;
     for (const Solver* s : solvers_on(Device::gpu)) {
       TrialOptions o;
       o.full_reference_limit = 0;  // sampled: these are too large for a full host reference
@@ -171,6 +181,34 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
       ASSERT_TRUE(r.ran()) << s->id() << " " << text << ": " << r.status.message();
       EXPECT_TRUE(r.verdict && r.verdict->ok)
           << s->id() << " " << text << ": " << (r.verdict ? r.verdict->message : "");
+      wgmma_ran = wgmma_ran || s->id() == "gpu:wgmma_implicit_gemm";
+    }
+    // On Hopper every f16/bf16 line here, forward or backward-data, is the wgmma solver's too: a
+    // regression that made it decline one must not pass as a skip.
+    if (wgmma_here() && p->dtype != DType::f32 && p->direction != Direction::backward_weights) {
+      EXPECT_TRUE(wgmma_ran) << "gpu:wgmma_implicit_gemm declined " << text;
+    }
+  }
+}
+
+// Sizes, strides and paddings that the kernels' int arguments cannot hold, and a backward-data
+// filter flip whose grid would pass CUDA's 65535 blocks in y, are declined by check(), not
+// truncated (a padding of 2^32 became 0) or failed at launch. Needs no GPU: check() decides.
+TEST(Gpu, TensorCoreSolversDeclineSizesBeyondTheirIntArguments) {
+  for (const char* text :
+       {"--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih1oc8oh1kh1ph4294967296",
+        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih1oc8oh1kh1ph4294967296",
+        "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih1oc2097153oh1kh1"}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    for (const char* id : {"gpu:tc_implicit_gemm", "gpu:wgmma_implicit_gemm"}) {
+      const Solver* s = find_solver(id);
+      if (!s) continue;  // a build without the GPU solvers
+      const Status st = s->check(*p);
+      EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
+      EXPECT_TRUE(st.message().find("32-bit") != std::string::npos ||
+                  st.message().find("grid too large") != std::string::npos)
+          << id << " " << text << ": " << st.message();
     }
   }
 }

@@ -10,6 +10,7 @@
 // with the whole filter flipped and padding R - 1 - pad.
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 #include "gpu/check.hpp"
 #include "gpu/runtime.hpp"
@@ -126,6 +127,14 @@ Status launch_phase_filters(const Problem& p, const Geo* phases, int count, cons
 }
 
 Status gemm_fits(const Problem& p) {
+  // Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became
+  // 0).
+  constexpr std::int64_t kIntLimit = std::int64_t{1} << 30;
+  for (int i = 1; i <= 2; ++i)
+    for (const std::int64_t v : {p.input[i], p.output(i), p.filter[i], p.stride[i], p.dilation[i],
+                                 p.pad_begin[i], p.pad_end[i]})
+      if (v >= kIntLimit || v <= -kIntLimit)
+        return not_applicable("a size, stride or padding beyond 32-bit kernel arguments");
   const bool bwd = p.direction == Direction::backward_data;
   const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
   const double m =
@@ -135,7 +144,8 @@ Status gemm_fits(const Problem& p) {
   if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
       (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
     return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((m + 127) / 128 > 2147483647.0 || (out + 63) / 64 > 65535)
+  // The filter flip's grid has a y block per 32 of K (launch_phase_filters).
+  if ((m + 127) / 128 > 2147483647.0 || (out + 63) / 64 > 65535 || (bwd && (p.k + 31) / 32 > 65535))
     return not_applicable("grid too large");
   return Status::ok();
 }
