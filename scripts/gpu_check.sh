@@ -136,10 +136,11 @@ if has twogpu; then
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 { nvidia-smi topo -m; nproc; grep -m1 "model name" /proc/cpuinfo; } >"$OUT/topology.txt" 2>&1
 step "a fault on one GPU: chaos_hang and chaos_oob among good solvers, cuda:all then cuda:0"
-for dev in $([[ ${TWOGPU_FAULT:-1} == 1 ]] && echo cuda:all cuda:0); do
+fault_devs="cuda:all cuda:0"; [[ ${TWOGPU_FAULT:-1} == 1 ]] || fault_devs=""
+grep -v -- --dir data/suites/standard.txt | grep -m 8 . >/tmp/chaos2_suite.txt
+for dev in $fault_devs; do
   db="/tmp/chaos2_${dev/:/_}.db"; rm -f "$db"*
   start=$(date +%s.%N)
-  grep -v -- --dir data/suites/standard.txt | grep -m 8 . >/tmp/chaos2_suite.txt
   timeout 150 "$CG" probe --device "$dev" --db "$db" --suite /tmp/chaos2_suite.txt --dtypes f32 \
     --plugin "$B/convguard_chaos_gpu.so" --workarounds off --timeout 3 \
     --solvers 'gpu:chaos_hang,gpu:chaos_oob,gpu:implicit_gemm,gpu:naive,gpu:direct,gpu:winograd' \

@@ -34,12 +34,17 @@ bool have_gpu() {
   GTEST_SKIP() << "no GPU here (" << gpu::backend() << " backend, " << gpu::device_count() \
                << " devices): GPU tests skipped"
 
-// Whether gpu:wgmma_implicit_gemm runs here (an sm_90 GPU and the build's sm_90a code).
-bool wgmma_here() {
+// Whether gpu:wgmma_implicit_gemm runs here (an sm_90 GPU and the build's sm_90a code): its
+// check() of a problem it takes wherever it runs, with the reason when it does not.
+Status wgmma_status() {
   const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
+  if (!s) return Status{StatusCode::not_applicable, "no gpu:wgmma_implicit_gemm in this build"};
   const auto probe =
       parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
-  return s && probe && s->check(*probe).is_ok();
+  return probe ? s->check(*probe) : probe.status();
+}
+bool wgmma_here() {
+  return wgmma_status().is_ok();
 }
 
 }  // namespace
@@ -99,9 +104,7 @@ TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
     ASSERT_NE(s, nullptr) << id;
     const bool wgmma = std::string_view(id) == "gpu:wgmma_implicit_gemm";
     if (wgmma) {  // sm_90 only: elsewhere it declines every problem, saying why
-      const auto probe =
-          parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
-      if (const Status st = s->check(*probe); !st) {
+      if (const Status st = wgmma_status(); !st) {
         std::printf("%-28s declines here: %s\n", id, st.message().c_str());
         continue;
       }

@@ -22,6 +22,7 @@ struct Geometry {
   std::int64_t in_spatial() const { return id * ih * iw; }
   std::int64_t out_spatial() const { return od * oh * ow; }
   std::int64_t taps() const { return kd * kh * kw; }
+  bool operator==(const Geometry&) const = default;
 };
 
 inline Geometry geometry(const Problem& p) {

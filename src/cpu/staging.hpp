@@ -25,6 +25,7 @@ struct Padding {
 struct Sizes5 {
   std::int64_t n, c, d, h, w;
   std::int64_t elements() const { return n * c * d * h * w; }
+  bool operator==(const Sizes5&) const = default;
 };
 Sizes5 sizes5(const TensorDesc& t);
 Sizes5 padded(const Sizes5& s, const Padding& p);

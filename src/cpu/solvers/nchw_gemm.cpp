@@ -4,9 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -79,6 +77,9 @@ void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
 struct ColumnTables {
   std::vector<std::int64_t> gather, scatter, depth_at;
   std::int64_t in_group = 0;
+  // > 0: depth_at[d] = d * depth_stride (1x1: rows a plane apart), so the kernel may read a dense
+  // panel in place (nchw_gemm_entry.hpp: Args::depth_stride); 0 beyond 1x1.
+  std::int64_t depth_stride = 0;
   bool covers_dx = true;  // backward-data: every dx pixel is some column's (else zero the rest)
 };
 
@@ -116,6 +117,7 @@ ColumnTables column_tables(const Geometry& G, bool fwd, bool one_by_one, const S
     t.covers_dx = found == G.in_spatial();
     const std::int64_t plane = fwd ? G.in_spatial() : G.out_spatial();
     for (std::int64_t d = 0; d < depth; ++d) t.depth_at.push_back(d * plane);
+    t.depth_stride = plane;
     t.in_group = depth * plane;
   }
   identity.resize(pixels.size());
@@ -131,10 +133,13 @@ ColumnTables column_tables(const Geometry& G, bool fwd, bool one_by_one, const S
 // other thread waiting.
 const ColumnTables& cached_column_tables(const Geometry& G, bool fwd, bool one_by_one,
                                          const Sizes5& xs) {
-  using Key = std::array<std::int64_t, 27>;
-  const Key key{G.n,  G.g,  G.cg, G.kg, G.id, G.ih,       G.iw, G.od, G.oh,
-                G.ow, G.kd, G.kh, G.kw, G.sd, G.sh,       G.sw, G.dd, G.dh,
-                G.dw, G.pd, G.ph, G.pw, fwd,  one_by_one, xs.d, xs.h, xs.w};
+  struct Key {
+    Geometry G;
+    bool fwd, one_by_one;
+    Sizes5 xs;
+    bool operator==(const Key&) const = default;
+  };
+  const Key key{G, fwd, one_by_one, xs};
   thread_local std::optional<Key> last;
   thread_local ColumnTables tables;
   if (last != key) {
@@ -314,7 +319,7 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.n = G.n, a.g = G.g, a.m = gemm_rows(G, fwd), a.depth = depth;
   a.columns = G.out_spatial(), a.in_group = cols.in_group, a.depth_at = cols.depth_at.data();
   a.gather = cols.gather.data(), a.scatter = cols.scatter.data();
-  a.depth_stride = one_by_one(p) ? (fwd ? G.in_spatial() : G.out_spatial()) : 0;
+  a.depth_stride = cols.depth_stride;
   a.a = filter, a.panels = panels, a.panels_per_block = Q;
   a.in = fwd ? x : y, a.out = fwd ? y : x;
   a.out_plane = fwd ? G.out_spatial() : G.in_spatial();
