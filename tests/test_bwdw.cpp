@@ -1,7 +1,7 @@
-// cpu:bwdw's own shapes, beyond what the property test draws: channel counts that fill no
-// vector, groups, stride, dilation, asymmetric padding, the C = 3 first layer, 3D, 1x1 on both
-// layouts (the channels-first path), batch 1 with a large dW, many rows (row slices); each in
-// f32 and bf16, verified against the fp64 reference. Also: the same bits on every run and for
+// cpu:bwdw's and cpu:bwdw_rows's own shapes, beyond what the property test draws: channel counts
+// that fill no vector, groups, stride, dilation, asymmetric padding, the C = 3 first layer, 3D, 1x1
+// on both layouts (the channels-first path), batch 1 with a large dW, many rows (row slices); each
+// in f32 and bf16, verified against the fp64 reference. Also: the same bits on every run and for
 // every thread count (work split and partial sums in a fixed order).
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -29,6 +29,10 @@ constexpr const char* kShapes[] = {
     "mb1ic256ih3oc96oh3kh3ph1",                        // batch 1, large dW, few pixels
     "mb3ic16ih40oc16oh40kh1",                          // small dW, many rows: row slices
     "mb1ic64ih20oc13oh20kh3ph1",                       // K below one tile
+    // cpu:bwdw_rows: chunks of rows across od and images, rows of 24 (a masked tail), 3D taps
+    "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1",
+    // width stride 3 with dilation: column phases, a tap's phase offset beyond one phase width
+    "mb2ic5ih17iw40oc9oh7ow12kh3kw4sh2sw3dh1dw2ph1pw2",
 };
 
 std::vector<Problem> problems() {
@@ -51,7 +55,7 @@ std::vector<Problem> problems() {
 
 TEST(Bwdw, OwnShapesMatchTheReference) {
   int ran = 0;
-  for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx2"}) {
+  for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx2", "cpu:bwdw_rows:avx512"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     for (const Problem& p : problems()) {
@@ -79,33 +83,35 @@ TEST(Bwdw, OwnShapesMatchTheReference) {
 
 TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
   for (const char* text :
-       {"mb3ic16ih40oc16oh40kh1", "mb1ic3ih32oc64oh16kh7sh2ph3", "mb2ic64ih12oc96oh12kh3ph1"}) {
-    auto p = parse_problem(text);
-    ASSERT_TRUE(p.is_ok()) << text;
-    p->direction = Direction::backward_weights;
-    const Solver* s = find_solver("cpu:bwdw:avx512");
-    if (!s->check(*p)) s = find_solver("cpu:bwdw:avx2");
-    if (!s->check(*p)) GTEST_SKIP() << "no AVX2 here";
-    TrialTensors t(*p);
-    fill_inputs(*p, t, 3, FillMode::uniform);
-    std::vector<std::byte> ws(*s->workspace_bytes(*p));
-    auto plan = s->plan(*p);
-    ASSERT_TRUE(plan.is_ok());
-    const TensorView& dw = t.view().w;
-    const std::size_t bytes = static_cast<std::size_t>(dw.desc.elements()) * sizeof(float);
-    std::vector<std::byte> reference;
-    const int threads = omp_get_max_threads();
-    for (int n : {1, 2, 3, 2}) {
-      omp_set_num_threads(n);
-      ASSERT_TRUE(s->run(**plan, t.view(), ws).is_ok());
-      std::vector<std::byte> got(bytes);
-      std::memcpy(got.data(), dw.data, bytes);
-      if (reference.empty())
-        reference = got;
-      else
-        EXPECT_EQ(std::memcmp(reference.data(), got.data(), bytes), 0)
-            << text << ": different bits with " << n << " threads";
+       {"mb3ic16ih40oc16oh40kh1", "mb1ic3ih32oc64oh16kh7sh2ph3", "mb2ic64ih12oc96oh12kh3ph1",
+        "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1"})
+    for (const bool rows : {false, true}) {
+      auto p = parse_problem(text);
+      ASSERT_TRUE(p.is_ok()) << text;
+      p->direction = Direction::backward_weights;
+      const Solver* s = find_solver(rows ? "cpu:bwdw_rows:avx512" : "cpu:bwdw:avx512");
+      if (!rows && !s->check(*p)) s = find_solver("cpu:bwdw:avx2");
+      if (!s->check(*p)) continue;  // this CPU (or CONVGUARD_CPU_ISA) lacks the ISA
+      TrialTensors t(*p);
+      fill_inputs(*p, t, 3, FillMode::uniform);
+      std::vector<std::byte> ws(*s->workspace_bytes(*p));
+      auto plan = s->plan(*p);
+      ASSERT_TRUE(plan.is_ok());
+      const TensorView& dw = t.view().w;
+      const std::size_t bytes = static_cast<std::size_t>(dw.desc.elements()) * sizeof(float);
+      std::vector<std::byte> reference;
+      const int threads = omp_get_max_threads();
+      for (int n : {1, 2, 3, 2}) {
+        omp_set_num_threads(n);
+        ASSERT_TRUE(s->run(**plan, t.view(), ws).is_ok());
+        std::vector<std::byte> got(bytes);
+        std::memcpy(got.data(), dw.data, bytes);
+        if (reference.empty())
+          reference = got;
+        else
+          EXPECT_EQ(std::memcmp(reference.data(), got.data(), bytes), 0)
+              << text << ": different bits with " << n << " threads";
+      }
+      omp_set_num_threads(threads);
     }
-    omp_set_num_threads(threads);
-  }
 }

@@ -4,6 +4,7 @@
 #include "convguard/registry.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bwdw.hpp"
+#include "cpu/solvers/bwdw_rows.hpp"
 #include "cpu/solvers/depthwise.hpp"
 #include "cpu/solvers/direct.hpp"
 #include "cpu/solvers/fft.hpp"
@@ -20,6 +21,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
+  static const cpu::BwdwRowsSolver bwdw_rows;
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -37,6 +39,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,
+      &bwdw_rows,
       &nchw_gemm_avx512,
       &nchw_gemm_avx2,
       &implicit_gemm_avx512,

@@ -1,0 +1,132 @@
+#include "cpu/solvers/bwdw_rows.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/isa.hpp"
+#include "cpu/solvers/bwdw_rows_entry.hpp"
+
+namespace convguard::cpu {
+namespace {
+
+using detail::Geometry;
+
+std::int64_t output_rows(const Geometry& G) {
+  return G.n * G.od * G.oh;
+}
+std::int64_t filter_columns(const Geometry& G) {
+  return G.cg * G.taps();
+}
+
+// Output rows per chunk: about 8192 pixels each (a chunk's partial sums are one dW), but no more
+// chunks than 64 MiB of partial sums hold. Fixed by the problem alone, so the sums (in chunk
+// order) do not depend on the thread count.
+std::int64_t rows_per_chunk(const Geometry& G) {
+  const std::int64_t rows = output_rows(G), dw = G.g * G.kg * filter_columns(G);
+  const std::int64_t most_chunks = std::max<std::int64_t>(1, (std::int64_t{16} << 20) / dw);
+  const std::int64_t by_pixels = (8192 + G.ow - 1) / G.ow;
+  return std::max(by_pixels, (rows + most_chunks - 1) / most_chunks);
+}
+std::int64_t chunks(const Geometry& G) {
+  const std::int64_t per = rows_per_chunk(G);
+  return (output_rows(G) + per - 1) / per;
+}
+
+// x's width after the phase split: sw phases of ceil(padded width / sw) columns.
+std::int64_t phase_width(const Geometry& G, const Sizes5& xs) {
+  return (xs.w + G.sw - 1) / G.sw;
+}
+
+// Staged (padded, channels-first) x into sw column phases: phase ph's column q is x's column
+// q * sw + ph (zero past the padded width).
+void split_phases(const Geometry& G, const float* x, const Sizes5& xs, float* to) {
+  const std::int64_t q = phase_width(G, xs), rows = xs.d * xs.h, planes = xs.n * xs.c;
+#pragma omp parallel for collapse(2)
+  for (std::int64_t plane = 0; plane < planes; ++plane)
+    for (std::int64_t ph = 0; ph < G.sw; ++ph)
+      for (std::int64_t row = 0; row < rows; ++row) {
+        const float* from = x + (plane * rows + row) * xs.w;
+        float* out = to + ((plane * G.sw + ph) * rows + row) * q;
+        for (std::int64_t col = 0; col < q; ++col) {
+          const std::int64_t w = col * G.sw + ph;
+          out[col] = w < xs.w ? from[w] : 0.0f;
+        }
+      }
+}
+
+}  // namespace
+
+Status BwdwRowsSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (auto s = require_isa(Isa::avx512); !s) return s;
+  if (p.direction != Direction::backward_weights)
+    return not_applicable(
+        "backward-weights only (forward and backward-data: cpu:nchw_gemm, cpu:implicit_gemm)");
+  return Status::ok();
+}
+
+StagingSpec BwdwRowsSolver::staging(const Problem& p) const {
+  // Channels-first everywhere: x zero-padded (masked loads never read past a row, so x may be
+  // the caller's own when there is no padding), dy read in place when it is dense fp32, dW
+  // written as [K][Cg][taps] (in place for such a caller).
+  return StagingSpec{Order::channels_first, Order::channels_first, forward_padding(p), false};
+}
+
+void BwdwRowsSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  const Geometry G = detail::geometry(p);
+  const std::int64_t parts = chunks(G);
+  layout.add(parts > 1 ? parts * G.g * G.kg * filter_columns(G) : 0);  // partial sums
+  layout.add(2 * filter_columns(G));                                   // tap offsets (int64)
+  const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
+  layout.add(G.sw > 1 ? xs.n * xs.c * G.sw * xs.d * xs.h * phase_width(G, xs) : 0);
+}
+
+Status BwdwRowsSolver::compute(const Problem&, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const {
+  const Geometry& G = t.geo;
+  const std::int64_t parts = chunks(G), columns = filter_columns(G);
+  float* partial = parts > 1 ? layout.get(ws, first_scratch) : t.w;
+  auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
+  const float* x = t.x;
+  const std::int64_t q = G.sw > 1 ? phase_width(G, t.xs) : t.xs.w;
+  if (G.sw > 1) {
+    float* phases = layout.get(ws, first_scratch + 2);
+    split_phases(G, t.x, t.xs, phases);
+    x = phases;
+  }
+  // Column j = (c, kd, kh, kw): channel c's phase of kw's column, rows kd and kh down, kw's
+  // whole phase columns along.
+  const std::int64_t rows = t.xs.d * t.xs.h, channel = G.sw * rows * q;
+  for (std::int64_t c = 0, j = 0; c < G.cg; ++c)
+    for (std::int64_t kd = 0; kd < G.kd; ++kd)
+      for (std::int64_t kh = 0; kh < G.kh; ++kh)
+        for (std::int64_t kw = 0; kw < G.kw; ++kw, ++j) {
+          const std::int64_t col = kw * G.dw;
+          tap_at[j] = c * channel + (col % G.sw) * rows * q + (kd * G.dd * t.xs.h + kh * G.dh) * q +
+                      col / G.sw;
+        }
+  bwdw_rows::Args a{};
+  a.n = G.n, a.g = G.g, a.kg = G.kg, a.columns = columns;
+  a.od = G.od, a.oh = G.oh, a.ow = G.ow;
+  a.x_group = G.cg * channel;
+  a.x_step_d = G.sd * t.xs.h * q, a.x_step_h = G.sh * q;
+  a.tap_at = tap_at, a.x = x, a.dy = t.y;
+  a.rows_per_chunk = rows_per_chunk(G);
+  a.partial = partial;
+  bwdw_rows::run_avx512(a);
+  if (parts > 1) {
+    const std::int64_t size = G.g * G.kg * columns;
+#pragma omp parallel for
+    for (std::int64_t i = 0; i < size; ++i) {
+      float sum = partial[i];
+      for (std::int64_t c = 1; c < parts; ++c) sum += partial[c * size + i];
+      t.w[i] = sum;
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

@@ -1,0 +1,31 @@
+// Entry point of cpu:bwdw_rows's AVX-512 kernel file (bwdw_rows_avx512.cpp). Plain structs and
+// pointers only: the kernel file is compiled with -mavx512f, and a library template used there
+// could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
+#pragma once
+
+#include <cstdint>
+
+namespace convguard::cpu::bwdw_rows {
+
+// Backward-weights on channels-first x (zero-padded, and split into sw column phases when the
+// width stride sw > 1, so that every tap's inputs along an output row are one contiguous run) and
+// channels-first dy, per chunk of output rows:
+//   partial[chunk][grp][k][j] = sum over the chunk's output rows r and columns ow of
+//                               dy[row r of (grp, k)][ow] * x[x_row(r) + tap_at[j] + ow]
+// where j = c * taps + tap is a filter column of the group (its channel and its tap), r runs over
+// the n, od, oh of the output flattened, and x_row(r) is the first element of that row's windows
+// relative to its image and group.
+struct Args {
+  std::int64_t n, g, kg, columns;   // images, groups, output channels and filter columns per group
+  std::int64_t od, oh, ow;          // output sizes
+  std::int64_t x_group;             // elements of x per (image, group)
+  std::int64_t x_step_d, x_step_h;  // x elements between consecutive od and oh
+  const std::int64_t* tap_at;       // per filter column j: its offset from x_row(r)
+  const float* x;
+  const float* dy;
+  std::int64_t rows_per_chunk;  // output rows per chunk (fixed by the problem)
+  float* partial;               // [chunks][g][kg][columns]
+};
+void run_avx512(const Args& a);
+
+}  // namespace convguard::cpu::bwdw_rows
