@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cpu/isa.hpp"
+#include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bwdw_rows_entry.hpp"
 
 namespace convguard::cpu {
@@ -116,6 +117,10 @@ Status BwdwRowsSolver::compute(const Problem&, const StagedTensors& t, std::span
   a.tap_at = tap_at, a.x = x, a.dy = t.y;
   a.rows_per_chunk = rows_per_chunk(G);
   a.partial = partial;
+  struct LaneSums;  // the kernel's per-thread tile sums, aligned to 64 bytes here
+  float* sums = reusable_scratch<LaneSums, float>(
+      static_cast<std::size_t>(omp_get_max_threads() * bwdw_rows::kLaneSumFloats + 16));
+  a.lane_sums = sums + (16 - reinterpret_cast<std::uintptr_t>(sums) / 4 % 16) % 16;
   bwdw_rows::run_avx512(a);
   if (parts > 1) {
     const std::int64_t size = G.g * G.kg * columns;

@@ -3,10 +3,11 @@
 // A register tile of 4 output channels x 6 filter columns keeps 24 vector accumulators of lane
 // sums; a step of 16 output pixels loads 4 dy vectors and 6 x vectors (both contiguous along the
 // output row, the last of a row masked) for 24 FMAs. Work items are (chunk, group, 16 output
-// channels, 48 filter columns); an item takes its chunk's rows in blocks of about 512 pixels and
+// channels, 48 filter columns); an item takes its chunk's rows in blocks of 512 pixels and
 // within a block its 32 tiles in turn, so the block's rows are read from memory once and by the
 // other tiles from cache. The tiles' lane sums wait in a 48 KB buffer between blocks and are
-// summed across lanes once per chunk.
+// summed across lanes once per chunk. (Tried, no faster: items up to 96 columns of equal width,
+// and the columns as the outer tile loop.)
 #include <immintrin.h>
 #include <omp.h>
 
@@ -27,6 +28,7 @@ constexpr int kTilesK = 4, kTilesJ = 8;   // tiles per work item
 constexpr int kItemK = kRowsK * kTilesK;  // 16 output channels
 constexpr int kItemJ = kColsJ * kTilesJ;  // 48 filter columns
 constexpr int kTileFloats = kRowsK * kColsJ * 16;
+static_assert(kTilesK * kTilesJ * kTileFloats == kLaneSumFloats);
 constexpr int kBlockSteps = 32;  // vector steps per block: 512 pixels
 
 // One vector step of a block: 16 (or, at a row's end, fewer) consecutive output pixels of one
@@ -128,7 +130,7 @@ void run_avx512(const Args& a) {
   const std::int64_t kb = (a.kg + kItemK - 1) / kItemK, jb = (a.columns + kItemJ - 1) / kItemJ;
 #pragma omp parallel
   {
-    alignas(64) float acc[kTilesK * kTilesJ * kTileFloats];
+    float* acc = a.lane_sums + omp_get_thread_num() * kLaneSumFloats;
     Step steps[kBlockSteps];
 #pragma omp for schedule(dynamic) collapse(4)
     for (std::int64_t chunk = 0; chunk < chunks; ++chunk)
@@ -138,7 +140,7 @@ void run_avx512(const Args& a) {
             const std::int64_t k_first = kblk * kItemK, k_end = smaller(k_first + kItemK, a.kg);
             const std::int64_t j_first = jblk * kItemJ;
             const std::int64_t j_end = smaller(j_first + kItemJ, a.columns);
-            std::memset(acc, 0, sizeof(acc));
+            std::memset(acc, 0, sizeof(float) * kLaneSumFloats);
             const std::int64_t r_end = smaller((chunk + 1) * a.rows_per_chunk, rows);
             StepCursor cursor(a, chunk * a.rows_per_chunk, r_end);
             for (int count; (count = cursor.next_block(steps)) > 0;) {

@@ -25,7 +25,12 @@ struct Args {
   const float* dy;
   std::int64_t rows_per_chunk;  // output rows per chunk (fixed by the problem)
   float* partial;               // [chunks][g][kg][columns]
+  // Per thread (omp_get_max_threads()), kLaneSumFloats each, 64-byte aligned: a work item's tiles'
+  // lane sums between blocks (48 KB: kept off the stack of a caller's thread).
+  float* lane_sums;
 };
+// 4 x 8 register tiles of 4 x 6 vectors of 16 lanes (bwdw_rows_avx512.cpp).
+constexpr std::int64_t kLaneSumFloats = 4 * 8 * 4 * 6 * 16;
 void run_avx512(const Args& a);
 
 }  // namespace convguard::cpu::bwdw_rows
