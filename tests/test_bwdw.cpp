@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "convguard/canonical.hpp"
+#include "convguard/dtype.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "random_problem.hpp"
 
 using namespace convguard;
 
@@ -55,13 +57,18 @@ std::vector<Problem> problems() {
 
 TEST(Bwdw, OwnShapesMatchTheReference) {
   int ran = 0;
-  for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx2", "cpu:bwdw_rows:avx512"}) {
+  for (const char* id :
+       {"cpu:bwdw:avx512", "cpu:bwdw:avx2", "cpu:bwdw_rows:avx512", "cpu:bwdw_rows:avx512_bf16"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
+    const bool bf16_in_place = std::string(id).ends_with("_bf16");
     for (const Problem& p : problems()) {
       const Status st = s->check(p);
       if (!st) {
-        EXPECT_NE(st.message().find("CONVGUARD_CPU_ISA"), std::string::npos)
+        // The bf16 variant takes dense channels-first bf16 only; every other decline is the ISA's.
+        const bool theirs = bf16_in_place && (p.dtype != DType::bf16 || p.x_layout != Layout::nchw);
+        EXPECT_TRUE(theirs || st.message().find("CONVGUARD_CPU_ISA") != std::string::npos ||
+                    st.message().find("this CPU does not have") != std::string::npos)
             << id << " declined " << to_canonical(p) << ": " << st.message();
         continue;
       }
@@ -85,12 +92,14 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
   for (const char* text :
        {"mb3ic16ih40oc16oh40kh1", "mb1ic3ih32oc64oh16kh7sh2ph3", "mb2ic64ih12oc96oh12kh3ph1",
         "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1"})
-    for (const bool rows : {false, true}) {
+    for (const char* id :
+         {"cpu:bwdw:avx512", "cpu:bwdw_rows:avx512", "cpu:bwdw_rows:avx512_bf16"}) {
       auto p = parse_problem(text);
       ASSERT_TRUE(p.is_ok()) << text;
       p->direction = Direction::backward_weights;
-      const Solver* s = find_solver(rows ? "cpu:bwdw_rows:avx512" : "cpu:bwdw:avx512");
-      if (!rows && !s->check(*p)) s = find_solver("cpu:bwdw:avx2");
+      if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
+      const Solver* s = find_solver(id);
+      if (std::string(id) == "cpu:bwdw:avx512" && !s->check(*p)) s = find_solver("cpu:bwdw:avx2");
       if (!s->check(*p)) continue;  // this CPU (or CONVGUARD_CPU_ISA) lacks the ISA
       TrialTensors t(*p);
       fill_inputs(*p, t, 3, FillMode::uniform);
@@ -98,7 +107,7 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
       auto plan = s->plan(*p);
       ASSERT_TRUE(plan.is_ok());
       const TensorView& dw = t.view().w;
-      const std::size_t bytes = static_cast<std::size_t>(dw.desc.elements()) * sizeof(float);
+      const std::size_t bytes = static_cast<std::size_t>(dw.desc.elements()) * size_of(p->dtype);
       std::vector<std::byte> reference;
       const int threads = omp_get_max_threads();
       for (int n : {1, 2, 3, 2}) {
@@ -114,4 +123,35 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
       }
       omp_set_num_threads(threads);
     }
+}
+
+// cpu:bwdw_rows:avx512_bf16 takes dense channels-first bf16 only, which the property sets draw
+// rarely: the general random problems (strides, dilation, padding, groups, 1D/2D/3D) made so.
+TEST(Bwdw, RowsBf16VerifiesOnRandomDenseProblems) {
+  const Solver* s = find_solver("cpu:bwdw_rows:avx512_bf16");
+  ASSERT_NE(s, nullptr);
+  int verified = 0;
+  std::string reason;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    Problem p = convguard::testing::random_problem(seed);
+    p.direction = Direction::backward_weights;
+    p.dtype = DType::bf16;
+    p.x_layout = p.y_layout = p.w_layout = Layout::nchw;
+    p.x_strides.clear(), p.y_strides.clear(), p.w_strides.clear();
+    if (const Status st = s->check(p); !st) {
+      reason = st.message();
+      if (reason.find("CPU") != std::string::npos) GTEST_SKIP() << reason;
+      continue;
+    }
+    TrialTensors t(p);
+    TrialOptions o;
+    o.fill = seed % 2 ? FillMode::integer : FillMode::uniform;
+    fill_inputs(p, t, seed, o.fill);
+    const TrialResult r = run_trial(*s, p, t, o);
+    ASSERT_TRUE(r.ran()) << r.status.to_string() << " " << to_canonical(p);
+    EXPECT_TRUE(r.verdict && r.verdict->ok)
+        << (r.verdict ? r.verdict->message : "") << " seed " << seed << " " << to_canonical(p);
+    ++verified;
+  }
+  EXPECT_GE(verified, 60) << reason;
 }

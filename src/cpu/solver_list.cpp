@@ -21,7 +21,8 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
-  static const cpu::BwdwRowsSolver bwdw_rows;
+  static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
+  static const cpu::BwdwRowsSolver bwdw_rows(false);
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -39,6 +40,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bf16_direct,
       &bwdw_avx512,
       &bwdw_avx2,
+      &bwdw_rows_bf16,
       &bwdw_rows,
       &nchw_gemm_avx512,
       &nchw_gemm_avx2,

@@ -4,8 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
+#include "convguard/dtype.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bwdw_rows_entry.hpp"
@@ -41,24 +43,48 @@ std::int64_t phase_width(const Geometry& G, const Sizes5& xs) {
   return (xs.w + G.sw - 1) / G.sw;
 }
 
-// Staged (padded, channels-first) x into sw column phases: phase ph's column q is x's column
-// q * sw + ph (zero past the padded width).
-void split_phases(const Geometry& G, const float* x, const Sizes5& xs, float* to) {
+// Channels-first x (sizes s) zero-padded by `pad` to xs and split into sw column phases: phase
+// ph's column q is the padded x's column q * sw + ph (zero past the padded width). Serves the
+// fp32 variant (x already padded by the staging, pad empty) and the bf16 one (the caller's x).
+template <class T>
+void padded_phases(const Geometry& G, const T* x, const Sizes5& s, const Padding& pad,
+                   const Sizes5& xs, T* to) {
   const std::int64_t q = phase_width(G, xs), rows = xs.d * xs.h, planes = xs.n * xs.c;
 #pragma omp parallel for collapse(2)
   for (std::int64_t plane = 0; plane < planes; ++plane)
     for (std::int64_t ph = 0; ph < G.sw; ++ph)
       for (std::int64_t row = 0; row < rows; ++row) {
-        const float* from = x + (plane * rows + row) * xs.w;
-        float* out = to + ((plane * G.sw + ph) * rows + row) * q;
+        T* out = to + ((plane * G.sw + ph) * rows + row) * q;
+        const std::int64_t d = row / xs.h - pad.begin[0], h = row % xs.h - pad.begin[1];
+        if (d < 0 || d >= s.d || h < 0 || h >= s.h) {
+          std::fill(out, out + q, T{});
+          continue;
+        }
+        const T* from = x + ((plane * s.d + d) * s.h + h) * s.w;
         for (std::int64_t col = 0; col < q; ++col) {
-          const std::int64_t w = col * G.sw + ph;
-          out[col] = w < xs.w ? from[w] : 0.0f;
+          const std::int64_t w = col * G.sw + ph - pad.begin[2];
+          out[col] = w >= 0 && w < s.w ? from[w] : T{};
         }
       }
 }
 
+// bf16's x is the caller's own unless it needs padding or a phase split.
+bool copies_bf16_x(const Problem& p) {
+  const Padding pad = forward_padding(p);
+  bool padded = false;
+  for (int d = 0; d < 3; ++d) padded = padded || pad.begin[d] || pad.end[d];
+  return padded || p.stride[2] > 1;
+}
+
+bool one_by_one(const Problem& p) {
+  return p.filter == Dims3{1, 1, 1};
+}
+
 }  // namespace
+
+std::string_view BwdwRowsSolver::id() const {
+  return bf16_ ? "cpu:bwdw_rows:avx512_bf16" : "cpu:bwdw_rows:avx512";
+}
 
 Status BwdwRowsSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
@@ -66,37 +92,64 @@ Status BwdwRowsSolver::check(const Problem& p) const {
   if (p.direction != Direction::backward_weights)
     return not_applicable(
         "backward-weights only (forward and backward-data: cpu:nchw_gemm, cpu:implicit_gemm)");
+  if (bf16_) {
+    if (!__builtin_cpu_supports("avx512bf16"))
+      return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+    if (p.dtype != DType::bf16)
+      return not_applicable("bf16 problems only (fp32: cpu:bwdw_rows:avx512)");
+    // Read and written in place: dy and dW as the caller holds them, x copied only to pad it.
+    if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
+        !p.y_strides.empty() || !p.w_strides.empty())
+      return not_applicable(
+          "bf16 in place needs dense channels-first x and dy and a dense filter (else "
+          "cpu:bf16_direct, or cpu:bwdw_rows:avx512 on fp32 staging)");
+    if (p.w_layout != Layout::nchw && !one_by_one(p))
+      return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
+  }
   return Status::ok();
 }
 
 StagingSpec BwdwRowsSolver::staging(const Problem& p) const {
   // Channels-first everywhere: x zero-padded (masked loads never read past a row, so x may be
   // the caller's own when there is no padding), dy read in place when it is dense fp32, dW
-  // written as [K][Cg][taps] (in place for such a caller).
-  return StagingSpec{Order::channels_first, Order::channels_first, forward_padding(p), false};
+  // written as [K][Cg][taps] (in place for such a caller). bf16 stages nothing: x_pad then only
+  // sizes the padded copy compute() makes.
+  StagingSpec spec{Order::channels_first, Order::channels_first, forward_padding(p), false};
+  spec.stage = !bf16_;
+  return spec;
 }
 
 void BwdwRowsSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
-  const std::int64_t parts = chunks(G);
-  layout.add(parts > 1 ? parts * G.g * G.kg * filter_columns(G) : 0);  // partial sums
-  layout.add(2 * filter_columns(G));                                   // tap offsets (int64)
+  const std::int64_t parts = chunks(G), dw = G.g * G.kg * filter_columns(G);
+  // Partial sums per chunk (fp32 with one chunk writes dW directly).
+  layout.add(parts > 1 || bf16_ ? parts * dw : 0);
+  layout.add(2 * filter_columns(G));  // tap offsets (int64)
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  layout.add(G.sw > 1 ? xs.n * xs.c * G.sw * xs.d * xs.h * phase_width(G, xs) : 0);
+  const std::int64_t phased = xs.n * xs.c * G.sw * xs.d * xs.h * phase_width(G, xs);
+  if (bf16_)
+    layout.add(copies_bf16_x(p) ? (phased + 1) / 2 : 0);
+  else
+    layout.add(G.sw > 1 ? phased : 0);
 }
 
-Status BwdwRowsSolver::compute(const Problem&, const StagedTensors& t, std::span<std::byte> ws,
+Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const std::int64_t parts = chunks(G), columns = filter_columns(G);
-  float* partial = parts > 1 ? layout.get(ws, first_scratch) : t.w;
+  float* partial = parts > 1 || bf16_ ? layout.get(ws, first_scratch) : t.w;
   auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
-  const float* x = t.x;
+  const void* x = bf16_ ? t.caller->x.data : t.x;
   const std::int64_t q = G.sw > 1 ? phase_width(G, t.xs) : t.xs.w;
-  if (G.sw > 1) {
-    float* phases = layout.get(ws, first_scratch + 2);
-    split_phases(G, t.x, t.xs, phases);
-    x = phases;
+  if (bf16_ && copies_bf16_x(p)) {
+    auto* copy = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 2));
+    padded_phases(G, static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),
+                  forward_padding(p), t.xs, copy);
+    x = copy;
+  } else if (!bf16_ && G.sw > 1) {
+    float* copy = layout.get(ws, first_scratch + 2);
+    padded_phases(G, t.x, t.xs, Padding{}, t.xs, copy);
+    x = copy;
   }
   // Column j = (c, kd, kh, kw): channel c's phase of kw's column, rows kd and kh down, kw's
   // whole phase columns along.
@@ -114,21 +167,28 @@ Status BwdwRowsSolver::compute(const Problem&, const StagedTensors& t, std::span
   a.od = G.od, a.oh = G.oh, a.ow = G.ow;
   a.x_group = G.cg * channel;
   a.x_step_d = G.sd * t.xs.h * q, a.x_step_h = G.sh * q;
-  a.tap_at = tap_at, a.x = x, a.dy = t.y;
+  a.tap_at = tap_at, a.x = x, a.dy = bf16_ ? t.caller->y.data : t.y;
   a.rows_per_chunk = rows_per_chunk(G);
   a.partial = partial;
   struct LaneSums;  // the kernel's per-thread tile sums, aligned to 64 bytes here
   float* sums = reusable_scratch<LaneSums, float>(
       static_cast<std::size_t>(omp_get_max_threads() * bwdw_rows::kLaneSumFloats + 16));
   a.lane_sums = sums + (16 - reinterpret_cast<std::uintptr_t>(sums) / 4 % 16) % 16;
-  bwdw_rows::run_avx512(a);
-  if (parts > 1) {
+  if (bf16_)
+    bwdw_rows::run_bf16_avx512(a);
+  else
+    bwdw_rows::run_avx512(a);
+  if (parts > 1 || bf16_) {
     const std::int64_t size = G.g * G.kg * columns;
+    auto* w16 = static_cast<std::uint16_t*>(t.caller->w.data);
 #pragma omp parallel for
     for (std::int64_t i = 0; i < size; ++i) {
       float sum = partial[i];
       for (std::int64_t c = 1; c < parts; ++c) sum += partial[c * size + i];
-      t.w[i] = sum;
+      if (bf16_)
+        w16[i] = float_to_bfloat(sum);
+      else
+        t.w[i] = sum;
     }
   }
   return Status::ok();

@@ -1,5 +1,5 @@
-// cpu:bwdw_rows:avx512 — backward-weights as dot products along output rows, on channels-first x
-// and dy (NCHW callers' tensors, dy read in place):
+// cpu:bwdw_rows:{avx512,avx512_bf16} — backward-weights as dot products along output rows, on
+// channels-first x and dy (NCHW callers' tensors, dy read in place):
 //   dW[k][c][tap] = sum over output rows r and columns ow of dy[k][r][ow] * x[c][r@tap + ow]
 // x is zero-padded (staging) and, for a width stride sw > 1, split into sw column phases, so that
 // every tap's inputs along an output row are one contiguous run: the vectors run along the output
@@ -18,7 +18,11 @@ namespace convguard::cpu {
 
 class BwdwRowsSolver final : public StagedSolver {
  public:
-  std::string_view id() const override { return "cpu:bwdw_rows:avx512"; }
+  // bf16: the vdpbf16ps variant (AVX512_BF16), reading and writing the caller's dense
+  // channels-first bf16 tensors with nothing staged (x copied only where it needs padding or a
+  // phase split) and rounding each dW element once; else fp32 on the staging's buffers.
+  explicit BwdwRowsSolver(bool bf16) : bf16_(bf16) {}
+  std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
  protected:
@@ -26,6 +30,9 @@ class BwdwRowsSolver final : public StagedSolver {
   void scratch(const Problem& p, WorkspaceLayout& layout) const override;
   [[nodiscard]] Status compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                const WorkspaceLayout& layout, int first_scratch) const override;
+
+ private:
+  bool bf16_;
 };
 
 }  // namespace convguard::cpu

@@ -1,4 +1,4 @@
-// Entry point of cpu:bwdw_rows's AVX-512 kernel file (bwdw_rows_avx512.cpp). Plain structs and
+// Entry points of cpu:bwdw_rows's AVX-512 kernel files (bwdw_rows_kernels.hpp). Plain structs and
 // pointers only: the kernel file is compiled with -mavx512f, and a library template used there
 // could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
@@ -21,8 +21,8 @@ struct Args {
   std::int64_t x_group;             // elements of x per (image, group)
   std::int64_t x_step_d, x_step_h;  // x elements between consecutive od and oh
   const std::int64_t* tap_at;       // per filter column j: its offset from x_row(r)
-  const float* x;
-  const float* dy;
+  const void* x;                    // fp32, or bf16 bits (run_bf16_avx512)
+  const void* dy;
   std::int64_t rows_per_chunk;  // output rows per chunk (fixed by the problem)
   float* partial;               // [chunks][g][kg][columns]
   // Per thread (omp_get_max_threads()), kLaneSumFloats each, 64-byte aligned: a work item's tiles'
@@ -32,5 +32,6 @@ struct Args {
 // 4 x 8 register tiles of 4 x 6 vectors of 16 lanes (bwdw_rows_avx512.cpp).
 constexpr std::int64_t kLaneSumFloats = 4 * 8 * 4 * 6 * 16;
 void run_avx512(const Args& a);
+void run_bf16_avx512(const Args& a);
 
 }  // namespace convguard::cpu::bwdw_rows
