@@ -1,5 +1,7 @@
 #include "cpu/staged_solver.hpp"
 
+#include <string>
+
 namespace convguard::cpu {
 
 Padding forward_padding(const Problem& p) {
@@ -13,6 +15,23 @@ Padding forward_padding(const Problem& p) {
     pad.end[d] = std::max<std::int64_t>(0, need);
   }
   return pad;
+}
+
+Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant) {
+  if (!__builtin_cpu_supports("avx512bf16"))
+    return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+  if (p.dtype != DType::bf16)
+    return not_applicable("bf16 problems only (fp32: " + std::string(fp32_variant) + ")");
+  if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
+      !p.y_strides.empty() || !p.w_strides.empty())
+    return not_applicable(
+        "bf16 in place needs dense channels-first x and y and a dense filter (channels-last: "
+        "cpu:bf16_direct; else " +
+        std::string(fp32_variant) + " on fp32 staging)");
+  // A dense 1x1 filter is [K][Cg] in either layout.
+  if (p.filter != Dims3{1, 1, 1} && p.w_layout != Layout::nchw)
+    return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
+  return Status::ok();
 }
 
 void StagedSolver::scratch(const Problem&, WorkspaceLayout&) const {}

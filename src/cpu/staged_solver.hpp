@@ -71,4 +71,9 @@ class StagedSolver : public Solver {
 // Zero-padding that makes every window read of the forward pass land inside the buffer.
 Padding forward_padding(const Problem& p);
 
+// What the bf16 variants that read and write the caller's tensors in place (stage = false) take:
+// an AVX512_BF16 CPU, bf16 problems, dense channels-first x and y, a dense filter that is
+// channels-first beyond 1x1. Else not_applicable naming what is missing and `fp32_variant`.
+[[nodiscard]] Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant);
+
 }  // namespace convguard::cpu

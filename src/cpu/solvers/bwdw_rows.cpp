@@ -76,10 +76,6 @@ bool copies_bf16_x(const Problem& p) {
   return padded || p.stride[2] > 1;
 }
 
-bool one_by_one(const Problem& p) {
-  return p.filter == Dims3{1, 1, 1};
-}
-
 }  // namespace
 
 std::string_view BwdwRowsSolver::id() const {
@@ -92,20 +88,7 @@ Status BwdwRowsSolver::check(const Problem& p) const {
   if (p.direction != Direction::backward_weights)
     return not_applicable(
         "backward-weights only (forward and backward-data: cpu:nchw_gemm, cpu:implicit_gemm)");
-  if (bf16_) {
-    if (!__builtin_cpu_supports("avx512bf16"))
-      return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
-    if (p.dtype != DType::bf16)
-      return not_applicable("bf16 problems only (fp32: cpu:bwdw_rows:avx512)");
-    // Read and written in place: dy and dW as the caller holds them, x copied only to pad it.
-    if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
-        !p.y_strides.empty() || !p.w_strides.empty())
-      return not_applicable(
-          "bf16 in place needs dense channels-first x and dy and a dense filter (else "
-          "cpu:bf16_direct, or cpu:bwdw_rows:avx512 on fp32 staging)");
-    if (p.w_layout != Layout::nchw && !one_by_one(p))
-      return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
-  }
+  if (bf16_) return check_bf16_in_place(p, "cpu:bwdw_rows:avx512");
   return Status::ok();
 }
 

@@ -225,24 +225,11 @@ Status NchwGemmSolver::check(const Problem& p) const {
   if (auto s = require_isa(kernel_ == NchwGemmKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s)
     return s;
   if (kernel_ == NchwGemmKernel::bf16_avx512) {
-    if (!__builtin_cpu_supports("avx512bf16"))
-      return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
-    if (p.dtype != DType::bf16)
-      return not_applicable("bf16 problems only (fp32: cpu:nchw_gemm:avx512)");
-    // Read and written in place: x and y dense channels-first; a dense 1x1 filter is [K][Cg] in
-    // either layout.
-    if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||
-        !p.y_strides.empty() || !p.w_strides.empty())
-      return not_applicable(
-          "bf16 in place needs dense channels-first x and y and a dense filter "
-          "(channels-last: cpu:bf16_direct)");
+    if (auto s = check_bf16_in_place(p, "cpu:nchw_gemm:avx512"); !s) return s;
   }
   if (p.direction != Direction::forward && !one_by_one(p))
     return not_applicable(fmt::format("backward passes of 1x1 filters only (this one is {}x{}x{})",
                                       p.filter[0], p.filter[1], p.filter[2]));
-  // A bf16 filter is read in place: [K][Cg][taps] unless it is 1x1.
-  if (kernel_ == NchwGemmKernel::bf16_avx512 && !one_by_one(p) && p.w_layout != Layout::nchw)
-    return not_applicable("bf16 in place needs a channels-first filter beyond 1x1");
   // Each thread packs panels of the whole reduction: bounded so that one stays within 16 MiB.
   const Geometry G = detail::geometry(p);
   const std::int64_t depth = gemm_depth(G, p.direction == Direction::forward);
