@@ -63,10 +63,15 @@ void run(const Args& g) {
   using Word = typename P::Word;
   constexpr int MR = P::kRows, PB = P::kCols;
   const std::int64_t words = P::words(g.depth), total = g.n * g.columns;
-  const std::int64_t panels = (total + PB - 1) / PB, Q = g.panels_per_block;
+  const std::int64_t panels = (total + PB - 1) / PB, threads = omp_get_max_threads();
+  // Work items want to be at least 8 per thread. Fewer panels per block come first: an item packs
+  // its panels once for all its row blocks, while splitting the row blocks too (below) packs each
+  // panel once per split. A 32x32 first layer (16 panels, 27 rows) packed every panel 11 times.
+  std::int64_t Q = g.panels_per_block;
+  while (Q > 1 && g.g * ((panels + Q - 1) / Q) < 8 * threads) Q = (Q + 1) / 2;
   const std::int64_t blocks = (panels + Q - 1) / Q, mblocks = (g.m + MR - 1) / MR;
-  const std::int64_t base = g.g * blocks, threads = omp_get_max_threads();
-  // Row blocks are split too when there are few panel blocks (a 7x7 plane at batch 8 is 9
+  const std::int64_t base = g.g * blocks;
+  // Row blocks are split too when there are still few panel blocks (a 7x7 plane at batch 8 is 7
   // panels), so that every thread gets several items.
   std::int64_t chunks = lesser(mblocks, (8 * threads + base - 1) / base);
   if (chunks < 1) chunks = 1;
