@@ -118,23 +118,25 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
       for (std::int64_t e = 0; e < f.taps[2]; ++e)
         tap_at.push_back(source(0, a) * st[2] + source(1, b) * st[3] + source(2, e) * st[4]);
   const std::int64_t blocks = blocks16(O);
-  // One output channel (a lane) at a time: its taps and channel pairs are read in memory order.
+  // Each (block, tap) writes whole 64-byte lines (16 lanes of one channel pair) in order. One lane
+  // per iteration, as before, had the two threads write alternate words of the same lines: a
+  // backward-data filter of 16 input channels is one block, and its packing took a fifth of a
+  // 32x32 layer's time.
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t ob = 0; ob < blocks; ++ob)
-    for (std::int64_t lane = 0; lane < 16; ++lane) {
-      const std::int64_t o = ob * 16 + lane;
-      std::uint32_t* d = dst + ob * taps * I2 * 16 + lane;
-      for (std::int64_t tap = 0; tap < taps; ++tap) {
-        std::uint32_t* dt = d + tap * I2 * 16;
-        if (o >= O) {
-          for (std::int64_t i2 = 0; i2 < I2; ++i2) dt[i2 * 16] = 0;
-          continue;
+    for (std::int64_t tap = 0; tap < taps; ++tap) {
+      std::uint32_t* dt = dst + (ob * taps + tap) * I2 * 16;
+      for (std::int64_t i2 = 0; i2 < I2; ++i2)
+        for (std::int64_t lane = 0; lane < 16; ++lane) {
+          const std::int64_t o = ob * 16 + lane, i = 2 * i2;
+          std::uint32_t word = 0;
+          if (o < O) {
+            const std::uint16_t* src = w.data() + o * o_stride + tap_at[tap];
+            word = src[i * i_stride];
+            if (i + 1 < I) word |= std::uint32_t{src[(i + 1) * i_stride]} << 16;
+          }
+          dt[i2 * 16 + lane] = word;
         }
-        const std::uint16_t* src = w.data() + o * o_stride + tap_at[tap];
-        for (std::int64_t i2 = 0; i2 < I / 2; ++i2)
-          dt[i2 * 16] = src[2 * i2 * i_stride] | std::uint32_t{src[(2 * i2 + 1) * i_stride]} << 16;
-        if (I % 2) dt[(I2 - 1) * 16] = src[(I - 1) * i_stride];
-      }
     }
 }
 
