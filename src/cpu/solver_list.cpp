@@ -3,6 +3,7 @@
 // Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
 #include "convguard/registry.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bwdd_rows.hpp"
 #include "cpu/solvers/bwdw.hpp"
 #include "cpu/solvers/bwdw_rows.hpp"
 #include "cpu/solvers/depthwise.hpp"
@@ -23,6 +24,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
   static const cpu::BwdwRowsSolver bwdw_rows(false);
+  static const cpu::BwdDataRowsSolver bwdd_rows;
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -42,6 +44,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_avx2,
       &bwdw_rows_bf16,
       &bwdw_rows,
+      &bwdd_rows,
       &nchw_gemm_avx512,
       &nchw_gemm_avx2,
       &implicit_gemm_avx512,

@@ -1,0 +1,86 @@
+// cpu:bwdd_rows's own shapes, beyond what the property test draws: the tile shapes for narrow
+// rows (1, 2, 3 and 4 vectors: 8, 4, 3 or 2 rows a tile) and their short last tiles, every
+// channel-block size (1 to 6 channels, and 6 + 4), dilation, asymmetric and zero padding, end
+// padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
+// with a masked tail); f32 and bf16 (staged), both layouts; verified against the fp64 reference.
+// Also: the declines (stride, padding beyond the filter's extent), with their reasons.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
+#include "convguard/trial.hpp"
+
+using namespace convguard;
+
+namespace {
+
+constexpr const char* kShapes[] = {
+    "mb2ic3ih11iw13oc8oh11ow13kh3kw3ph1pw1",          // one vector a row: 8 rows a tile, 3 left
+    "mb1ic2ih9iw30oc5oh9ow30kh3kw3ph1pw1",            // two vectors: 4 rows a tile
+    "mb1ic4ih7iw40oc6oh7ow40kh3kw3ph1pw1",            // 4 channels: 3 rows x 2 vectors
+    "mb1ic5ih6iw50oc7oh6ow50kh3kw3ph1pw1",            // 5 channels: 4 vectors, one row
+    "mb1ic1ih5iw70oc9oh5ow70kh3kw1ph1pw0",            // 1 channel, 5 vectors
+    "mb2ic10ih9iw33oc6oh9ow33kh3kw3ph1pw1",           // blocks of 6 and 4 channels
+    "mb1ic3ih12iw140oc5oh10ow134kh5kw4dh0dw1ph1pw0",  // dilation, asymmetric padding, 9 vectors
+    "mb2ic3ih8iw8oc4oh6ow6kh3kw3",                    // no padding (dy is the interior)
+    "mb1ic3ih6iw9oc4oh8ow11kh3kw3ph2pw2",             // end padding dx never reads
+    "g3mb2ic6ih7iw9oc9oh7ow9kh3kw3ph1pw1",            // groups of 2 channels
+    "mb2ic3iw37oc5ow37kw5pw2",                        // 1D
+    "mb1ic2id4ih5iw6oc3od4oh5ow6kd3kh3kw3pd1ph1pw1",  // 3D
+    "mb1ic3ih224oc64oh224kh3ph1",                     // the first layer
+};
+
+}  // namespace
+
+TEST(BwdDataRows, OwnShapesMatchTheReference) {
+  const Solver* s = find_solver("cpu:bwdd_rows:avx512");
+  ASSERT_NE(s, nullptr);
+  int ran = 0;
+  for (const char* text : kShapes)
+    for (const Layout l : {Layout::nchw, Layout::nhwc})
+      for (const DType t : {DType::f32, DType::bf16}) {
+        auto p = parse_problem(text);
+        ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+        p->direction = Direction::backward_data;
+        p->dtype = t;
+        p->x_layout = p->w_layout = p->y_layout = l;
+        if (const Status st = s->check(*p); !st) {
+          ASSERT_NE(st.message().find("CONVGUARD_CPU_ISA"), std::string::npos)
+              << to_canonical(*p) << ": " << st.message();
+          GTEST_SKIP() << st.message();
+        }
+        for (const FillMode fill : {FillMode::integer, FillMode::uniform}) {
+          TrialTensors tensors(*p);
+          TrialOptions o;
+          o.fill = fill;
+          fill_inputs(*p, tensors, 11, fill);
+          const TrialResult r = run_trial(*s, *p, tensors, o);
+          ASSERT_TRUE(r.ran()) << r.status.to_string() << " " << to_canonical(*p);
+          EXPECT_TRUE(r.verdict && r.verdict->ok)
+              << (r.verdict ? r.verdict->message : "") << " " << to_canonical(*p);
+          ++ran;
+        }
+      }
+  EXPECT_EQ(ran, static_cast<int>(std::size(kShapes)) * 8);
+}
+
+TEST(BwdDataRows, DeclinesWithItsReasons) {
+  const Solver* s = find_solver("cpu:bwdd_rows:avx512");
+  ASSERT_NE(s, nullptr);
+  const struct {
+    const char* text;
+    const char* reason;
+  } cases[] = {{"--dir=BWD_D mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+               {"--dir=BWD_D mb1ic3ih9oc4oh13kh3ph3", "beyond the dilated filter's extent"},
+               {"mb1ic3ih9oc4oh9kh3ph1", "backward-data only"}};
+  for (const auto& c : cases) {
+    auto p = parse_problem(c.text);
+    ASSERT_TRUE(p.is_ok()) << c.text;
+    const Status st = s->check(*p);
+    if (st.message().find("CONVGUARD_CPU_ISA") != std::string::npos) GTEST_SKIP();
+    EXPECT_FALSE(st.is_ok()) << c.text;
+    EXPECT_NE(st.message().find(c.reason), std::string::npos) << c.text << ": " << st.message();
+  }
+}
