@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "cpu/isa.hpp"
+#include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bwdd_rows_entry.hpp"
 
 namespace convguard::cpu {
@@ -18,43 +17,30 @@ using detail::Geometry;
 
 // dy zero-padded so that every dx pixel's window is inside: (filter extent - 1) more than dx
 // along each dimension, dy's pixel (od, oh, ow) at (od + top[0], oh + top[1], ow + top[2]).
+// Never built whole (bwdd_rows_entry.hpp): only its width and offsets shape the item windows.
 struct PaddedDy {
-  std::int64_t d, h, w;
+  std::int64_t w;
   std::int64_t top[3];
-  std::int64_t plane() const { return d * h * w; }
 };
 PaddedDy padded_dy(const Geometry& G) {
   const std::int64_t ext[3] = {(G.kd - 1) * G.dd, (G.kh - 1) * G.dh, (G.kw - 1) * G.dw};
-  return {
-      G.id + ext[0], G.ih + ext[1], G.iw + ext[2], {ext[0] - G.pd, ext[1] - G.ph, ext[2] - G.pw}};
+  return {G.iw + ext[2], {ext[0] - G.pd, ext[1] - G.ph, ext[2] - G.pw}};
 }
+// Rows of a window plane: an item's dx rows and the dilated filter height below them.
+std::int64_t window_rows(const Geometry& G) {
+  return bwdd_rows::kRowsPerItem + (G.kh - 1) * G.dh;
+}
+std::int64_t window_floats(const Geometry& G) {
+  return G.kg * G.kd * window_rows(G) * padded_dy(G).w;
+}
+// A thread's window at most (check() declines larger ones).
+constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 
 std::int64_t channel_blocks(const Geometry& G) {
   return (G.cg + kBlockChannels - 1) / kBlockChannels;
 }
 std::int64_t reduction_rows(const Geometry& G) {
   return G.kg * G.taps();
-}
-
-// Floats past the padded dy that vector reads beyond its last row may touch (8 vectors).
-constexpr std::int64_t kSlack = 8 * 16;
-
-void pad_dy(const Geometry& G, const PaddedDy& P, const float* dy, float* to) {
-  const std::int64_t planes = G.n * G.k();
-#pragma omp parallel for
-  for (std::int64_t pc = 0; pc < planes; ++pc) {
-    float* plane = to + pc * P.plane();
-    std::fill(plane, plane + P.plane(), 0.0f);
-    for (std::int64_t od = 0; od < G.od; ++od)
-      for (std::int64_t oh = 0; oh < G.oh; ++oh) {
-        const std::int64_t d = od + P.top[0], h = oh + P.top[1];
-        if (d >= P.d || h >= P.h) continue;  // end padding beyond what dx reads
-        const std::int64_t count = std::min(G.ow, P.w - P.top[2]);
-        std::memcpy(plane + (d * P.h + h) * P.w + P.top[2],
-                    dy + ((pc * G.od + od) * G.oh + oh) * G.ow, sizeof(float) * count);
-      }
-  }
-  std::fill(to + planes * P.plane(), to + planes * P.plane() + kSlack, 0.0f);
 }
 
 // w [K][Cg][kd][kh][kw] flipped into [g][channel block][k][flipped tap][6], zero past Cg.
@@ -87,6 +73,11 @@ Status BwdDataRowsSolver::check(const Problem& p) const {
       return not_applicable(
           fmt::format("a padding of {} beyond the dilated filter's extent {} along dimension {}",
                       p.pad_begin[d], (p.filter[d] - 1) * p.dilation[d], d));
+  const std::int64_t window = 4 * window_floats(detail::geometry(p));
+  if (window > kWindowBytesLimit)
+    return not_applicable(
+        fmt::format("its per-thread window of dy rows would take {} bytes, more than {}", window,
+                    kWindowBytesLimit));
   return Status::ok();
 }
 
@@ -98,7 +89,6 @@ StagingSpec BwdDataRowsSolver::staging(const Problem&) const {
 
 void BwdDataRowsSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
-  layout.add(G.n * G.k() * padded_dy(G).plane() + kSlack);
   layout.add(G.g * channel_blocks(G) * reduction_rows(G) * kBlockChannels);
   layout.add(2 * reduction_rows(G));  // tap offsets (int64)
 }
@@ -107,23 +97,28 @@ Status BwdDataRowsSolver::compute(const Problem&, const StagedTensors& t, std::s
                                   const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const PaddedDy P = padded_dy(G);
-  float* dy = layout.get(ws, first_scratch);
-  float* w = layout.get(ws, first_scratch + 1);
-  auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 2));
-  pad_dy(G, P, t.y, dy);
+  float* w = layout.get(ws, first_scratch);
+  auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
   flip_filter(G, t.w, w);
-  // Reduction row j = (k, flipped tap kd', kh', kw'): channel k's plane, kd' and kh' dilated rows
-  // down, kw' dilated columns along.
+  // Reduction row j = (k, flipped tap kd', kh', kw'): in an item's window, plane (k, kd'), kh'
+  // dilated rows down, kw' dilated columns along.
+  const std::int64_t rows = window_rows(G);
   for (std::int64_t k = 0, j = 0; k < G.kg; ++k)
     for (std::int64_t kd = 0; kd < G.kd; ++kd)
       for (std::int64_t kh = 0; kh < G.kh; ++kh)
         for (std::int64_t kw = 0; kw < G.kw; ++kw, ++j)
-          tap_at[j] = k * P.plane() + (kd * G.dd * P.h + kh * G.dh) * P.w + kw * G.dw;
+          tap_at[j] = ((k * G.kd + kd) * rows + kh * G.dh) * P.w + kw * G.dw;
   bwdd_rows::Args a{};
-  a.n = G.n, a.g = G.g, a.cg = G.cg, a.depth = reduction_rows(G);
+  a.n = G.n, a.g = G.g, a.cg = G.cg, a.kg = G.kg, a.depth = reduction_rows(G);
   a.id = G.id, a.ih = G.ih, a.iw = G.iw;
-  a.dy_group = G.kg * P.plane(), a.dy_step_d = P.h * P.w, a.dy_step_h = P.w;
-  a.tap_at = tap_at, a.dy = dy, a.w = w, a.dx = t.x;
+  a.od = G.od, a.oh = G.oh, a.ow = G.ow;
+  a.kd = G.kd, a.dd = G.dd;
+  for (int d = 0; d < 3; ++d) a.top[d] = P.top[d];
+  a.window_rows = rows, a.padded_w = P.w;
+  a.tap_at = tap_at, a.dy = t.y, a.w = w, a.dx = t.x;
+  struct Windows;  // per-thread windows of padded dy rows
+  a.windows = reusable_scratch<Windows, float>(static_cast<std::size_t>(
+      omp_get_max_threads() * (window_floats(G) + bwdd_rows::kWindowSlack)));
   bwdd_rows::run_avx512(a);
   return Status::ok();
 }

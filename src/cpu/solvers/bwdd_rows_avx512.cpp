@@ -3,12 +3,15 @@
 // A register tile of MR dx channels x NV vectors of 16 pixels along one dx row (3 x 8 for a
 // first layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole reduction:
 // per reduction row j it loads NV dy vectors (contiguous in the padded dy row) and broadcasts MR
-// filter values. Reads may run past a dy row (into the next one, or the buffer's slack): those
-// lanes belong to pixels beyond dx's row and are never stored. Work items are (image, group,
-// channel block, dx row); each dx element is one tile's, so the result does not depend on the
-// thread count.
+// filter values. Reads may run past a window row (into the next one, or the window's slack):
+// those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
+// group, depth slice, 8 dx rows): an item copies the padded dy rows its dx rows read into its
+// thread's window, then runs every channel block over them. Each dx element is one tile's, so
+// the result does not depend on the thread count.
 #include <immintrin.h>
 #include <omp.h>
+
+#include <cstring>
 
 // GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its
 // -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
@@ -33,7 +36,7 @@ void tile(const Args& a, const float* dy, const float* w, float* dx, std::int64_
 #pragma GCC unroll 8
     for (int v = 0; v < R * V; ++v) acc[m][v] = _mm512_setzero_ps();
   std::int64_t row_at[R];
-  for (int i = 0; i < R; ++i) row_at[i] = (i < rows ? i : rows - 1) * a.dy_step_h + at0;
+  for (int i = 0; i < R; ++i) row_at[i] = (i < rows ? i : rows - 1) * a.padded_w + at0;
   for (std::int64_t j = 0; j < a.depth; ++j) {
     const float* tap = dy + a.tap_at[j];
     const float* wj = w + j * kBlockChannels;
@@ -117,33 +120,60 @@ Shape shape_for(int mr, std::int64_t width) {
   }
 }
 
+// The padded dy rows that dx rows [h0, h0 + kRowsPerItem) of depth slice d read, for every k of
+// group grp of image n: plane (k, kd'), row wr is padded dy's plane d + kd' * dd, row h0 + wr.
+void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
+                 float* window) {
+  const std::int64_t pitch = a.padded_w, left = a.top[2];
+  const std::int64_t copy = a.ow < pitch - left ? a.ow : pitch - left;
+  for (std::int64_t k = 0; k < a.kg; ++k)
+    for (std::int64_t kd = 0; kd < a.kd; ++kd)
+      for (std::int64_t wr = 0; wr < a.window_rows; ++wr) {
+        float* to = window + ((k * a.kd + kd) * a.window_rows + wr) * pitch;
+        const std::int64_t od = d + kd * a.dd - a.top[0], oh = h0 + wr - a.top[1];
+        if (od < 0 || od >= a.od || oh < 0 || oh >= a.oh) {
+          std::memset(to, 0, sizeof(float) * pitch);
+          continue;
+        }
+        const float* from =
+            a.dy + (((n * a.g + grp) * a.kg + k) * a.od + od) * a.oh * a.ow + oh * a.ow;
+        std::memset(to, 0, sizeof(float) * left);
+        std::memcpy(to + left, from, sizeof(float) * copy);
+        std::memset(to + left + copy, 0, sizeof(float) * (pitch - left - copy));
+      }
+}
+
 }  // namespace
 
 void run_avx512(const Args& a) {
   const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
   const std::int64_t plane = a.id * a.ih * a.iw;
-  // Items of 8 dx rows (a multiple of every tile's row count: 1, 2, 3, 4, 6 or 8 would not all
-  // divide 8, so a tile may end an item short, with its missing rows not stored).
-  const std::int64_t groups_of_rows = a.id * ((a.ih + 7) / 8);
-#pragma omp parallel for collapse(4) schedule(dynamic)
-  for (std::int64_t n = 0; n < a.n; ++n)
-    for (std::int64_t grp = 0; grp < a.g; ++grp)
-      for (std::int64_t b = 0; b < blocks; ++b)
-        for (std::int64_t item = 0; item < groups_of_rows; ++item) {
-          const std::int64_t c0 = b * kBlockChannels;
-          const int mr = static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
-          const Shape shape = shape_for(mr, a.iw);
-          const std::int64_t d = item / ((a.ih + 7) / 8), h0 = item % ((a.ih + 7) / 8) * 8;
-          const float* w = a.w + (grp * blocks + b) * a.depth * kBlockChannels;
-          // 8 dx rows an item (a multiple of every tile's row count), in tiles of shape.rows.
-          for (std::int64_t h = h0; h < h0 + 8 && h < a.ih; h += shape.rows) {
-            const int rows = static_cast<int>(a.ih - h < shape.rows ? a.ih - h : shape.rows);
-            const float* dy =
-                a.dy + (n * a.g + grp) * a.dy_group + d * a.dy_step_d + h * a.dy_step_h;
-            float* dx = a.dx + ((n * a.g + grp) * a.cg + c0) * plane + (d * a.ih + h) * a.iw;
-            shape.fn(a, dy, w, dx, plane, rows);
+  const std::int64_t row_groups = (a.ih + kRowsPerItem - 1) / kRowsPerItem;
+#pragma omp parallel
+  {
+    float* window = a.windows + omp_get_thread_num() * (a.window_floats() + kWindowSlack);
+#pragma omp for collapse(3) schedule(dynamic)
+    for (std::int64_t n = 0; n < a.n; ++n)
+      for (std::int64_t grp = 0; grp < a.g; ++grp)
+        for (std::int64_t item = 0; item < a.id * row_groups; ++item) {
+          const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
+          fill_window(a, n, grp, d, h0, window);
+          // The item's last row (its window holds these rows' inputs and no more).
+          const std::int64_t h_end = h0 + kRowsPerItem < a.ih ? h0 + kRowsPerItem : a.ih;
+          for (std::int64_t b = 0; b < blocks; ++b) {
+            const std::int64_t c0 = b * kBlockChannels;
+            const int mr =
+                static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
+            const Shape shape = shape_for(mr, a.iw);
+            const float* w = a.w + (grp * blocks + b) * a.depth * kBlockChannels;
+            for (std::int64_t h = h0; h < h_end; h += shape.rows) {
+              const int rows = static_cast<int>(h_end - h < shape.rows ? h_end - h : shape.rows);
+              float* dx = a.dx + ((n * a.g + grp) * a.cg + c0) * plane + (d * a.ih + h) * a.iw;
+              shape.fn(a, window + (h - h0) * a.padded_w, w, dx, plane, rows);
+            }
           }
         }
+  }
 }
 
 }  // namespace convguard::cpu::bwdd_rows

@@ -10,21 +10,34 @@ namespace convguard::cpu::bwdd_rows {
 // Stride-1 backward-data as a forward pass over dy, zero-padded so that every input pixel's
 // window lies inside it, with the filter flipped and its channel roles swapped:
 //   dx[n][grp][c][r][iw] = sum over reduction rows j of w[grp][c block][j][c] *
-//                          dy[n][grp][dy_row(r) + tap_at[j] + iw]
-// where r runs over dx's (id, ih) rows of image n and j = (k, flipped tap) over kg x taps.
+//                          padded_dy[n][grp][row(r) + tap_at[j] + iw]
+// where r runs over dx's (id, ih) rows and j = (k, flipped tap) over kg x taps. The padded dy is
+// never built whole: a work item (image, group, dx depth slice, kRowsPerItem dx rows) copies the
+// part its rows read into a per-thread window (kg x kd planes x window_rows x padded width, in
+// L2), so dy is read from memory about once and no padded copy goes through memory.
 struct Args {
-  std::int64_t n, g, cg, depth;       // images, groups, dx channels per group, reduction rows
-  std::int64_t id, ih, iw;            // dx sizes
-  std::int64_t dy_group;              // elements of the padded dy per (image, group)
-  std::int64_t dy_step_d, dy_step_h;  // padded dy elements between consecutive id and ih
-  const std::int64_t* tap_at;         // per reduction row j: its offset from dy_row(r)
-  const float* dy;
+  std::int64_t n, g, cg, kg, depth;    // images, groups, channels per group (dx, dy), kg x taps
+  std::int64_t id, ih, iw;             // dx sizes
+  std::int64_t od, oh, ow;             // dy sizes
+  std::int64_t kd, dd;                 // filter depth and its dilation: the window's planes
+  std::int64_t top[3];                 // dy pixel (od, oh, ow) is padded dy's (od + top[0], ...)
+  std::int64_t window_rows, padded_w;  // a window plane: kRowsPerItem + dilated filter height - 1
+  const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
+  const float* dy;             // [n][g * kg][od][oh][ow]
   // The flipped filter as [g][ceil(cg / 6)][depth][6] floats, zero past cg.
   const float* w;
   float* dx;  // [n][g][cg][id][ih][iw], every element written
+  // Per thread (omp_get_max_threads()): window_floats() + kWindowSlack floats.
+  float* windows;
+  std::int64_t window_floats() const { return kg * kd * window_rows * padded_w; }
 };
 // Channels a filter block holds (the most rows a register tile has).
 constexpr int kBlockChannels = 6;
+// dx rows a work item computes (a multiple of no tile's row count but 1, 2, 4, 8: others end an
+// item with a short tile whose missing rows are not stored).
+constexpr int kRowsPerItem = 8;
+// Floats past a window that vector reads beyond its last row may touch (8 vectors).
+constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
 
 }  // namespace convguard::cpu::bwdd_rows
