@@ -125,33 +125,13 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
     }
 }
 
-// cpu:bwdw_rows:avx512_bf16 takes dense channels-first bf16 only, which the property sets draw
-// rarely: the general random problems (strides, dilation, padding, groups, 1D/2D/3D) made so.
+// cpu:bwdw_rows:avx512_bf16 on the general random problems (strides, dilation, padding, groups,
+// 1D/2D/3D) made dense channels-first bf16.
 TEST(Bwdw, RowsBf16VerifiesOnRandomDenseProblems) {
   const Solver* s = find_solver("cpu:bwdw_rows:avx512_bf16");
   ASSERT_NE(s, nullptr);
-  int verified = 0;
-  std::string reason;
-  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
-    Problem p = convguard::testing::random_problem(seed);
-    p.direction = Direction::backward_weights;
-    p.dtype = DType::bf16;
-    p.x_layout = p.y_layout = p.w_layout = Layout::nchw;
-    p.x_strides.clear(), p.y_strides.clear(), p.w_strides.clear();
-    if (const Status st = s->check(p); !st) {
-      reason = st.message();
-      if (reason.find("CPU") != std::string::npos) GTEST_SKIP() << reason;
-      continue;
-    }
-    TrialTensors t(p);
-    TrialOptions o;
-    o.fill = seed % 2 ? FillMode::integer : FillMode::uniform;
-    fill_inputs(p, t, seed, o.fill);
-    const TrialResult r = run_trial(*s, p, t, o);
-    ASSERT_TRUE(r.ran()) << r.status.to_string() << " " << to_canonical(p);
-    EXPECT_TRUE(r.verdict && r.verdict->ok)
-        << (r.verdict ? r.verdict->message : "") << " seed " << seed << " " << to_canonical(p);
-    ++verified;
-  }
-  EXPECT_GE(verified, 60) << reason;
+  const auto run = convguard::testing::verify_on_dense_bf16(*s, Direction::backward_weights, 120);
+  if (run.verified == 0 && run.declined.find("CPU") != std::string::npos)
+    GTEST_SKIP() << run.declined;
+  EXPECT_GE(run.verified, 60) << run.declined;
 }

@@ -24,7 +24,8 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
   static const cpu::BwdwRowsSolver bwdw_rows(false);
-  static const cpu::BwdDataRowsSolver bwdd_rows;
+  static const cpu::BwdDataRowsSolver bwdd_rows_bf16(true);
+  static const cpu::BwdDataRowsSolver bwdd_rows(false);
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -44,6 +45,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_avx2,
       &bwdw_rows_bf16,
       &bwdw_rows,
+      &bwdd_rows_bf16,
       &bwdd_rows,
       &nchw_gemm_avx512,
       &nchw_gemm_avx2,

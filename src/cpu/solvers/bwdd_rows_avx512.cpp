@@ -1,179 +1,34 @@
-// cpu:bwdd_rows's kernel (bwdd_rows_entry.hpp), compiled with -mavx512f -mfma.
-//
-// A register tile of MR dx channels x NV vectors of 16 pixels along one dx row (3 x 8 for a
-// first layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole reduction:
-// per reduction row j it loads NV dy vectors (contiguous in the padded dy row) and broadcasts MR
-// filter values. Reads may run past a window row (into the next one, or the window's slack):
-// those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
-// group, depth slice, 8 dx rows): an item copies the padded dy rows its dx rows read into its
-// thread's window, then runs every channel block over them. Each dx element is one tile's, so
-// the result does not depend on the thread count.
+// cpu:bwdd_rows's fp32 kernel (bwdd_rows_kernels.hpp); compiled with -mavx512f -mfma.
 #include <immintrin.h>
-#include <omp.h>
-
-#include <cstring>
 
 // GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its
 // -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-#include "cpu/solvers/bwdd_rows_entry.hpp"
+#include "cpu/solvers/bwdd_rows_kernels.hpp"
 
 namespace convguard::cpu::bwdd_rows {
 namespace {
 
-// MR channels x R dx rows x V vectors of 16 pixels from pixel at0 of each row; `mask` is the
-// last vector's pixels (all 16 but at a row's end), `vectors` how many of the V a row has, and
-// `rows` how many of the R rows exist (the others repeat the last and are not stored). Narrow
-// rows take several rows per tile: a 32-wide first layer fills 4 rows x 2 vectors, not 2 of 8.
-template <int MR, int R, int V>
-void tile(const Args& a, const float* dy, const float* w, float* dx, std::int64_t plane,
-          std::int64_t at0, int vectors, __mmask16 mask, int rows) {
-  __m512 acc[MR][R * V];
-#pragma GCC unroll 8
-  for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-    for (int v = 0; v < R * V; ++v) acc[m][v] = _mm512_setzero_ps();
-  std::int64_t row_at[R];
-  for (int i = 0; i < R; ++i) row_at[i] = (i < rows ? i : rows - 1) * a.padded_w + at0;
-  for (std::int64_t j = 0; j < a.depth; ++j) {
-    const float* tap = dy + a.tap_at[j];
-    const float* wj = w + j * kBlockChannels;
-    __m512 d[R * V];
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i)
-#pragma GCC unroll 8
-      for (int v = 0; v < V; ++v) d[i * V + v] = _mm512_loadu_ps(tap + row_at[i] + v * 16);
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-      const __m512 s = _mm512_set1_ps(wj[m]);
-#pragma GCC unroll 8
-      for (int v = 0; v < R * V; ++v) acc[m][v] = _mm512_fmadd_ps(s, d[v], acc[m][v]);
-    }
+struct F32 {
+  using T = float;     // dy and dx elements
+  using Word = float;  // window and filter words
+  using Vec = __m512;
+  static constexpr int kPerWord = 1;
+  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
+  static Vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
+  static __m512 multiply_add(__m512 acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
+  static void store(float* to, __mmask16 mask, __m512 v) { _mm512_mask_storeu_ps(to, mask, v); }
+  static void interleave(const float* const* from, std::int64_t count, float* to) {
+    std::memcpy(to, from[0], sizeof(float) * count);
   }
-  for (int i = 0; i < rows; ++i)
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-      for (int v = 0; v < V; ++v) {
-        float* to = dx + m * plane + i * a.iw + at0 + v * 16;
-        if (v < vectors - 1) _mm512_storeu_ps(to, acc[m][i * V + v]);
-        if (v == vectors - 1) _mm512_mask_storeu_ps(to, mask, acc[m][i * V + v]);
-      }
-}
-
-// `rows` (at most R) consecutive dx rows' pixels for MR channels, V vectors at a time.
-template <int MR, int R, int V>
-void rows_of(const Args& a, const float* dy, const float* w, float* dx, std::int64_t plane,
-             int rows) {
-  for (std::int64_t at = 0; at < a.iw; at += V * 16) {
-    const std::int64_t left = a.iw - at;
-    const int vectors = static_cast<int>(left >= V * 16 ? V : (left + 15) / 16);
-    const int last = static_cast<int>(left - (vectors - 1) * 16);
-    const __mmask16 mask =
-        last >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << last) - 1);
-    tile<MR, R, V>(a, dy, w, dx, plane, at, vectors, mask, rows);
-  }
-}
-
-using RowsFn = void (*)(const Args&, const float*, const float*, float*, std::int64_t, int);
-struct Shape {
-  RowsFn fn;
-  int rows;  // R
 };
-// The tile for MR channels and rows of `width` pixels: about 24 accumulators, as many whole rows
-// as fit when a row is narrower than the tile.
-template <int MR, int NV>
-Shape shape_for(std::int64_t width) {
-  const std::int64_t v = (width + 15) / 16;
-  if constexpr (NV == 8) {
-    if (v <= 1) return {&rows_of<MR, 8, 1>, 8};
-    if (v <= 2) return {&rows_of<MR, 4, 2>, 4};
-    if (v <= 4) return {&rows_of<MR, 2, 4>, 2};
-    return {&rows_of<MR, 1, 8>, 1};
-  } else if constexpr (NV == 6) {
-    if (v <= 1) return {&rows_of<MR, 6, 1>, 6};
-    if (v <= 2) return {&rows_of<MR, 3, 2>, 3};
-    if (v <= 3) return {&rows_of<MR, 2, 3>, 2};
-    return {&rows_of<MR, 1, 6>, 1};
-  } else {
-    if (v <= 1) return {&rows_of<MR, 4, 1>, 4};
-    if (v <= 2) return {&rows_of<MR, 2, 2>, 2};
-    return {&rows_of<MR, 1, 4>, 1};
-  }
-}
-Shape shape_for(int mr, std::int64_t width) {
-  switch (mr) {
-    case 1:
-      return shape_for<1, 8>(width);
-    case 2:
-      return shape_for<2, 8>(width);
-    case 3:
-      return shape_for<3, 8>(width);
-    case 4:
-      return shape_for<4, 6>(width);
-    case 5:
-      return shape_for<5, 4>(width);
-    default:
-      return shape_for<6, 4>(width);
-  }
-}
-
-// The padded dy rows that dx rows [h0, h0 + kRowsPerItem) of depth slice d read, for every k of
-// group grp of image n: plane (k, kd'), row wr is padded dy's plane d + kd' * dd, row h0 + wr.
-void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
-                 float* window) {
-  const std::int64_t pitch = a.padded_w, left = a.top[2];
-  const std::int64_t copy = a.ow < pitch - left ? a.ow : pitch - left;
-  for (std::int64_t k = 0; k < a.kg; ++k)
-    for (std::int64_t kd = 0; kd < a.kd; ++kd)
-      for (std::int64_t wr = 0; wr < a.window_rows; ++wr) {
-        float* to = window + ((k * a.kd + kd) * a.window_rows + wr) * pitch;
-        const std::int64_t od = d + kd * a.dd - a.top[0], oh = h0 + wr - a.top[1];
-        if (od < 0 || od >= a.od || oh < 0 || oh >= a.oh) {
-          std::memset(to, 0, sizeof(float) * pitch);
-          continue;
-        }
-        const float* from =
-            a.dy + (((n * a.g + grp) * a.kg + k) * a.od + od) * a.oh * a.ow + oh * a.ow;
-        std::memset(to, 0, sizeof(float) * left);
-        std::memcpy(to + left, from, sizeof(float) * copy);
-        std::memset(to + left + copy, 0, sizeof(float) * (pitch - left - copy));
-      }
-}
 
 }  // namespace
 
 void run_avx512(const Args& a) {
-  const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
-  const std::int64_t plane = a.id * a.ih * a.iw;
-  const std::int64_t row_groups = (a.ih + kRowsPerItem - 1) / kRowsPerItem;
-#pragma omp parallel
-  {
-    float* window = a.windows + omp_get_thread_num() * (a.window_floats() + kWindowSlack);
-#pragma omp for collapse(3) schedule(dynamic)
-    for (std::int64_t n = 0; n < a.n; ++n)
-      for (std::int64_t grp = 0; grp < a.g; ++grp)
-        for (std::int64_t item = 0; item < a.id * row_groups; ++item) {
-          const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
-          fill_window(a, n, grp, d, h0, window);
-          // The item's last row (its window holds these rows' inputs and no more).
-          const std::int64_t h_end = h0 + kRowsPerItem < a.ih ? h0 + kRowsPerItem : a.ih;
-          for (std::int64_t b = 0; b < blocks; ++b) {
-            const std::int64_t c0 = b * kBlockChannels;
-            const int mr =
-                static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
-            const Shape shape = shape_for(mr, a.iw);
-            const float* w = a.w + (grp * blocks + b) * a.depth * kBlockChannels;
-            for (std::int64_t h = h0; h < h_end; h += shape.rows) {
-              const int rows = static_cast<int>(h_end - h < shape.rows ? h_end - h : shape.rows);
-              float* dx = a.dx + ((n * a.g + grp) * a.cg + c0) * plane + (d * a.ih + h) * a.iw;
-              shape.fn(a, window + (h - h0) * a.padded_w, w, dx, plane, rows);
-            }
-          }
-        }
-  }
+  run<F32>(a);
 }
 
 }  // namespace convguard::cpu::bwdd_rows

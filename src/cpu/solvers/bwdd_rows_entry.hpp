@@ -23,13 +23,17 @@ struct Args {
   std::int64_t top[3];                 // dy pixel (od, oh, ow) is padded dy's (od + top[0], ...)
   std::int64_t window_rows, padded_w;  // a window plane: kRowsPerItem + dilated filter height - 1
   const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
-  const float* dy;             // [n][g * kg][od][oh][ow]
-  // The flipped filter as [g][ceil(cg / 6)][depth][6] floats, zero past cg.
-  const float* w;
-  float* dx;  // [n][g][cg][id][ih][iw], every element written
-  // Per thread (omp_get_max_threads()): window_floats() + kWindowSlack floats.
+  // fp32 (run_avx512), or bf16 bits (run_bf16_avx512), for dy and dx alike.
+  const void* dy;  // [n][g * kg][od][oh][ow]
+  // The flipped filter as [g][ceil(cg / 6)][depth][6] 32-bit words, zero past cg: fp32 values,
+  // or bf16 pairs of dy channels (k, k + 1), k's in the low half (depth counts the pairs).
+  const void* w;
+  void* dx;  // [n][g][cg][id][ih][iw], every element written
+  // Per thread (omp_get_max_threads()): window_floats() + kWindowSlack 32-bit words, a window
+  // word being an fp32 dy value or a bf16 pair of dy channels.
   float* windows;
-  std::int64_t window_floats() const { return kg * kd * window_rows * padded_w; }
+  std::int64_t window_floats() const { return window_planes * kd * window_rows * padded_w; }
+  std::int64_t window_planes;  // kg (fp32) or ceil(kg / 2) (bf16 pairs)
 };
 // Channels a filter block holds (the most rows a register tile has).
 constexpr int kBlockChannels = 6;
@@ -39,5 +43,6 @@ constexpr int kRowsPerItem = 8;
 // Floats past a window that vector reads beyond its last row may touch (8 vectors).
 constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
+void run_bf16_avx512(const Args& a);
 
 }  // namespace convguard::cpu::bwdd_rows

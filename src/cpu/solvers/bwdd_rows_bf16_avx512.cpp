@@ -1,0 +1,44 @@
+// cpu:bwdd_rows's bf16 kernel (bwdd_rows_kernels.hpp); compiled with -mavx512f -mavx512bw
+// -mavx512vl -mavx512bf16. A window word is a pixel's pair of dy channels (k, k + 1) and a filter
+// word the matching pair of weights, so one vdpbf16ps adds two channels' products per pixel;
+// each dx element is rounded to bf16 once, as float_to_bfloat rounds.
+#include <immintrin.h>
+
+// GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its
+// -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "cpu/solvers/bf16_round_avx512.hpp"
+#include "cpu/solvers/bwdd_rows_kernels.hpp"
+
+namespace convguard::cpu::bwdd_rows {
+namespace {
+
+struct Bf16 {
+  using T = std::uint16_t;     // dy and dx elements (bf16 bits)
+  using Word = std::uint32_t;  // a channel pair, the lower channel in the low half
+  using Vec = __m512bh;
+  static constexpr int kPerWord = 2;
+  static Vec load(const std::uint32_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
+  static Vec broadcast(const std::uint32_t* p) {
+    return (__m512bh)_mm512_set1_epi32(static_cast<int>(*p));
+  }
+  static __m512 multiply_add(__m512 acc, Vec a, Vec b) { return _mm512_dpbf16_ps(acc, a, b); }
+  static void store(std::uint16_t* to, __mmask16 mask, __m512 v) {
+    _mm256_mask_storeu_epi16(to, mask, avx512::round_to_bf16(v));
+  }
+  // Two channels' runs of `count` bf16 pixels into words; a missing second channel is zero.
+  static void interleave(const std::uint16_t* const* from, std::int64_t count, std::uint32_t* to) {
+    for (std::int64_t i = 0; i < count; ++i)
+      to[i] = from[0][i] | (from[1] ? std::uint32_t{from[1][i]} << 16 : 0u);
+  }
+};
+
+}  // namespace
+
+void run_bf16_avx512(const Args& a) {
+  run<Bf16>(a);
+}
+
+}  // namespace convguard::cpu::bwdd_rows

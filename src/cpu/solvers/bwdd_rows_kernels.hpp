@@ -1,0 +1,194 @@
+// cpu:bwdd_rows's kernel (bwdd_rows_entry.hpp), generic over an element policy P: fp32
+// (bwdd_rows_avx512.cpp, FMA) and bf16 (bwdd_rows_bf16_avx512.cpp: a window word holds two dy
+// channels of one pixel and vdpbf16ps adds both products to a lane). Included only by files
+// compiled with the policy's ISA flags; internal linkage, no library templates.
+//
+// A register tile of MR dx channels x NV vectors of 16 pixels along dx rows (3 x 8 for a first
+// layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole reduction: per
+// reduction row j it loads NV dy vectors (contiguous in the padded dy row) and broadcasts MR
+// filter words. Reads may run past a window row (into the next one, or the window's slack):
+// those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
+// group, depth slice, 8 dx rows): an item copies the padded dy rows its dx rows read into its
+// thread's window, then runs every channel block over them. Each dx element is one tile's, so
+// the result does not depend on the thread count.
+#pragma once
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/solvers/bwdd_rows_entry.hpp"
+
+namespace convguard::cpu::bwdd_rows {
+namespace {
+
+// MR channels x R dx rows x V vectors of 16 pixels from pixel at0 of each row; `mask` is the
+// last vector's pixels (all 16 but at a row's end), `vectors` how many of the V a row has, and
+// `rows` how many of the R rows exist (the others repeat the last and are not stored). Narrow
+// rows take several rows per tile: a 32-wide first layer fills 4 rows x 2 vectors, not 2 of 8.
+template <class P, int MR, int R, int V>
+void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, typename P::T* dx,
+          std::int64_t plane, std::int64_t at0, int vectors, __mmask16 mask, int rows) {
+  __m512 acc[MR][R * V];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < R * V; ++v) acc[m][v] = _mm512_setzero_ps();
+  std::int64_t row_at[R];
+  for (int i = 0; i < R; ++i) row_at[i] = (i < rows ? i : rows - 1) * a.padded_w + at0;
+  for (std::int64_t j = 0; j < a.depth; ++j) {
+    const typename P::Word* tap = dy + a.tap_at[j];
+    const typename P::Word* wj = w + j * kBlockChannels;
+    typename P::Vec d[R * V];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) d[i * V + v] = P::load(tap + row_at[i] + v * 16);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      const typename P::Vec s = P::broadcast(wj + m);
+#pragma GCC unroll 8
+      for (int v = 0; v < R * V; ++v) acc[m][v] = P::multiply_add(acc[m][v], s, d[v]);
+    }
+  }
+  for (int i = 0; i < rows; ++i)
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) {
+        typename P::T* to = dx + m * plane + i * a.iw + at0 + v * 16;
+        if (v < vectors - 1) P::store(to, static_cast<__mmask16>(0xffff), acc[m][i * V + v]);
+        if (v == vectors - 1) P::store(to, mask, acc[m][i * V + v]);
+      }
+}
+
+// `rows` (at most R) consecutive dx rows' pixels for MR channels, V vectors at a time.
+template <class P, int MR, int R, int V>
+void rows_of(const Args& a, const typename P::Word* dy, const typename P::Word* w,
+             typename P::T* dx, std::int64_t plane, int rows) {
+  for (std::int64_t at = 0; at < a.iw; at += V * 16) {
+    const std::int64_t left = a.iw - at;
+    const int vectors = static_cast<int>(left >= V * 16 ? V : (left + 15) / 16);
+    const int last = static_cast<int>(left - (vectors - 1) * 16);
+    const __mmask16 mask =
+        last >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << last) - 1);
+    tile<P, MR, R, V>(a, dy, w, dx, plane, at, vectors, mask, rows);
+  }
+}
+
+template <class P>
+struct Shape {
+  void (*fn)(const Args&, const typename P::Word*, const typename P::Word*, typename P::T*,
+             std::int64_t, int);
+  int rows;  // R
+};
+// The tile for MR channels and rows of `width` pixels: about 24 accumulators, as many whole rows
+// as fit when a row is narrower than the tile.
+template <class P, int MR, int NV>
+Shape<P> shape_for(std::int64_t width) {
+  const std::int64_t v = (width + 15) / 16;
+  if constexpr (NV == 8) {
+    if (v <= 1) return {&rows_of<P, MR, 8, 1>, 8};
+    if (v <= 2) return {&rows_of<P, MR, 4, 2>, 4};
+    if (v <= 4) return {&rows_of<P, MR, 2, 4>, 2};
+    return {&rows_of<P, MR, 1, 8>, 1};
+  } else if constexpr (NV == 6) {
+    if (v <= 1) return {&rows_of<P, MR, 6, 1>, 6};
+    if (v <= 2) return {&rows_of<P, MR, 3, 2>, 3};
+    if (v <= 3) return {&rows_of<P, MR, 2, 3>, 2};
+    return {&rows_of<P, MR, 1, 6>, 1};
+  } else {
+    if (v <= 1) return {&rows_of<P, MR, 4, 1>, 4};
+    if (v <= 2) return {&rows_of<P, MR, 2, 2>, 2};
+    return {&rows_of<P, MR, 1, 4>, 1};
+  }
+}
+template <class P>
+Shape<P> shape_for(int mr, std::int64_t width) {
+  switch (mr) {
+    case 1:
+      return shape_for<P, 1, 8>(width);
+    case 2:
+      return shape_for<P, 2, 8>(width);
+    case 3:
+      return shape_for<P, 3, 8>(width);
+    case 4:
+      return shape_for<P, 4, 6>(width);
+    case 5:
+      return shape_for<P, 5, 4>(width);
+    default:
+      return shape_for<P, 6, 4>(width);
+  }
+}
+
+// The padded dy rows that dx rows [h0, h0 + kRowsPerItem) of depth slice d read, for every k of
+// group grp of image n: plane (k, kd'), row wr is padded dy's plane d + kd' * dd, row h0 + wr.
+template <class P>
+void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
+                 typename P::Word* window) {
+  const std::int64_t pitch = a.padded_w, left = a.top[2];
+  const std::int64_t copy = a.ow < pitch - left ? a.ow : pitch - left;
+  const auto* dy = static_cast<const typename P::T*>(a.dy);
+  // Window planes of P::kPerWord dy channels each (bf16: a channel pair per 32-bit word).
+  const std::int64_t planes = (a.kg + P::kPerWord - 1) / P::kPerWord;
+  for (std::int64_t k2 = 0; k2 < planes; ++k2)
+    for (std::int64_t kd = 0; kd < a.kd; ++kd)
+      for (std::int64_t wr = 0; wr < a.window_rows; ++wr) {
+        typename P::Word* to = window + ((k2 * a.kd + kd) * a.window_rows + wr) * pitch;
+        const std::int64_t od = d + kd * a.dd - a.top[0], oh = h0 + wr - a.top[1];
+        if (od < 0 || od >= a.od || oh < 0 || oh >= a.oh) {
+          std::memset(to, 0, sizeof(*to) * pitch);
+          continue;
+        }
+        const typename P::T* from[P::kPerWord];
+        for (int e = 0; e < P::kPerWord; ++e) {
+          const std::int64_t k = k2 * P::kPerWord + e;
+          from[e] = k < a.kg
+                        ? dy + (((n * a.g + grp) * a.kg + k) * a.od + od) * a.oh * a.ow + oh * a.ow
+                        : nullptr;
+        }
+        std::memset(to, 0, sizeof(*to) * left);
+        P::interleave(from, copy, to + left);
+        std::memset(to + left + copy, 0, sizeof(*to) * (pitch - left - copy));
+      }
+}
+
+template <class P>
+void run(const Args& a) {
+  const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
+  const std::int64_t plane = a.id * a.ih * a.iw;
+  const std::int64_t row_groups = (a.ih + kRowsPerItem - 1) / kRowsPerItem;
+#pragma omp parallel
+  {
+    auto* window = reinterpret_cast<typename P::Word*>(a.windows) +
+                   omp_get_thread_num() * (a.window_floats() + kWindowSlack);
+#pragma omp for collapse(3) schedule(dynamic)
+    for (std::int64_t n = 0; n < a.n; ++n)
+      for (std::int64_t grp = 0; grp < a.g; ++grp)
+        for (std::int64_t item = 0; item < a.id * row_groups; ++item) {
+          const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
+          fill_window<P>(a, n, grp, d, h0, window);
+          // The item's last row (its window holds these rows' inputs and no more).
+          const std::int64_t h_end = h0 + kRowsPerItem < a.ih ? h0 + kRowsPerItem : a.ih;
+          for (std::int64_t b = 0; b < blocks; ++b) {
+            const std::int64_t c0 = b * kBlockChannels;
+            const int mr =
+                static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
+            const Shape<P> shape = shape_for<P>(mr, a.iw);
+            const auto* w = static_cast<const typename P::Word*>(a.w) +
+                            (grp * blocks + b) * a.depth * kBlockChannels;
+            for (std::int64_t h = h0; h < h_end; h += shape.rows) {
+              const int rows = static_cast<int>(h_end - h < shape.rows ? h_end - h : shape.rows);
+              auto* dx = static_cast<typename P::T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane +
+                         (d * a.ih + h) * a.iw;
+              shape.fn(a, window + (h - h0) * a.padded_w, w, dx, plane, rows);
+            }
+          }
+        }
+  }
+}
+
+}  // namespace
+}  // namespace convguard::cpu::bwdd_rows
