@@ -188,6 +188,11 @@ void backward_weights(const Geometry& G, const void* x, const void* dy, void* w,
   }
 }
 
+// Outputs larger than this are written with non-temporal stores (nchw_gemm_entry.hpp:
+// Args::stream_out): four times a core's L2 here. Not derived from the reported L3: a virtual
+// machine reports its host's whole L3 (384 MiB on the build machine) and holds a slice of it.
+constexpr std::int64_t kStreamOutputBytes = 4 << 20;
+
 // The caller's dense channels-first bf16 x, zero-padded to xs, into `to`; returns `to`.
 void* padded_bf16_copy(const TensorView& x, const Padding& pad, const Sizes5& xs, float* to) {
   const Sizes5 s = sizes5(x.desc);
@@ -310,6 +315,7 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.a = filter, a.panels = panels, a.panels_per_block = Q;
   a.in = fwd ? x : y, a.out = fwd ? y : x;
   a.out_plane = fwd ? G.out_spatial() : G.in_spatial();
+  a.stream_out = G.n * (fwd ? G.k() : G.c()) * a.out_plane * (bf16 ? 2 : 4) > kStreamOutputBytes;
   // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero (+0.0
   // in fp32 and bf16 alike).
   if (!fwd && !cols.covers_dx) {

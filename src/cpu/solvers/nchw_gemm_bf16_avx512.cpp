@@ -82,9 +82,16 @@ struct Bf16 {
   }
   // out[r][0..kCols) (rows ldo apart), rounded to bf16, for r < rows.
   static void tile(const std::uint32_t* a, const std::uint32_t* b, std::int64_t ldb,
-                   std::int64_t words, std::uint16_t* out, std::int64_t ldo, int rows) {
+                   std::int64_t words, std::uint16_t* out, std::int64_t ldo, int rows,
+                   bool stream) {
     __m512 acc[kRows][NV];
     accumulate(a, b, ldb, words, acc);
+    if (stream && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ldo % 16 == 0) {
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < NV; ++v)
+          _mm256_stream_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
+      return;
+    }
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v)
         _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));

@@ -46,6 +46,13 @@ struct Args {
   // rows) is read from memory once per that many panels, not once per panel: 1 to
   // kMaxPanelsPerBlock, as many as fit a share of L2.
   std::int64_t panels_per_block;
+  // `out` is larger than a few L2s (nchw_gemm.cpp: kStreamOutputBytes): whole aligned tile rows
+  // are written with non-temporal stores. A plain store first reads every line it fills, and an
+  // output this large is not in the core's caches when a consumer reads it anyway. In
+  // convguard_bench (one call per round, 2026-11-25, AMD EPYC) the C = 3 first layers' forward
+  // went from 0.40-0.41 to 0.47-0.55x of oneDNN at 224x224 and 0.47-0.51 to 0.59-0.61x at batch
+  // 16; with the output warm in L3 (a driver loop) it changes nothing.
+  bool stream_out;
 };
 // Panels one work item packs at most.
 constexpr int kMaxPanelsPerBlock = 16;

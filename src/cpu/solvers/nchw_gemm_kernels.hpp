@@ -132,7 +132,7 @@ void run(const Args& g) {
           const Run<T>& first = out_runs[q][0];
           if (nout[q] == 1 && first.len == PB && first.step == 1 && first.p) {
             T* o = const_cast<T*>(first.p) + mb * MR * g.out_plane;
-            P::tile(a, b, pitch[q], words, o, g.out_plane, rows);
+            P::tile(a, b, pitch[q], words, o, g.out_plane, rows, g.stream_out);
             continue;
           }
           P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
@@ -151,6 +151,8 @@ void run(const Args& g) {
         }
       }
     }
+    // Non-temporal stores are weakly ordered: drained before the region's closing barrier.
+    if (g.stream_out) _mm_sfence();
   }
 }
 
@@ -192,9 +194,10 @@ struct F32 {
 
   // out[r][0..kCols) (rows ldo apart) = sum over d of a[d][r] * b[d][0..kCols) (rows ldb apart),
   // for r < rows.
+  // stream: non-temporal stores where out's rows are whole aligned vectors (Args::stream_out).
   [[gnu::always_inline]] static void tile(const float* a, const float* b, std::int64_t ldb,
                                           std::int64_t depth, float* out, std::int64_t ldo,
-                                          int rows) {
+                                          int rows, bool stream = false) {
     vf acc[kRows][NV];
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
@@ -205,6 +208,16 @@ struct F32 {
         const vf s = simd::broadcast<W>(a + d * kRows + r);
         for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
       }
+    }
+    if (stream && reinterpret_cast<std::uintptr_t>(out) % sizeof(vf) == 0 && ldo % W == 0) {
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < NV; ++v) {
+          if constexpr (W == 16)
+            _mm512_stream_ps(out + r * ldo + v * W, reinterpret_cast<__m512>(acc[r][v]));
+          else
+            _mm256_stream_ps(out + r * ldo + v * W, reinterpret_cast<__m256>(acc[r][v]));
+        }
+      return;
     }
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v) std::memcpy(out + r * ldo + v * W, &acc[r][v], sizeof(vf));
