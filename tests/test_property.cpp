@@ -66,10 +66,10 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
                                 declined[id].find("this CPU does not have") != std::string::npos))
         continue;
       // Dense NCHW bf16 problems are rare here: Property.NchwGemmVerifiesOnItsEdgeShapes,
-      // Bwdw.RowsBf16VerifiesOnRandomDenseProblems and BwdDataRows.Bf16VerifiesOnRandomDense...
+      // Bwdw.RowsBf16VerifiesOnRandomDenseProblems and RowsConv.Bf16VerifiesOnRandomDenseProblems
       // draw their own random ones.
       if (id == "cpu:nchw_gemm:avx512_bf16" || id == "cpu:bwdw_rows:avx512_bf16" ||
-          id == "cpu:bwdd_rows:avx512_bf16")
+          id == "cpu:bwdd_rows:avx512_bf16" || id == "cpu:fwd_rows:avx512_bf16")
         continue;
       EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
     }

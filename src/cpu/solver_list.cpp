@@ -3,7 +3,6 @@
 // Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
 #include "convguard/registry.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
-#include "cpu/solvers/bwdd_rows.hpp"
 #include "cpu/solvers/bwdw.hpp"
 #include "cpu/solvers/bwdw_rows.hpp"
 #include "cpu/solvers/depthwise.hpp"
@@ -13,6 +12,7 @@
 #include "cpu/solvers/implicit_gemm.hpp"
 #include "cpu/solvers/nchw_gemm.hpp"
 #include "cpu/solvers/ref.hpp"
+#include "cpu/solvers/rows_conv.hpp"
 #include "cpu/solvers/winograd.hpp"
 
 namespace convguard {
@@ -24,8 +24,10 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
   static const cpu::BwdwRowsSolver bwdw_rows(false);
-  static const cpu::BwdDataRowsSolver bwdd_rows_bf16(true);
-  static const cpu::BwdDataRowsSolver bwdd_rows(false);
+  static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, true);
+  static const cpu::RowsConvSolver fwd_rows(Direction::forward, false);
+  static const cpu::RowsConvSolver bwdd_rows_bf16(Direction::backward_data, true);
+  static const cpu::RowsConvSolver bwdd_rows(Direction::backward_data, false);
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -45,6 +47,8 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_avx2,
       &bwdw_rows_bf16,
       &bwdw_rows,
+      &fwd_rows_bf16,
+      &fwd_rows,
       &bwdd_rows_bf16,
       &bwdd_rows,
       &nchw_gemm_avx512,

@@ -1,5 +1,5 @@
-// cpu:bwdd_rows's kernel (bwdd_rows_entry.hpp), generic over an element policy P: fp32
-// (bwdd_rows_avx512.cpp, FMA) and bf16 (bwdd_rows_bf16_avx512.cpp: a window word holds two dy
+// cpu:bwdd_rows's kernel (rows_conv_entry.hpp), generic over an element policy P: fp32
+// (rows_conv_avx512.cpp, FMA) and bf16 (rows_conv_bf16_avx512.cpp: a window word holds two dy
 // channels of one pixel and vdpbf16ps adds both products to a lane). Included only by files
 // compiled with the policy's ISA flags; internal linkage, no library templates.
 //
@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu/solvers/bwdd_rows_entry.hpp"
+#include "cpu/solvers/rows_conv_entry.hpp"
 
-namespace convguard::cpu::bwdd_rows {
+namespace convguard::cpu::rows_conv {
 namespace {
 
 // MR channels x R dx rows x V vectors of 16 pixels from pixel at0 of each row; `mask` is the
@@ -191,4 +191,4 @@ void run(const Args& a) {
 }
 
 }  // namespace
-}  // namespace convguard::cpu::bwdd_rows
+}  // namespace convguard::cpu::rows_conv

@@ -1,4 +1,4 @@
-// cpu:bwdd_rows's bf16 kernel (bwdd_rows_kernels.hpp); compiled with -mavx512f -mavx512bw
+// cpu:bwdd_rows's bf16 kernel (rows_conv_kernels.hpp); compiled with -mavx512f -mavx512bw
 // -mavx512vl -mavx512bf16. A window word is a pixel's pair of dy channels (k, k + 1) and a filter
 // word the matching pair of weights, so one vdpbf16ps adds two channels' products per pixel;
 // each dx element is rounded to bf16 once, as float_to_bfloat rounds.
@@ -10,9 +10,9 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_round_avx512.hpp"
-#include "cpu/solvers/bwdd_rows_kernels.hpp"
+#include "cpu/solvers/rows_conv_kernels.hpp"
 
-namespace convguard::cpu::bwdd_rows {
+namespace convguard::cpu::rows_conv {
 namespace {
 
 struct Bf16 {
@@ -41,4 +41,4 @@ void run_bf16_avx512(const Args& a) {
   run<Bf16>(a);
 }
 
-}  // namespace convguard::cpu::bwdd_rows
+}  // namespace convguard::cpu::rows_conv

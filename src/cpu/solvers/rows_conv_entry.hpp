@@ -1,11 +1,11 @@
-// Entry point of cpu:bwdd_rows's AVX-512 kernel file (bwdd_rows_avx512.cpp). Plain structs and
+// Entry point of cpu:bwdd_rows's AVX-512 kernel file (rows_conv_avx512.cpp). Plain structs and
 // pointers only: the kernel file is compiled with -mavx512f, and a library template used there
 // could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
 
-namespace convguard::cpu::bwdd_rows {
+namespace convguard::cpu::rows_conv {
 
 // Stride-1 backward-data as a forward pass over dy, zero-padded so that every input pixel's
 // window lies inside it, with the filter flipped and its channel roles swapped:
@@ -45,4 +45,4 @@ constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
 void run_bf16_avx512(const Args& a);
 
-}  // namespace convguard::cpu::bwdd_rows
+}  // namespace convguard::cpu::rows_conv

@@ -1,4 +1,4 @@
-// cpu:bwdd_rows's fp32 kernel (bwdd_rows_kernels.hpp); compiled with -mavx512f -mfma.
+// cpu:bwdd_rows's fp32 kernel (rows_conv_kernels.hpp); compiled with -mavx512f -mfma.
 #include <immintrin.h>
 
 // GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its
@@ -6,9 +6,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-#include "cpu/solvers/bwdd_rows_kernels.hpp"
+#include "cpu/solvers/rows_conv_kernels.hpp"
 
-namespace convguard::cpu::bwdd_rows {
+namespace convguard::cpu::rows_conv {
 namespace {
 
 struct F32 {
@@ -31,4 +31,4 @@ void run_avx512(const Args& a) {
   run<F32>(a);
 }
 
-}  // namespace convguard::cpu::bwdd_rows
+}  // namespace convguard::cpu::rows_conv

@@ -1,0 +1,184 @@
+#include "cpu/solvers/rows_conv.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/isa.hpp"
+#include "cpu/reusable_scratch.hpp"
+#include "cpu/solvers/rows_conv_entry.hpp"
+
+namespace convguard::cpu {
+namespace {
+
+using rows_conv::kBlockChannels;
+
+// The computation in the kernel's terms: output channels per group (the tile's rows), input
+// channels per group (windowed), their sizes, and where the input sits in its zero-padded form.
+struct RowsView {
+  std::int64_t n, g, out_c, in_c;
+  std::int64_t out[3], in[3];  // d, h, w
+  std::int64_t k[3], dil[3];
+  std::int64_t top[3];  // input pixel (d, h, w) is the padded input's (d + top[0], ...)
+  bool flip;            // backward-data: taps flipped, filter channel roles swapped
+  bool bf16;            // window and filter words hold channel pairs
+  std::int64_t taps() const { return k[0] * k[1] * k[2]; }
+  std::int64_t padded_w() const { return out[2] + (k[2] - 1) * dil[2]; }
+  // Rows of a window plane: an item's output rows and the dilated filter height below them.
+  std::int64_t window_rows() const { return rows_conv::kRowsPerItem + (k[1] - 1) * dil[1]; }
+  // Window planes: input channels (fp32), or pairs of them (bf16: one 32-bit word per pixel).
+  std::int64_t planes() const { return bf16 ? (in_c + 1) / 2 : in_c; }
+  std::int64_t window_floats() const { return planes() * k[0] * window_rows() * padded_w(); }
+  std::int64_t blocks() const { return (out_c + kBlockChannels - 1) / kBlockChannels; }
+  std::int64_t depth() const { return planes() * taps(); }  // reduction rows
+};
+
+RowsView view_of(const Problem& p, bool bf16) {
+  const detail::Geometry G = detail::geometry(p);
+  const bool fwd = p.direction == Direction::forward;
+  RowsView v{};
+  v.n = G.n, v.g = G.g;
+  v.out_c = fwd ? G.kg : G.cg, v.in_c = fwd ? G.cg : G.kg;
+  const std::int64_t o[3] = {G.od, G.oh, G.ow}, i[3] = {G.id, G.ih, G.iw};
+  const std::int64_t k[3] = {G.kd, G.kh, G.kw}, dil[3] = {G.dd, G.dh, G.dw};
+  const std::int64_t pad[3] = {G.pd, G.ph, G.pw};
+  for (int d = 0; d < 3; ++d) {
+    v.out[d] = fwd ? o[d] : i[d];
+    v.in[d] = fwd ? i[d] : o[d];
+    v.k[d] = k[d], v.dil[d] = dil[d];
+    v.top[d] = fwd ? pad[d] : (k[d] - 1) * dil[d] - pad[d];
+  }
+  v.flip = !fwd;
+  v.bf16 = bf16;
+  return v;
+}
+
+// A thread's window at most (check() declines larger ones).
+constexpr std::int64_t kWindowBytesLimit = 16 << 20;
+
+// The filter as [g][output channel block][input channel (pair)][tap][6] words, zero past the
+// channels: fp32 values, or bf16 pairs of input channels (2 i2, 2 i2 + 1), the first in the low
+// half. w is [K][Cg][taps]; backward-data reads it flipped, its input channel being w's K.
+template <class T, class Word>
+void pack_filter(const RowsView& v, const T* w, Word* to) {
+  constexpr int per_word = sizeof(Word) / sizeof(T);
+  const std::int64_t blocks = v.blocks(), taps = v.taps(), depth = v.depth();
+  const std::int64_t kg = v.flip ? v.in_c : v.out_c, cg = v.flip ? v.out_c : v.in_c;
+#pragma omp parallel for collapse(2)
+  for (std::int64_t grp = 0; grp < v.g; ++grp)
+    for (std::int64_t b = 0; b < blocks; ++b)
+      for (std::int64_t i2 = 0; i2 < v.planes(); ++i2)
+        for (std::int64_t t = 0; t < taps; ++t)
+          for (int m = 0; m < kBlockChannels; ++m) {
+            const std::int64_t o = b * kBlockChannels + m;
+            T pair[per_word];
+            for (int e = 0; e < per_word; ++e) {
+              const std::int64_t i = i2 * per_word + e;
+              const std::int64_t k = v.flip ? i : o, c = v.flip ? o : i;
+              const std::int64_t tap = v.flip ? taps - 1 - t : t;
+              pair[e] = o < v.out_c && i < v.in_c ? w[((grp * kg + k) * cg + c) * taps + tap] : T{};
+            }
+            Word word;
+            std::memcpy(&word, pair, sizeof(word));
+            to[((grp * blocks + b) * depth + i2 * taps + t) * kBlockChannels + m] = word;
+          }
+}
+
+}  // namespace
+
+std::string_view RowsConvSolver::id() const {
+  if (direction_ == Direction::forward)
+    return bf16_ ? "cpu:fwd_rows:avx512_bf16" : "cpu:fwd_rows:avx512";
+  return bf16_ ? "cpu:bwdd_rows:avx512_bf16" : "cpu:bwdd_rows:avx512";
+}
+
+Status RowsConvSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (auto s = require_isa(Isa::avx512); !s) return s;
+  if (p.direction != direction_)
+    return not_applicable(
+        direction_ == Direction::forward
+            ? "forward only (backward-data: cpu:bwdd_rows)"
+            : "backward-data only (forward: cpu:fwd_rows; weights: cpu:bwdw_rows)");
+  if (p.stride != Dims3{1, 1, 1})
+    return not_applicable(
+        "stride 1 only (strided: cpu:nchw_gemm, cpu:bf16_direct, cpu:implicit_gemm)");
+  if (direction_ == Direction::backward_data)
+    for (int d = 0; d < 3; ++d)
+      if (p.pad_begin[d] > (p.filter[d] - 1) * p.dilation[d])
+        return not_applicable(
+            fmt::format("a padding of {} beyond the dilated filter's extent {} along dimension {}",
+                        p.pad_begin[d], (p.filter[d] - 1) * p.dilation[d], d));
+  if (bf16_)
+    if (auto s = check_bf16_in_place(
+            p, direction_ == Direction::forward ? "cpu:fwd_rows:avx512" : "cpu:bwdd_rows:avx512");
+        !s)
+      return s;
+  const std::int64_t window = 4 * view_of(p, bf16_).window_floats();
+  if (window > kWindowBytesLimit)
+    return not_applicable(
+        fmt::format("its per-thread window of input rows would take {} bytes, more than {}", window,
+                    kWindowBytesLimit));
+  return Status::ok();
+}
+
+StagingSpec RowsConvSolver::staging(const Problem&) const {
+  // Channels-first, nothing padded (the windows pad): the input read as it comes when dense fp32,
+  // the output written whole, the filter as [K][Cg][taps]. bf16 stages nothing: it reads and
+  // writes the caller's tensors.
+  StagingSpec spec{Order::channels_first, Order::channels_first, Padding{}, false};
+  spec.stage = !bf16_;
+  return spec;
+}
+
+void RowsConvSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  const RowsView v = view_of(p, bf16_);
+  layout.add(v.g * v.blocks() * v.depth() * kBlockChannels);  // filter words
+  layout.add(2 * v.depth());                                  // tap offsets (int64)
+}
+
+Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const {
+  const RowsView v = view_of(p, bf16_);
+  const bool fwd = direction_ == Direction::forward;
+  float* w = layout.get(ws, first_scratch);
+  auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
+  if (bf16_)
+    pack_filter(v, static_cast<const std::uint16_t*>(t.caller->w.data),
+                reinterpret_cast<std::uint32_t*>(w));
+  else
+    pack_filter(v, t.w, w);
+  // Reduction row j = (input channel (pair) i2, tap kd, kh, kw): in an item's window, plane
+  // (i2, kd), kh dilated rows down, kw dilated columns along.
+  const std::int64_t rows = v.window_rows();
+  for (std::int64_t i2 = 0, j = 0; i2 < v.planes(); ++i2)
+    for (std::int64_t kd = 0; kd < v.k[0]; ++kd)
+      for (std::int64_t kh = 0; kh < v.k[1]; ++kh)
+        for (std::int64_t kw = 0; kw < v.k[2]; ++kw, ++j)
+          tap_at[j] = ((i2 * v.k[0] + kd) * rows + kh * v.dil[1]) * v.padded_w() + kw * v.dil[2];
+  rows_conv::Args a{};
+  a.n = v.n, a.g = v.g, a.cg = v.out_c, a.kg = v.in_c, a.depth = v.depth();
+  a.id = v.out[0], a.ih = v.out[1], a.iw = v.out[2];
+  a.od = v.in[0], a.oh = v.in[1], a.ow = v.in[2];
+  a.kd = v.k[0], a.dd = v.dil[0];
+  for (int d = 0; d < 3; ++d) a.top[d] = v.top[d];
+  a.window_rows = rows, a.padded_w = v.padded_w();
+  a.window_planes = v.planes();
+  a.tap_at = tap_at, a.w = w;
+  const TensorView& in = fwd ? t.caller->x : t.caller->y;
+  const TensorView& out = fwd ? t.caller->y : t.caller->x;
+  a.dy = bf16_ ? in.data : fwd ? t.x : t.y;
+  a.dx = bf16_ ? out.data : fwd ? t.y : t.x;
+  struct Windows;  // per-thread windows of padded input rows
+  a.windows = reusable_scratch<Windows, float>(static_cast<std::size_t>(
+      omp_get_max_threads() * (v.window_floats() + rows_conv::kWindowSlack)));
+  if (bf16_)
+    rows_conv::run_bf16_avx512(a);
+  else
+    rows_conv::run_avx512(a);
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

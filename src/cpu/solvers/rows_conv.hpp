@@ -1,0 +1,37 @@
+// cpu:fwd_rows:{avx512,avx512_bf16} and cpu:bwdd_rows:{avx512,avx512_bf16} — stride-1 forward
+// and backward-data as dot products along output rows, on channels-first tensors. Both are one
+// computation (rows_conv_kernels.hpp): an output row of a block of output channels is a sum over
+// (input channel, tap) of a filter value times a run of the zero-padded input. Forward: output
+// y, input x padded by the padding. Backward-data: output dx, input dy padded by (dilated filter
+// extent - 1 - padding), the filter flipped and its channel roles swapped. The vectors run along
+// the output row, so a few channels fill every lane (a first layer's 3 dx channels: 3 x 8
+// vectors per tile) and each input load serves every channel of the tile. Measured selection
+// decides against them where a channel-vectorised family wins. Declined: stride > 1; for
+// backward-data a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
+// The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
+// with nothing staged; the fp32 ones take anything on the staging's buffers.
+#pragma once
+
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu {
+
+class RowsConvSolver final : public StagedSolver {
+ public:
+  // direction: forward or backward_data; bf16: the vdpbf16ps variant.
+  RowsConvSolver(Direction direction, bool bf16) : direction_(direction), bf16_(bf16) {}
+  std::string_view id() const override;
+  [[nodiscard]] Status check(const Problem& p) const override;
+
+ protected:
+  StagingSpec staging(const Problem& p) const override;
+  void scratch(const Problem& p, WorkspaceLayout& layout) const override;
+  [[nodiscard]] Status compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const override;
+
+ private:
+  Direction direction_;
+  bool bf16_;
+};
+
+}  // namespace convguard::cpu
