@@ -55,6 +55,9 @@ RowsView view_of(const Problem& p, bool bf16) {
   return v;
 }
 
+// Outputs over this are stored non-temporally (rows_conv_entry.hpp: Args::stream_out).
+constexpr std::int64_t kStreamOutputBytes = 4 << 20;
+
 // A thread's window at most (check() declines larger ones).
 constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 
@@ -166,6 +169,8 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   for (int d = 0; d < 3; ++d) a.top[d] = v.top[d];
   a.window_rows = rows, a.padded_w = v.padded_w();
   a.window_planes = v.planes();
+  a.stream_out =
+      v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16_ ? 2 : 4) > kStreamOutputBytes;
   a.tap_at = tap_at, a.w = w;
   const TensorView& in = fwd ? t.caller->x : t.caller->y;
   const TensorView& out = fwd ? t.caller->y : t.caller->x;

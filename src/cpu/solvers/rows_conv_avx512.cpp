@@ -20,6 +20,13 @@ struct F32 {
   static Vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static __m512 multiply_add(__m512 acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
   static void store(float* to, __mmask16 mask, __m512 v) { _mm512_mask_storeu_ps(to, mask, v); }
+  // 16 outputs; non-temporal when asked and the line is aligned (Args::stream_out).
+  static void store_whole(float* to, bool stream, __m512 v) {
+    if (stream && reinterpret_cast<std::uintptr_t>(to) % 64 == 0)
+      _mm512_stream_ps(to, v);
+    else
+      _mm512_storeu_ps(to, v);
+  }
   static void interleave(const float* const* from, std::int64_t count, float* to) {
     std::memcpy(to, from[0], sizeof(float) * count);
   }

@@ -28,6 +28,13 @@ struct Bf16 {
   static void store(std::uint16_t* to, __mmask16 mask, __m512 v) {
     _mm256_mask_storeu_epi16(to, mask, avx512::round_to_bf16(v));
   }
+  // 16 outputs; non-temporal when asked and aligned (Args::stream_out).
+  static void store_whole(std::uint16_t* to, bool stream, __m512 v) {
+    if (stream && reinterpret_cast<std::uintptr_t>(to) % 32 == 0)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(to), avx512::round_to_bf16(v));
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), avx512::round_to_bf16(v));
+  }
   // Two channels' runs of `count` bf16 pixels into words; a missing second channel is zero.
   static void interleave(const std::uint16_t* const* from, std::int64_t count, std::uint32_t* to) {
     for (std::int64_t i = 0; i < count; ++i)

@@ -59,8 +59,10 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
 #pragma GCC unroll 8
       for (int v = 0; v < V; ++v) {
         typename P::T* to = dx + m * plane + i * a.iw + at0 + v * 16;
-        if (v < vectors - 1) P::store(to, static_cast<__mmask16>(0xffff), acc[m][i * V + v]);
-        if (v == vectors - 1) P::store(to, mask, acc[m][i * V + v]);
+        if (v < vectors - 1 || (v == vectors - 1 && mask == 0xffff))
+          P::store_whole(to, a.stream_out, acc[m][i * V + v]);
+        else if (v == vectors - 1)
+          P::store(to, mask, acc[m][i * V + v]);
       }
 }
 
@@ -187,6 +189,8 @@ void run(const Args& a) {
             }
           }
         }
+    // Non-temporal stores are weakly ordered: drained before the region's closing barrier.
+    if (a.stream_out) _mm_sfence();
   }
 }
 
