@@ -3,6 +3,7 @@
 // files only; everything is inline.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -156,6 +157,37 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
   }
 }
 
+// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
+// (16-byte loads; tc::reduce_splits loads one float at a time).
+template <typename T>
+__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+  const float4* p = reinterpret_cast<const float4*>(partial);
+  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
+    float4 v = p[i];
+    for (int z = 1; z < splits; ++z) {
+      const float4 u = p[z * quads + i];
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    store_pair(y + 4 * i, v.x, v.y);
+    store_pair(y + 4 * i + 2, v.z, v.w);
+  }
+}
+
+// Split-K's second pass on the default stream: y = the splits' partial sums [split][elements],
+// added in split order (deterministic: no atomics), 4 elements per load where the count and the
+// pointers allow.
+template <typename T>
+void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+  const bool quads = elements % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(y) % (4 * sizeof(T)) == 0;
+  const std::int64_t items = quads ? elements / 4 : elements;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((items + 255) / 256, 4096));
+  if (quads)
+    reduce_splits4<<<blocks, 256>>>(partial, y, items, splits);
+  else
+    reduce_splits<<<blocks, 256>>>(partial, y, items, splits);
+}
+
 // Facts of the current device, read once per device: a process may drive several GPUs (a library
 // caller), each with its own SM count and its own function attributes (a shared-memory opt-in
 // made on one GPU does not hold on another: its launches there failed). Devices past
@@ -181,7 +213,8 @@ inline int sm_count() {
 }
 
 // Lets `Kernel` launch with `bytes` of dynamic shared memory on the current device, once per
-// device; a failure is not cached (the next launch asks again).
+// device; a failure is not cached (the next launch asks again) and is cleared from the runtime's
+// last error (else a later launch's check reported it: every run after a failed opt-in failed).
 template <auto Kernel>
 Error allow_dynamic_shared_memory(int bytes) {
   static std::atomic<bool> done[kCachedDevices] = {};
@@ -191,6 +224,7 @@ Error allow_dynamic_shared_memory(int bytes) {
   const Error e =
       CG_GPU(FuncSetAttribute)(Kernel, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
   if (e == kSuccess && cacheable) done[dev].store(true, std::memory_order_release);
+  if (e != kSuccess) (void)CG_GPU(GetLastError)();  // not the next launch's error
   return e;
 }
 
