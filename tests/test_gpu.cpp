@@ -334,12 +334,13 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
       GTEST_SKIP() << st.message();                                                               \
     }                                                                                             \
   }
-#define REQUIRE_WGMMA()           \
+#define REQUIRE_WGMMA()                           \
   REQUIRE_WGMMA_SOLVER("gpu:wgmma_implicit_gemm", \
                        "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
-#define REQUIRE_WGMMA_BWDW()                    \
-  REQUIRE_WGMMA_SOLVER("gpu:wgmma_bwd_weights", \
-                       "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
+#define REQUIRE_WGMMA_BWDW()   \
+  REQUIRE_WGMMA_SOLVER(        \
+      "gpu:wgmma_bwd_weights", \
+      "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
 
 TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
   REQUIRE_WGMMA();
@@ -581,10 +582,11 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
 // gpu:wgmma_bwd_weights (Hopper only; skipped elsewhere with its reason): (1) the tensor-core
 // backward-weights shapes with C and K multiples of 8 (stride 1-2, dilation 1-2, asymmetric
 // padding 0-2, filters 1/2/3/5, odd sizes, 1D; most split the reduction, small ones do not);
-// (2) fixed edge shapes, full fp64 reference: K tails of both tiles (8, 56, 72, 136, 200: the
-// 64 x 256 tile for K <= 64, 128 x 128 above), column tails (C = 8, 24, 40 under 1x1, 3x3, 5x5),
+// (2) fixed edge shapes, full fp64 reference: K tails in one and two 128-row tiles (8, 56, 72,
+// 136, 200), column tails (C = 8, 24, 40 under 1x1, 3x3, 5x5),
 // pixel counts off the 64-pixel stage (odd sizes), stride 2 and 3, padding 0-3 asymmetric,
-// dilation 2 and 3, batch 1-5, and long reductions that split into many ranges.
+// dilation 2 and 3, batch 1-5, long reductions that split into many ranges, and more tiles than
+// SMs (32-pixel stages).
 TEST(Gpu, TensorCoreWgmmaBackwardWeightsOnItsShapes) {
   REQUIRE_WGMMA_BWDW();
   EXPECT_GT(verify_on_shapes("gpu:wgmma_bwd_weights", 90,
@@ -632,6 +634,23 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsOnItsShapes) {
                                return p;
                              }),
             6);
+  // More tiles than SMs (on the H100 144 to 162: 32-pixel stages, two blocks per SM), pixel
+  // counts off the stage (98, 162).
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 2,
+                             [](auto, int i) {
+                               Problem p;
+                               p.n = 2;
+                               p.k = 256;
+                               p.c = i ? 1152 : 1024;
+                               p.input = {1, i ? 9 : 7, 9};
+                               p.filter = {1, 3, 3};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.direction = Direction::backward_weights;
+                               p.dtype = i ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            2);
 }
 
 // What gpu:wgmma_bwd_weights declines, each with its reason (checked before the device: no GPU

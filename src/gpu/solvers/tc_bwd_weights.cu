@@ -244,11 +244,7 @@ Status TcBwdWeightsSolver::check(const Problem& p) const {
         "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
   if (p.dtype == DType::f32)
     return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
-      !dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  if (auto s = dense_2d_one_group(p); !s) return s;
   if (auto s = bwd_weights_fits(p); !s) return s;
   return Status::ok();
 }

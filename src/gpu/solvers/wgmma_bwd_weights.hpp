@@ -8,10 +8,11 @@
 // along k, x along c), so a stage holds 64 pixels of each as rows of 128-byte swizzled atoms (64
 // channels or columns wide), loaded by cp.async in 16-byte chunks (zero-filled for padding, edges
 // and tails), and wgmma reads them MN-major (its operand transposition, 16-bit types only). A
-// block of two warpgroups computes a 128 x 128 tile of dw (each warpgroup 64 rows, m64n128k16) or,
-// for K <= 64, a 64 x 256 tile (each warpgroup 128 of the columns). The reduction is split over
-// blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU; each split writes its
-// own fp32 partial sums and a second kernel adds them in split order: deterministic, no atomics.
+// block of two warpgroups computes a 128 x 128 tile of dw (each warpgroup 64 rows, m64n128k16)
+// through a 7-stage cp.async pipeline. When the tiles leave more than half the SMs idle, the
+// reduction is split over blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU;
+// each split writes its own fp32 partial sums and a second kernel adds them in a fixed order:
+// deterministic, no atomics.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

@@ -457,11 +457,7 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
         "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
         "gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!tc::dense_channels_last(x_desc(p)) || !tc::dense_channels_last(w_desc(p)) ||
-      !tc::dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  if (auto s = tc::dense_2d_one_group(p); !s) return s;
   if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
     return not_applicable(
         "backward-data with at most 16 stride phases (stride_h * stride_w <= 16; more: "
@@ -488,13 +484,7 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   const auto& pl = static_cast<const WgPlan&>(plan);
   if (ws.size() < pl.workspace())
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: workspace smaller than planned"};
-  // cp.async and the 16-byte stores need 16-byte-aligned tensors (trial, plan and transform
-  // buffers are; a library caller's offset pointer may not be): refused, not faulted.
-  const void* const pointers[] = {t.x.data, t.w.data, t.y.data, ws.data()};
-  for (const void* ptr : pointers)
-    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
-      return {StatusCode::invalid_argument,
-              "gpu:wgmma_implicit_gemm: x, w, y and the workspace must be 16-byte aligned"};
+  if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_implicit_gemm"); !st) return st;
   WgArgs a = pl.a;
   // Backward-data: dx = forward(dy, flipped w), the flipped filter first in the workspace.
   tc::Operands o{};
