@@ -183,6 +183,17 @@ int main(int argc, char** argv) {
   const std::string dir = arg(argc, argv, "--direction", "fwd");
   const int runs = std::stoi(arg(argc, argv, "--runs", "50"));
   const std::string json_path = arg(argc, argv, "--json", "");
+  // --only ID[,ID...]: time these solvers alone (variant runs: the SIMT solvers take seconds).
+  const std::string only = arg(argc, argv, "--only", "");
+  auto wanted = [&](const std::string& id) {
+    if (only.empty()) return true;
+    for (std::size_t pos = 0; pos <= only.size();) {
+      const std::size_t end = std::min(only.find(',', pos), only.size());
+      if (only.compare(pos, end - pos, id) == 0 && end - pos == id.size()) return true;
+      pos = end + 1;
+    }
+    return false;
+  };
   std::ofstream json_out;
   if (!json_path.empty()) {
     json_out.open(json_path, std::ios::app);
@@ -225,7 +236,7 @@ int main(int argc, char** argv) {
     Best graph[2], legacy[2];
     for (const Solver* s : solvers_on(Device::gpu)) {
       const std::string id(s->id());
-      if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0) continue;
+      if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0 || !wanted(id)) continue;
       std::string why;
       const double t = time_solver(*s, p, runs, why);
       if (t <= 0) {

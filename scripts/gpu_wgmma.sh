@@ -8,10 +8,12 @@
 # ignores) cp build/release/{convguard,convguard_cudnn.so,tests/gpu_tests,bench/gpu_bench} devbin/,
 # libfmt.so.9 into devbin/lib/, and this script beside them:
 #   run(command="BUILD=devbin bash devbin/gpu_wgmma.sh", carry=["devbin"])
-# DIRECTION (fwd, bwd_data) and SUITE pick the peer's problems (default: ResNet-50 forward);
-# SAN_TOOLS the sanitizers (default memcheck racecheck).
+# DIRECTION (fwd, bwd_data, bwd_weights) and SUITE pick the peer's problems (default: ResNet-50
+# forward); bwd_weights compares gpu:wgmma_bwd_weights with gpu:tc_bwd_weights, and its variants
+# are auto/N (CONVGUARD_WGMMA_BWDW_SPLIT=N; one tile shape). SAN_TOOLS the sanitizers (default memcheck racecheck),
+# SAN_F their test filter.
 # PARTS=variants (VARIANTS: TILE or TILE/SPLIT, auto = the plan's choice) times forced tile
-# shapes and splits; PARTS=vtests (VTILES) reruns the shape tests with each tile shape forced.
+# shapes and splits (the tensor-core solvers alone: gpu_bench --only); PARTS=vtests (VTILES) reruns the shape tests with each tile shape forced.
 set -u
 D=${BUILD:-devbin}
 PEER=${PEER:-bench/gpu_peer.py}
@@ -40,21 +42,29 @@ if has peer; then
   echo "gpu_bench rc $?"
   timeout 200 "$PY" $PEER "$L/peer.jsonl" > "$L/peer.log" 2>&1
   echo "gpu_peer rc $?"
-  "$PY" $SUMMARY "$L/peer.log" | tee "$L/summary.txt"
+  IDS=; [[ ${DIRECTION:-fwd} == bwd_weights ]] && IDS="gpu:wgmma_bwd_weights gpu:tc_bwd_weights"
+  "$PY" $SUMMARY "$L/peer.log" $IDS | tee "$L/summary.txt"
 fi
 if has variants; then
   # Tile shapes forced (CONVGUARD_WGMMA_TILE; auto: the plan's own choice) on the same layers,
   # own solvers only; scripts/variant_summary.py (VSUMMARY) tabulates wgmma's time per variant.
   # A variant TILE/SPLIT also forces the split count (CONVGUARD_WGMMA_SPLIT).
+  TILE_ENV=CONVGUARD_WGMMA_TILE SPLIT_ENV=CONVGUARD_WGMMA_SPLIT
+  if [[ ${DIRECTION:-fwd} == bwd_weights ]]; then
+    TILE_ENV=CONVGUARD_WGMMA_BWDW_TILE_UNUSED SPLIT_ENV=CONVGUARD_WGMMA_BWDW_SPLIT
+  fi
   for t in ${VARIANTS:-auto 128x64 128x128 256x64 256x128 128x256}; do
     tile=${t%%/*} split=; [[ $t == */* ]] && split=${t#*/}
     t=${t/\//s}
-    CONVGUARD_WGMMA_TILE=${tile/auto/} CONVGUARD_WGMMA_SPLIT=$split timeout 120 $D/gpu_bench --suite data/suites/resnet50.txt \
-      --batch 32 --dtype bf16 --layout nhwc --direction fwd --runs 30 --json "$L/var_$t.jsonl" \
+    env $TILE_ENV=${tile/auto/} $SPLIT_ENV=$split timeout 120 $D/gpu_bench --suite ${SUITE:-data/suites/resnet50.txt} \
+      --batch 32 --dtype bf16 --layout nhwc --direction ${DIRECTION:-fwd} --runs 30 --json "$L/var_$t.jsonl" \
+      --only "${VSOLVERS_ONLY:-gpu:wgmma_implicit_gemm,gpu:tc_implicit_gemm,gpu:wgmma_bwd_weights,gpu:tc_bwd_weights}" \
       > /dev/null 2>&1
     echo "variant $t rc $?"
   done
-  python3 "${VSUMMARY:-scripts/variant_summary.py}" "$L"/var_*.jsonl | tee "$L/variants.txt"
+  VS=; [[ ${DIRECTION:-fwd} == bwd_weights ]] && VS="gpu:wgmma_bwd_weights gpu:tc_bwd_weights"
+  VSOLVERS=${VS:-gpu:wgmma_implicit_gemm gpu:tc_implicit_gemm} \
+    python3 "${VSUMMARY:-scripts/variant_summary.py}" "$L"/var_*.jsonl | tee "$L/variants.txt"
 fi
 if has vtests; then
   # The shape tests and large layers again with each listed tile shape forced.

@@ -1,8 +1,10 @@
-"""Per-layer table from bench/gpu_peer.py's log: gpu:wgmma_implicit_gemm and gpu:tc_implicit_gemm,
-their times and ratios to the better peer, the geomeans over the distinct problems, and then
-gpu_peer.py's own geomean lines for the two (the same figures, with flagged problems named).
+"""Per-layer table from bench/gpu_peer.py's log: a wgmma solver and its mma.sync sibling
+(gpu:wgmma_implicit_gemm and gpu:tc_implicit_gemm by default; backward-weights:
+gpu:wgmma_bwd_weights and gpu:tc_bwd_weights), their times and ratios to the better peer, the
+geomeans over the distinct problems, and then gpu_peer.py's own geomean lines for the two (the same
+figures, with flagged problems named).
 
-    python3 scripts/peer_summary.py peer.log"""
+    python3 scripts/peer_summary.py peer.log [WGMMA_ID TC_ID]"""
 import math
 import re
 import sys
@@ -14,11 +16,11 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
 
-def main(path):
+def main(path, wgmma=WGMMA, tc=TC):
     lines = open(path).read().splitlines()
     rows, cur = [], None
     for line in lines:
-        m = re.match(r"^(\S.*?) \(x(\d+)\) \(fwd", line)
+        m = re.match(r"^(\S.*?) \(x(\d+)\) \((fwd|bwd_data|bwd_weights)", line)
         if m:
             cur = {"name": m.group(1).split()[0]}
             rows.append(cur)
@@ -29,7 +31,7 @@ def main(path):
     print("%-28s %9s %7s %9s %7s %6s" % ("layer", "wgmma ms", "x peer", "tc ms", "x peer", "wg/tc"))
     w_ratios, t_ratios, speedups = [], [], []
     for r in rows:
-        w, t = r.get(WGMMA), r.get(TC)
+        w, t = r.get(wgmma), r.get(tc)
         if not w or not t:
             print("%-28s missing" % r["name"])
             continue
@@ -38,9 +40,9 @@ def main(path):
     print("geomean over %d problems: wgmma %.3fx of the better peer, tc %.3fx, wgmma/tc speedup %.3fx"
           % (len(w_ratios), geomean(w_ratios), geomean(t_ratios), geomean(speedups)))
     for line in lines:
-        if re.search(r"gpu:(tc|wgmma)_implicit_gemm ", line) and " over " in line:
+        if (wgmma + " " in line or tc + " " in line) and " over " in line:
             print(line)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:4])

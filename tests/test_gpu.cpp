@@ -51,14 +51,18 @@ bool wgmma_here() {
 
 TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
   REQUIRE_GPU();
-  std::uint64_t first = 1, count = 400;
+  std::uint64_t first = 1, count = 400, wide = 120;
   if (const char* s = std::getenv("CONVGUARD_PROPERTY_SEED")) {
     first = std::strtoull(s, nullptr, 10);
-    count = 1;
+    count = 1, wide = 0;
   }
   std::map<std::string, int> verified;
-  for (std::uint64_t seed = first; seed < first + count; ++seed) {
-    const Problem p = convguard::testing::random_problem(seed);
+  // The 400 random problems, then 120 with wide channels (random_wide_problem: 8 to 256 per
+  // group, where gpu:wgmma_bwd_weights' C and K multiples of 8 occur; seeds 1001 and up).
+  for (std::uint64_t i = 0; i < count + wide; ++i) {
+    const std::uint64_t seed = i < count ? first + i : 1000 + (i - count) + 1;
+    const Problem p = i < count ? convguard::testing::random_problem(seed)
+                                : convguard::testing::random_wide_problem(seed - 1000);
     TrialTensors t(p);
     fill_inputs(p, t, seed, FillMode::uniform);
     for (const Solver* s : solvers_on(Device::gpu)) {
@@ -81,7 +85,7 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
     // the tensor-core solvers (dense NHWC/KRSC, one group, 2D) take a few of the random problems
     // now that any channel count and strided backward-data are theirs, and have their own
     // shape tests below.
-    // A solver for one GPU generation (gpu:wgmma_implicit_gemm: sm_90 only) declines all of them
+    // A solver for one GPU generation (the gpu:wgmma_* solvers: sm_90 only) declines all of them
     // on another, saying so.
     if (count > 1) {
       const auto probe =
@@ -99,11 +103,12 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
 TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
   if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
   for (const char* id : {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights",
-                         "gpu:wgmma_implicit_gemm"}) {
+                         "gpu:wgmma_implicit_gemm", "gpu:wgmma_bwd_weights"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     const bool wgmma = std::string_view(id) == "gpu:wgmma_implicit_gemm";
-    if (wgmma) {  // sm_90 only: elsewhere it declines every problem, saying why
+    if (std::string_view(id).starts_with("gpu:wgmma")) {  // sm_90 only: elsewhere it declines
+                                                          // every problem, saying why
       if (const Status st = wgmma_status(); !st) {
         std::printf("%-28s declines here: %s\n", id, st.message().c_str());
         continue;
@@ -111,11 +116,12 @@ TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
     }
     int taken = 0;
     std::map<Direction, int> by_direction;
-    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
-      const Problem p = convguard::testing::random_problem(seed);
+    for (std::uint64_t seed = 1; seed <= 520; ++seed) {  // as the property test: 400 + 120 wide
+      const Problem p = seed <= 400 ? convguard::testing::random_problem(seed)
+                                    : convguard::testing::random_wide_problem(seed - 400);
       if (s->check(p).is_ok()) ++taken, ++by_direction[p.direction];
     }
-    std::printf("%-28s takes %d of the 400 random problems (%d fwd, %d bwd-data, %d bwd-w)\n", id,
+    std::printf("%-28s takes %d of the 520 random problems (%d fwd, %d bwd-data, %d bwd-w)\n", id,
                 taken, by_direction[Direction::forward], by_direction[Direction::backward_data],
                 by_direction[Direction::backward_weights]);
     EXPECT_GT(taken, 0) << id;
@@ -162,6 +168,11 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1",
         "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb32ic256ih14oc256oh14kh3ph1",
         "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic512ih28oc1024oh14kh1sh2",
+        // ... and on gpu:wgmma_bwd_weights (Hopper): ResNet-50's res5 3x3 (144 tiles: unsplit),
+        // res2 1x1 64->256 (K = 256, 64 columns), a dilated, padded 3x3 with K and C tails
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic512ih7oc512oh7kh3ph1",
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc256oh56kh1",
+        "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb16ic136ih27oc200oh27kh3ph2dh1",
         // ragged channels: ResNet-50's conv1 (C = 3, 7x7 stride 2) in all three directions,
         // odd C and K; strided backward-data (stride phases): ResNet-50's stride-2 3x3 and 1x1
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb8ic3ih224oc64oh112kh7sh2ph3",
@@ -175,7 +186,7 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
     fill_inputs(*p, t, 7, FillMode::uniform);
-    bool wgmma_ran = false;
+    bool wgmma_ran = false, wgmma_bwdw_ran = false;
     for (const Solver* s : solvers_on(Device::gpu)) {
       TrialOptions o;
       o.full_reference_limit = 0;  // sampled: these are too large for a full host reference
@@ -185,11 +196,18 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
       EXPECT_TRUE(r.verdict && r.verdict->ok)
           << s->id() << " " << text << ": " << (r.verdict ? r.verdict->message : "");
       wgmma_ran = wgmma_ran || s->id() == "gpu:wgmma_implicit_gemm";
+      wgmma_bwdw_ran = wgmma_bwdw_ran || s->id() == "gpu:wgmma_bwd_weights";
     }
     // On Hopper every f16/bf16 line here, forward or backward-data, is the wgmma solver's too: a
     // regression that made it decline one must not pass as a skip.
     if (wgmma_here() && p->dtype != DType::f32 && p->direction != Direction::backward_weights) {
       EXPECT_TRUE(wgmma_ran) << "gpu:wgmma_implicit_gemm declined " << text;
+    }
+    // ... and every f16/bf16 backward-weights line with C and K multiples of 8 is
+    // gpu:wgmma_bwd_weights' (conv1's C = 3 stays gpu:tc_bwd_weights').
+    if (wgmma_here() && p->dtype != DType::f32 && p->direction == Direction::backward_weights &&
+        p->c % 8 == 0 && p->k % 8 == 0) {
+      EXPECT_TRUE(wgmma_bwdw_ran) << "gpu:wgmma_bwd_weights declined " << text;
     }
   }
 }
@@ -207,6 +225,23 @@ TEST(Gpu, TensorCoreSolversDeclineSizesBeyondTheirIntArguments) {
     for (const char* id : {"gpu:tc_implicit_gemm", "gpu:wgmma_implicit_gemm"}) {
       const Solver* s = find_solver(id);
       if (!s) continue;  // a build without the GPU solvers
+      const Status st = s->check(*p);
+      EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
+      EXPECT_TRUE(st.message().find("32-bit") != std::string::npos ||
+                  st.message().find("grid too large") != std::string::npos)
+          << id << " " << text << ": " << st.message();
+    }
+  }
+  // Backward-weights: a padding of 2^32 (its output 1 pixel wide, so only the argument check
+  // catches it), and more columns than the grid holds.
+  for (const char* text :
+       {"--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih1oc8oh1kh1ph4294967296",
+        "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8388608ih1oc8oh1kh1"}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+      const Solver* s = find_solver(id);
+      if (!s) continue;
       const Status st = s->check(*p);
       EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
       EXPECT_TRUE(st.message().find("32-bit") != std::string::npos ||
@@ -284,14 +319,14 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
 // the tensor-core shapes above (tile edges, stride, dilation, padding, ragged C or K in a third of
 // the draws each, split reductions where few tiles), and a dozen larger layers that take its
 // 128-wide tiles.
-// Skips a test of gpu:wgmma_implicit_gemm where it cannot run (no Hopper GPU), with its reason.
-#define REQUIRE_WGMMA()                                                                           \
+// Skips a test of a gpu:wgmma_* solver where it cannot run (no Hopper GPU), with its reason:
+// its check() of `probe_text`, a problem it takes wherever it runs.
+#define REQUIRE_WGMMA_SOLVER(id, probe_text)                                                      \
   REQUIRE_GPU();                                                                                  \
   {                                                                                               \
-    const Solver* wg = find_solver("gpu:wgmma_implicit_gemm");                                    \
+    const Solver* wg = find_solver(id);                                                           \
     if (!wg) GTEST_SKIP() << "no CUDA backend in this build";                                     \
-    const auto probe =                                                                            \
-        parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");        \
+    const auto probe = parse_problem(probe_text);                                                 \
     ASSERT_TRUE(probe.is_ok());                                                                   \
     if (const Status st = wg->check(*probe); !st) {                                               \
       /* On a Hopper GPU a build without the kernel's sm_90a code is a defect, not a skip. */     \
@@ -299,6 +334,13 @@ TEST(Gpu, TensorCoreSolverOnItsShapes) {
       GTEST_SKIP() << st.message();                                                               \
     }                                                                                             \
   }
+#define REQUIRE_WGMMA()                           \
+  REQUIRE_WGMMA_SOLVER("gpu:wgmma_implicit_gemm", \
+                       "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
+#define REQUIRE_WGMMA_BWDW()   \
+  REQUIRE_WGMMA_SOLVER(        \
+      "gpu:wgmma_bwd_weights", \
+      "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
 
 TEST(Gpu, TensorCoreWgmmaOnItsShapes) {
   REQUIRE_WGMMA();
@@ -442,7 +484,7 @@ TEST(Gpu, WgmmaBackwardDeclinesWithReasons) {
            {"--dir=BWD_D " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
            {"--dir=BWD_D --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
            {"--dir=BWD_D --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1", "f16/bf16"},
-           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "gpu:tc_bwd_weights"}}) {
+           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "gpu:wgmma_bwd_weights"}}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
     const Status st = s->check(*p);
@@ -537,6 +579,112 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
             50);
 }
 
+// gpu:wgmma_bwd_weights (Hopper only; skipped elsewhere with its reason): (1) the tensor-core
+// backward-weights shapes with C and K multiples of 8 (stride 1-2, dilation 1-2, asymmetric
+// padding 0-2, filters 1/2/3/5, odd sizes, 1D; most split the reduction, small ones do not);
+// (2) fixed edge shapes, full fp64 reference: K tails in one and two 128-row tiles (8, 56, 72,
+// 136, 200), column tails (C = 8, 24, 40 under 1x1, 3x3, 5x5),
+// pixel counts off the 64-pixel stage (odd sizes), stride 2 and 3, padding 0-3 asymmetric,
+// dilation 2 and 3, batch 1-5, long reductions that split into many ranges, and more tiles than
+// SMs (32-pixel stages).
+TEST(Gpu, TensorCoreWgmmaBackwardWeightsOnItsShapes) {
+  REQUIRE_WGMMA_BWDW();
+  EXPECT_GT(verify_on_shapes("gpu:wgmma_bwd_weights", 90,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_backward_weights_shape(pick, i);
+                               p.c = (p.c + 7) / 8 * 8;
+                               p.k = (p.k + 7) / 8 * 8;
+                               return p;
+                             }),
+            70);
+  const int ks[] = {8, 56, 72, 136, 200}, cs[] = {8, 24, 40}, filters[] = {1, 3, 5};
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 45,
+                             [&](auto pick, int i) {
+                               Problem p;
+                               p.n = 1 + i % 5;
+                               p.k = ks[i % 5];
+                               p.c = cs[i / 5 % 3];
+                               p.input = {1, 9 + i % 4 * 6, 11 + i % 3 * 8};
+                               const int f = filters[i / 15];
+                               p.filter = {1, f, f};
+                               p.stride = {1, 1 + i % 3, 1 + i % 2};
+                               p.dilation = {1, 1 + (i % 4 == 3), 1 + 2 * (i % 7 == 5)};
+                               p.pad_begin = {0, pick(0, 3), pick(0, 2)};
+                               p.pad_end = {0, pick(0, 2), pick(0, 3)};
+                               p.direction = Direction::backward_weights;
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            45);
+  // Long reductions over few tiles (batch 6-8 of 30x30 to 40x40: 84 to 200 stages, split in 10
+  // to 25 ranges), K and C over a tile.
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 6,
+                             [](auto pick, int i) {
+                               Problem p;
+                               p.n = pick(6, 8);
+                               p.k = 8 * pick(1, 20);
+                               p.c = 8 * pick(1, 20);
+                               p.input = {1, pick(30, 40), pick(30, 40)};
+                               p.filter = {1, 3, 3};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.direction = Direction::backward_weights;
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            6);
+  // More tiles than SMs (on the H100 144 to 162: 32-pixel stages, two blocks per SM), pixel
+  // counts off the stage (98, 162).
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 2,
+                             [](auto, int i) {
+                               Problem p;
+                               p.n = 2;
+                               p.k = 256;
+                               p.c = i ? 1152 : 1024;
+                               p.input = {1, i ? 9 : 7, 9};
+                               p.filter = {1, 3, 3};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.direction = Direction::backward_weights;
+                               p.dtype = i ? DType::bf16 : DType::f16;
+                               p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+                               return p;
+                             }),
+            2);
+}
+
+// What gpu:wgmma_bwd_weights declines, each with its reason (checked before the device: no GPU
+// needed), and that it takes odd sizes, stride, dilation and padding.
+TEST(Gpu, WgmmaBackwardWeightsDeclinesWithReasons) {
+  const Solver* s = find_solver("gpu:wgmma_bwd_weights");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
+           {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
+           {"--dir=BWD_W " + nhwc + "mb2ic3ih224oc64oh112kh7sh2ph3", "C and K multiples of 8"},
+           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc20oh14kh3ph1", "gpu:tc_bwd_weights"},
+           {"--dir=BWD_W " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
+           {"--dir=BWD_W --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
+           {"--dir=BWD_W --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1", "f16/bf16"},
+           {"--dir=BWD_W " + nhwc + "mb2ic64id6oc64od6kd3pd1", "3D"}}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    const Status st = s->check(*p);
+    EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  }
+  if (!wgmma_here()) return;  // the rest needs the device's answer
+  for (const std::string& text : std::vector<std::string>{
+           "--dir=BWD_W " + nhwc + "mb3ic24ih17oc40oh9kh3sh2ph1",
+           "--dir=BWD_W " + nhwc + "mb1ic8ih13oc8oh9kh3dh1",
+           "--dir=BWD_W --dt=f16 --stag=axb --wtag=axb --dtag=axb mb2ic16ih15oc8oh17kh1ph1"}) {
+    auto ok = parse_problem(text);
+    ASSERT_TRUE(ok.is_ok()) << text << ": " << ok.status().message();
+    EXPECT_TRUE(s->check(*ok).is_ok()) << text << ": " << s->check(*ok).message();
+  }
+}
+
 // The ragged channel path and strided backward-data on fixed shapes, every direction, f16 and
 // bf16 (and TF32 forward and backward-data): C = 3 first layers (3x3, and 7x7 stride 2 as
 // ResNet's conv1), C and K of 5, 12, 20, 36 (and 3 or 64 against them), stride-2 backward-data
@@ -590,11 +738,10 @@ TEST(Gpu, TensorCoreRaggedChannelsAndStridedBackwardData) {
 }
 
 // Backward-weights reduces its splits in a fixed order: two runs on the same inputs give the
-// same bits (a split problem: one output tile, 3136 stages of 32 pixels).
+// same bits (a split problem: one output tile, 3136 stages of 32 pixels for gpu:tc_bwd_weights,
+// 1568 of 64 for gpu:wgmma_bwd_weights on Hopper).
 TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
   REQUIRE_GPU();
-  const Solver* s = find_solver("gpu:tc_bwd_weights");
-  ASSERT_NE(s, nullptr);
   auto p = parse_problem(
       "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1");
   ASSERT_TRUE(p.is_ok());
@@ -602,28 +749,35 @@ TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
   fill_inputs(*p, t, 5, FillMode::uniform);
   auto mem = gpu::device_memory();
   ASSERT_NE(mem, nullptr);
-  auto ws = s->workspace_bytes(*p);
-  auto plan = s->plan(*p);
-  ASSERT_TRUE(ws.is_ok() && plan.is_ok());
-  EXPECT_GT(*ws, 0u) << "expected a split reduction";
-  void *x = nullptr, *w = nullptr, *y = nullptr, *scratch = nullptr;
+  void *x = nullptr, *w = nullptr, *y = nullptr;
   ASSERT_TRUE(mem->allocate(&x, t.x.bytes(), "x").is_ok());
   ASSERT_TRUE(mem->allocate(&w, t.w.bytes(), "w").is_ok());
   ASSERT_TRUE(mem->allocate(&y, t.y.bytes(), "y").is_ok());
-  ASSERT_TRUE(mem->allocate(&scratch, std::max<std::size_t>(*ws, 1), "ws").is_ok());
   ASSERT_TRUE(mem->copy_in(x, t.x.data(), t.x.bytes()).is_ok());
   ASSERT_TRUE(mem->copy_in(y, t.y.data(), t.y.bytes()).is_ok());
-  std::vector<unsigned char> out[2];
-  for (auto& o : out) {
-    ASSERT_TRUE(mem->poison(w, t.w.bytes()).is_ok());
-    const ConvTensors dev{{x, t.x.desc()}, {w, t.w.desc()}, {y, t.y.desc()}};
-    ASSERT_TRUE(s->run(**plan, dev, {static_cast<std::byte*>(scratch), *ws}).is_ok());
-    ASSERT_TRUE(mem->synchronize("run").is_ok());
-    o.resize(t.w.bytes());
-    ASSERT_TRUE(mem->copy_out(o.data(), w, o.size()).is_ok());
+  for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
+    if (std::string_view(id) == "gpu:wgmma_bwd_weights" && !wgmma_here()) continue;
+    auto ws = s->workspace_bytes(*p);
+    auto plan = s->plan(*p);
+    ASSERT_TRUE(ws.is_ok() && plan.is_ok()) << id;
+    EXPECT_GT(*ws, 0u) << id << ": expected a split reduction";
+    void* scratch = nullptr;
+    ASSERT_TRUE(mem->allocate(&scratch, std::max<std::size_t>(*ws, 1), "ws").is_ok());
+    std::vector<unsigned char> out[2];
+    for (auto& o : out) {
+      ASSERT_TRUE(mem->poison(w, t.w.bytes()).is_ok());
+      const ConvTensors dev{{x, t.x.desc()}, {w, t.w.desc()}, {y, t.y.desc()}};
+      ASSERT_TRUE(s->run(**plan, dev, {static_cast<std::byte*>(scratch), *ws}).is_ok()) << id;
+      ASSERT_TRUE(mem->synchronize("run").is_ok());
+      o.resize(t.w.bytes());
+      ASSERT_TRUE(mem->copy_out(o.data(), w, o.size()).is_ok());
+    }
+    EXPECT_TRUE(out[0] == out[1]) << id << ": two runs differ";
+    mem->release(scratch);
   }
-  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
-  for (void* ptr : {x, w, y, scratch}) mem->release(ptr);
+  for (void* ptr : {x, w, y}) mem->release(ptr);
 }
 
 // The TF32 variant really computes in TF32: its output is further from the fp64 reference than

@@ -7,6 +7,7 @@
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
 #include "gpu/solvers/tc_bwd_weights.hpp"       // PTX (mma.sync, cp.async): CUDA only
 #include "gpu/solvers/tc_implicit_gemm.hpp"     // PTX (mma.sync, cp.async): CUDA only
+#include "gpu/solvers/wgmma_bwd_weights.hpp"    // PTX (wgmma, sm_90a): CUDA only
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"  // PTX (wgmma, sm_90a): CUDA only
 #endif
 
@@ -66,9 +67,11 @@ const std::vector<const Solver*>& gpu_solvers() {
   static const TcImplicitGemmSolver tc_implicit_gemm, tc_tf32(true);
   static const TcBwdWeightsSolver tc_bwd_weights;
   static const WgmmaImplicitGemmSolver wgmma_implicit_gemm;  // declines off sm_90
+  static const WgmmaBwdWeightsSolver wgmma_bwd_weights;      // declines off sm_90
   static const std::vector<const Solver*> list = {
-      &wgmma_implicit_gemm, &tc_implicit_gemm, &tc_tf32, &tc_bwd_weights,
-      &implicit_gemm,       &winograd,         &direct,  &reference_solver()};
+      &wgmma_implicit_gemm, &wgmma_bwd_weights, &tc_implicit_gemm, &tc_tf32,
+      &tc_bwd_weights,      &implicit_gemm,     &winograd,         &direct,
+      &reference_solver()};
 #else
   static const std::vector<const Solver*> list = {&implicit_gemm, &winograd, &direct,
                                                   &reference_solver()};

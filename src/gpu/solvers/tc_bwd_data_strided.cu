@@ -126,15 +126,35 @@ Status launch_phase_filters(const Problem& p, const Geo* phases, int count, cons
   return check_launch("gpu:tc_implicit_gemm backward-data filter flip");
 }
 
-Status gemm_fits(const Problem& p) {
-  // Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became
-  // 0).
+namespace {
+
+// Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became 0).
+Status arguments_fit(const Problem& p) {
   constexpr std::int64_t kIntLimit = std::int64_t{1} << 30;
   for (int i = 1; i <= 2; ++i)
     for (const std::int64_t v : {p.input[i], p.output(i), p.filter[i], p.stride[i], p.dilation[i],
                                  p.pad_begin[i], p.pad_end[i]})
       if (v >= kIntLimit || v <= -kIntLimit)
         return not_applicable("a size, stride or padding beyond 32-bit kernel arguments");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status bwd_weights_fits(const Problem& p) {
+  if (auto s = arguments_fit(p); !s) return s;
+  const double pixels = static_cast<double>(p.n) * p.output(1) * p.output(2);
+  const double cols = static_cast<double>(p.c + 8) * p.taps();  // padded to chunks (ragged)
+  if (pixels >= 2e9 || cols >= 2e9 || static_cast<double>(p.k) >= 2e9 ||
+      static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
+    return not_applicable("sizes beyond 32-bit GEMM indexing");
+  // Columns on the grid's y (at most 65535 blocks), tiles at least 128 wide.
+  if ((cols + 127) / 128 > 65535) return not_applicable("grid too large");
+  return Status::ok();
+}
+
+Status gemm_fits(const Problem& p) {
+  if (auto s = arguments_fit(p); !s) return s;
   const bool bwd = p.direction == Direction::backward_data;
   const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
   const double m =

@@ -5,6 +5,7 @@
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_bwd_weights.hpp"
 #include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
 
 namespace convguard::gpu {
 namespace {
@@ -228,12 +229,9 @@ template <typename T>
 Status launch(Args a, const BwdwPlan& plan) {
   if (auto st = plan.ragged ? launch_tiles<T, true>(a, plan) : launch_tiles<T, false>(a, plan); !st)
     return st;
-  if (a.partial) {
-    const std::int64_t elements = static_cast<std::int64_t>(a.k) * a.cols;
-    const unsigned blocks =
-        static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
-    reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.dw), elements, plan.used);
-  }
+  if (a.partial)
+    launch_reduce_splits(a.partial, static_cast<T*>(a.dw), static_cast<std::int64_t>(a.k) * a.cols,
+                         plan.used);
   return check_launch("gpu:tc_bwd_weights launch");
 }
 
@@ -246,18 +244,8 @@ Status TcBwdWeightsSolver::check(const Problem& p) const {
         "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
   if (p.dtype == DType::f32)
     return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
-      !dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
-  const double pixels = static_cast<double>(p.n) * p.output(1) * p.output(2);
-  const double cols = static_cast<double>(p.c + 8) * p.taps();  // padded to chunks (ragged)
-  if (pixels >= 2e9 || cols >= 2e9 ||
-      static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
-    return not_applicable("sizes beyond 32-bit GEMM indexing");
-  if ((cols + kTile - 1) / kTile > 65535 || (p.k + kTile - 1) / kTile > 2147483647.0)
-    return not_applicable("grid too large");
+  if (auto s = dense_2d_one_group(p); !s) return s;
+  if (auto s = bwd_weights_fits(p); !s) return s;
   return Status::ok();
 }
 
@@ -276,7 +264,7 @@ Status TcBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
   const auto& bp = static_cast<const BwdwPlan&>(plan);
   if (ws.size() < bp.partial_bytes())
     return {StatusCode::internal_error, "gpu:tc_bwd_weights: workspace smaller than its splits"};
-  Args a = bp.a;
+  auto a = bp.a;
   a.x = t.x.data, a.dy = t.y.data, a.dw = t.w.data;
   a.partial = bp.used > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
   switch (plan.problem.dtype) {

@@ -1,12 +1,16 @@
 // Shared by the tensor-core solvers (CUDA only: PTX): cp.async, ldmatrix, mma.sync, paired
-// stores, the split-K reduction, the SM count and the dense channels-last test. Included by .cu
-// files only; everything is inline.
+// stores, the split-K reduction, the SM count and the dense channels-last test and check. Included
+// by .cu files only; everything is inline.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
+#include "convguard/problem.hpp"
+#include "convguard/status.hpp"
 #include "convguard/tensor.hpp"
 #include "gpu/element.cuh"
 #include "gpu/runtime.hpp"
@@ -156,6 +160,71 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
   }
 }
 
+// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
+// (16-byte loads; tc::reduce_splits loads one float at a time).
+template <typename T>
+__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+  const float4* p = reinterpret_cast<const float4*>(partial);
+  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
+    float4 v = p[i];
+    for (int z = 1; z < splits; ++z) {
+      const float4 u = p[z * quads + i];
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    store_pair(y + 4 * i, v.x, v.y);
+    store_pair(y + 4 * i + 2, v.z, v.w);
+  }
+}
+
+// The same for many splits of few outputs (backward-weights' long reductions: 66 to 132 splits of
+// a 64 x 64 dw), where a thread per 4 outputs adding the splits one after another waits on each
+// load in turn: a warp per 4 outputs, lane l adding splits l, l + 32, ... in order, then the lanes'
+// sums in a fixed butterfly. The same order every run: deterministic.
+template <typename T>
+__global__ void reduce_splits4_warp(const float* partial, T* y, std::int64_t quads, int splits) {
+  const float4* p = reinterpret_cast<const float4*>(partial);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t warps = grid_threads() / 32;
+  for (std::int64_t i = global_thread() / 32; i < quads; i += warps) {  // warp-uniform
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int z = lane; z < splits; z += 32) {
+      const float4 u = p[z * quads + i];
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
+      v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
+      v.z += __shfl_xor_sync(0xffffffffu, v.z, o);
+      v.w += __shfl_xor_sync(0xffffffffu, v.w, o);
+    }
+    if (lane == 0) {
+      store_pair(y + 4 * i, v.x, v.y);
+      store_pair(y + 4 * i + 2, v.z, v.w);
+    }
+  }
+}
+
+// Split-K's second pass on the default stream: y = the splits' partial sums [split][elements],
+// added in a fixed order (deterministic: no atomics), 4 elements per load where the count and the
+// pointers allow, a warp per 4 elements above 8 splits.
+template <typename T>
+void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+  const bool quads = elements % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(y) % (4 * sizeof(T)) == 0;
+  const std::int64_t items = quads ? elements / 4 : elements;
+  if (quads && splits > 8) {  // a warp per item
+    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((items + 7) / 8, 4096));
+    reduce_splits4_warp<<<blocks, 256>>>(partial, y, items, splits);
+    return;
+  }
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((items + 255) / 256, 4096));
+  if (quads)
+    reduce_splits4<<<blocks, 256>>>(partial, y, items, splits);
+  else
+    reduce_splits<<<blocks, 256>>>(partial, y, items, splits);
+}
+
 // Facts of the current device, read once per device: a process may drive several GPUs (a library
 // caller), each with its own SM count and its own function attributes (a shared-memory opt-in
 // made on one GPU does not hold on another: its launches there failed). Devices past
@@ -181,7 +250,8 @@ inline int sm_count() {
 }
 
 // Lets `Kernel` launch with `bytes` of dynamic shared memory on the current device, once per
-// device; a failure is not cached (the next launch asks again).
+// device; a failure is not cached (the next launch asks again) and is cleared from the runtime's
+// last error (else a later launch's check reported it: every run after a failed opt-in failed).
 template <auto Kernel>
 Error allow_dynamic_shared_memory(int bytes) {
   static std::atomic<bool> done[kCachedDevices] = {};
@@ -191,6 +261,7 @@ Error allow_dynamic_shared_memory(int bytes) {
   const Error e =
       CG_GPU(FuncSetAttribute)(Kernel, CG_GPU(FuncAttributeMaxDynamicSharedMemorySize), bytes);
   if (e == kSuccess && cacheable) done[dev].store(true, std::memory_order_release);
+  if (e != kSuccess) (void)CG_GPU(GetLastError)();  // not the next launch's error
   return e;
 }
 
@@ -198,6 +269,29 @@ inline bool dense_channels_last(const TensorDesc& d) {
   // Logical order N, C, H, W; dense NHWC strides are H*W*C, 1, W*C, C.
   return d.rank == 4 && d.strides[1] == 1 && d.strides[3] == d.dims[1] &&
          d.strides[2] == d.dims[3] * d.dims[1] && d.strides[0] == d.dims[2] * d.strides[2];
+}
+
+// cp.async and 16-byte stores need 16-byte-aligned tensors and workspace (trial, plan and transform
+// buffers are; a library caller's offset pointer may not be): refused with `id`'s name, not
+// faulted.
+inline Status require_aligned16(const ConvTensors& t, const void* ws, const char* id) {
+  const void* const pointers[] = {t.x.data, t.w.data, t.y.data, ws};
+  for (const void* ptr : pointers)
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
+      return {StatusCode::invalid_argument,
+              std::string(id) + ": x, w, y and the workspace must be 16-byte aligned"};
+  return Status::ok();
+}
+
+// What every tensor-core solver needs of a problem's shape and layout: 1D or 2D, one group, dense
+// NHWC x and y and KRSC w; else not_applicable with the reason.
+inline Status dense_2d_one_group(const Problem& p) {
+  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
+  if (p.g != 1) return not_applicable("one group only");
+  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
+      !dense_channels_last(y_desc(p)))
+    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  return Status::ok();
 }
 
 }  // namespace convguard::gpu::tc

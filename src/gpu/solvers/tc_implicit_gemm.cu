@@ -331,11 +331,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (!tf32_ && p.dtype == DType::f32)
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
-      !dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  if (auto s = dense_2d_one_group(p); !s) return s;
   if (bwd) {
     for (int i = 1; i < 3; ++i)
       if (p.dilation[i] != 1) return not_applicable("backward-data with dilation 1 only");

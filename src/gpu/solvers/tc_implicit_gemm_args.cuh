@@ -48,6 +48,11 @@ struct Args {
 // pixels x 64 channels or wider; else not_applicable with the reason.
 Status gemm_fits(const Problem& p);
 
+// Whether backward-weights' GEMM (dw[K][R*S*C] over N*OH*OW pixels: gpu:tc_bwd_weights,
+// gpu:wgmma_bwd_weights) fits their int arguments and a grid of tiles 128 columns wide or wider;
+// else not_applicable with the reason.
+Status bwd_weights_fits(const Problem& p);
+
 // Strided backward-data's phases (Geo with the caller's C as the GEMM's N and K as the
 // reduction), their sub-filters packed one after another as [c][tap][k]; returns the count.
 int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements);

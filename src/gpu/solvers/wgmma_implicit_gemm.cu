@@ -407,22 +407,6 @@ struct WgPlan : Plan {
   dim3 grid;
 };
 
-// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
-// (16-byte loads; tc::reduce_splits loads one float at a time).
-template <typename T>
-__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
-  const float4* p = reinterpret_cast<const float4*>(partial);
-  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
-    float4 v = p[i];
-    for (int z = 1; z < splits; ++z) {
-      const float4 u = p[z * quads + i];
-      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
-    }
-    tc::store_pair(y + 4 * i, v.x, v.y);
-    tc::store_pair(y + 4 * i + 2, v.z, v.w);
-  }
-}
-
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
 Status launch_stages(const WgArgs& a, dim3 grid) {
   constexpr int bytes = kSmemBytes<BM, BN, S>;
@@ -457,42 +441,10 @@ Status launch(const WgPlan& pl, WgArgs a) {
                     : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
                                         : launch_width<T, 128>(pl, a);
   if (!st) return st;
-  if (a.partial) {
-    const std::int64_t elements = static_cast<std::int64_t>(a.m) * a.k;
-    if (elements % 4 == 0) {
-      const unsigned blocks =
-          static_cast<unsigned>(std::min<std::int64_t>((elements / 4 + 255) / 256, 4096));
-      reduce_splits4<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements / 4, pl.used);
-    } else {
-      const unsigned blocks =
-          static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
-      tc::reduce_splits<<<blocks, 256>>>(a.partial, static_cast<T*>(a.y), elements, pl.used);
-    }
-  }
+  if (a.partial)
+    tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,
+                             pl.used);
   return check_launch("gpu:wgmma_implicit_gemm launch");
-}
-
-// The kernel runs only on sm_90 (its code is sm_90a: no PTX, so no later GPU can load it either),
-// and only if this build carries that code: a failed image lookup is cleared so that it does not
-// surface as the next launch's error.
-Status hopper_here() {
-  int dev = 0, major = 0, minor = 0;
-  if (CG_GPU(GetDevice)(&dev) != kSuccess ||
-      CG_GPU(DeviceGetAttribute)(&major, CG_GPU(DevAttrComputeCapabilityMajor), dev) != kSuccess ||
-      CG_GPU(DeviceGetAttribute)(&minor, CG_GPU(DevAttrComputeCapabilityMinor), dev) != kSuccess) {
-    (void)last_error();
-    return not_applicable("no CUDA device (wgmma needs an sm_90 Hopper GPU)");
-  }
-  if (major != 9 || minor != 0)
-    return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
-  CG_GPU(FuncAttributes) attr{};
-  if (CG_GPU(FuncGetAttributes)(
-          &attr, wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false>) !=
-      kSuccess) {
-    (void)last_error();
-    return not_applicable("this build holds no sm_90a code for the wgmma kernel");
-  }
-  return Status::ok();
 }
 
 }  // namespace
@@ -501,13 +453,11 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   const bool bwd = p.direction == Direction::backward_data;
   if (p.direction == Direction::backward_weights)
-    return not_applicable("forward and backward-data only (backward-weights: gpu:tc_bwd_weights)");
+    return not_applicable(
+        "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
+        "gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!tc::dense_channels_last(x_desc(p)) || !tc::dense_channels_last(w_desc(p)) ||
-      !tc::dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  if (auto s = tc::dense_2d_one_group(p); !s) return s;
   if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
     return not_applicable(
         "backward-data with at most 16 stride phases (stride_h * stride_w <= 16; more: "
@@ -515,7 +465,8 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (bwd && (p.dilation[1] != 1 || p.dilation[2] != 1))
     return not_applicable("backward-data with dilation 1 only (dilated: gpu:implicit_gemm)");
   if (auto s = tc::gemm_fits(p); !s) return s;
-  return hopper_here();
+  return wg::hopper_here<
+      wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false>>();
 }
 
 Result<std::size_t> WgmmaImplicitGemmSolver::workspace_bytes(const Problem& p) const {
@@ -533,13 +484,7 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   const auto& pl = static_cast<const WgPlan&>(plan);
   if (ws.size() < pl.workspace())
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: workspace smaller than planned"};
-  // cp.async and the 16-byte stores need 16-byte-aligned tensors (trial, plan and transform
-  // buffers are; a library caller's offset pointer may not be): refused, not faulted.
-  const void* const pointers[] = {t.x.data, t.w.data, t.y.data, ws.data()};
-  for (const void* ptr : pointers)
-    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
-      return {StatusCode::invalid_argument,
-              "gpu:wgmma_implicit_gemm: x, w, y and the workspace must be 16-byte aligned"};
+  if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_implicit_gemm"); !st) return st;
   WgArgs a = pl.a;
   // Backward-data: dx = forward(dy, flipped w), the flipped filter first in the workspace.
   tc::Operands o{};

@@ -2,14 +2,18 @@
 // shared-memory matrix descriptors for 128-byte-swizzled K-major tiles, wgmma.mma_async with fp32
 // accumulators (m64n64k16, m64n128k16, m64n256k16; f16/bf16 operands), its fence/commit/wait, and
 // the proxy fence that makes ordinary shared-memory writes (cp.async, st.shared) visible to the
-// tensor cores. Compiled for sm_90a only (the instructions exist nowhere else); included by that
-// one .cu.
+// tensor cores, and the host's test whether a wgmma kernel runs on the current device. Compiled
+// for sm_90a only (the instructions exist nowhere else); included by the wgmma solvers' .cu files
+// (gpu:wgmma_implicit_gemm, gpu:wgmma_bwd_weights).
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "convguard/status.hpp"
+#include "gpu/check.hpp"
 #include "gpu/element.cuh"
+#include "gpu/runtime.hpp"
 
 namespace convguard::gpu::wg {
 
@@ -22,6 +26,17 @@ namespace convguard::gpu::wg {
 // Advancing the start address by 32 bytes selects the next 16 reduction elements of every row.
 __device__ __forceinline__ std::uint64_t smem_desc(std::uint32_t addr) {
   return (static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4)) | (std::uint64_t{1} << 16) |
+         (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
+}
+
+// An MN-major operand tile (the reduction along rows: backward-weights' pixel rows of dy and x):
+// 128-byte-swizzled atoms of 8 reduction rows x 64 M (or N) elements, 1024 bytes each, 16-byte
+// chunk j of row i at j ^ (i % 8). The descriptor's stride byte offset (SBO) steps between 8-row
+// groups along the reduction (1024 bytes: the atoms of one 64-wide column follow each other),
+// its leading byte offset (LBO) between 64-wide atoms along M or N (`lbo` bytes).
+__device__ __forceinline__ std::uint64_t smem_desc_mn(std::uint32_t addr, std::uint32_t lbo) {
+  return (static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4)) |
+         (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFF) << 16) |
          (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
 }
 
@@ -44,14 +59,14 @@ __device__ __forceinline__ void fence_proxy_async() {
 
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x 16) * B (N x 16)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead.
-#define CG_WGMMA_N64(ab)                                                                           \
+#define CG_WGMMA_N64(ab, tr)                                                                           \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
       "wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab                                      \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"             \
-      "}, %32, %33, p, 1, 1, 0, 0;\n}\n"                                                           \
+      "}, %32, %33, p, 1, 1, " tr ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -60,7 +75,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
       : "memory")
 
-#define CG_WGMMA_N128(ab)                                                                          \
+#define CG_WGMMA_N128(ab, tr)                                                                          \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                     \
@@ -69,7 +84,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"             \
-      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                                           \
+      "}, %64, %65, p, 1, 1, " tr ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -83,7 +98,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
       : "memory")
 
-#define CG_WGMMA_N256(ab)                                                                          \
+#define CG_WGMMA_N256(ab, tr)                                                                          \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
       "wgmma.mma_async.sync.aligned.m64n256k16.f32." ab "." ab                                     \
@@ -98,7 +113,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       "%111, "                                                                                     \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, " \
       "%127"                                                                                       \
-      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"                                                         \
+      "}, %128, %129, p, 1, 1, " tr ";\n}\n"                                                         \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -121,28 +136,56 @@ __device__ __forceinline__ void fence_proxy_async() {
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
       : "memory")
 
-template <typename T, int N>
+// kMnMajor: both operands MN-major in shared memory (imm-trans-a and imm-trans-b set, 16-bit
+// types only): smem_desc_mn's layout, for operands stored with the reduction along rows.
+template <typename T, int N, bool kMnMajor = false>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "m64n64k16, m64n128k16 or m64n256k16");
-  if constexpr (N == 64) {
-    if constexpr (std::is_same_v<T, cg_bf16>)
-      CG_WGMMA_N64("bf16");
-    else
-      CG_WGMMA_N64("f16");
-  } else if constexpr (N == 128) {
-    if constexpr (std::is_same_v<T, cg_bf16>)
-      CG_WGMMA_N128("bf16");
-    else
-      CG_WGMMA_N128("f16");
-  } else {
-    if constexpr (std::is_same_v<T, cg_bf16>)
-      CG_WGMMA_N256("bf16");
-    else
-      CG_WGMMA_N256("f16");
+#define CG_WGMMA_TYPED(shape)                                 \
+  if constexpr (std::is_same_v<T, cg_bf16>) {                 \
+    if constexpr (kMnMajor)                                   \
+      CG_WGMMA_##shape("bf16", "1, 1");                       \
+    else                                                      \
+      CG_WGMMA_##shape("bf16", "0, 0");                       \
+  } else {                                                    \
+    if constexpr (kMnMajor)                                   \
+      CG_WGMMA_##shape("f16", "1, 1");                        \
+    else                                                      \
+      CG_WGMMA_##shape("f16", "0, 0");                        \
   }
+  if constexpr (N == 64) {
+    CG_WGMMA_TYPED(N64)
+  } else if constexpr (N == 128) {
+    CG_WGMMA_TYPED(N128)
+  } else {
+    CG_WGMMA_TYPED(N256)
+  }
+#undef CG_WGMMA_TYPED
 }
 #undef CG_WGMMA_N64
 #undef CG_WGMMA_N128
 #undef CG_WGMMA_N256
+
+// Whether a wgmma kernel runs here: only on sm_90 (its code is sm_90a: no PTX, so no later GPU can
+// load it either), and only if this build carries `Kernel`'s code; a failed image lookup is
+// cleared so that it does not surface as the next launch's error.
+template <auto Kernel>
+Status hopper_here() {
+  int dev = 0, major = 0, minor = 0;
+  if (CG_GPU(GetDevice)(&dev) != kSuccess ||
+      CG_GPU(DeviceGetAttribute)(&major, CG_GPU(DevAttrComputeCapabilityMajor), dev) != kSuccess ||
+      CG_GPU(DeviceGetAttribute)(&minor, CG_GPU(DevAttrComputeCapabilityMinor), dev) != kSuccess) {
+    (void)last_error();
+    return not_applicable("no CUDA device (wgmma needs an sm_90 Hopper GPU)");
+  }
+  if (major != 9 || minor != 0)
+    return not_applicable("needs an sm_90 (Hopper) GPU: the wgmma kernel is sm_90a code");
+  CG_GPU(FuncAttributes) attr{};
+  if (CG_GPU(FuncGetAttributes)(&attr, Kernel) != kSuccess) {
+    (void)last_error();
+    return not_applicable("this build holds no sm_90a code for the wgmma kernel");
+  }
+  return Status::ok();
+}
 
 }  // namespace convguard::gpu::wg

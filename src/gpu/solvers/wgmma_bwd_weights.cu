@@ -1,0 +1,323 @@
+// gpu:wgmma_bwd_weights: the kernel and its planning (wgmma_bwd_weights.hpp says what it
+// computes). Built for sm_90a alone (CMakeLists.txt: the object library of the wgmma solvers), so
+// check() also asks whether the kernel's image loads on the current device.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "gpu/check.hpp"
+#include "gpu/element.cuh"
+#include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
+#include "gpu/solvers/wgmma_bwd_weights.hpp"
+#include "gpu/solvers/wgmma_ptx.cuh"
+
+namespace convguard::gpu {
+namespace {
+
+using tc::cp_async16;
+using tc::smem_addr;
+
+// A stage holds BK pixels of both operands (64, or 32 with two blocks per SM). An operand's stage
+// is a row of two 64-wide atoms (64 channels of dy, or 64 columns (r, s, c) of im2col(x)), each BK
+// pixel rows of 128 bytes (kAtomBytes), 16-byte chunk j of pixel row i at j ^ (i % 8): 1024-byte
+// swizzle atoms of 8 rows one after another, so the descriptor's SBO (between 8-pixel groups) is
+// 1024 bytes and its LBO (between 64-wide atoms) kAtomBytes; a k16 step of the reduction is 2048
+// bytes further. A block computes a 128 x 128 tile of dw (kTile): BK 64 with 7 stages of 32 KiB
+// (one block per SM), BK 32 with 6 of 16 KiB (two blocks per SM). A 64 x 256 tile for K <= 64
+// was tried and measured slower on 19 of ResNet-50's 22 layers
+// (docs/gpu/2026-11-25-wgmma-bwdw/run2/variants.txt): the kernel is bound by its loads and their
+// instructions, not by the tensor cores, and the 128 x 128 tile's empty rows load nothing.
+constexpr int kThreads = 256, kRowBytes = 128, kTile = 128;
+template <int BK>
+constexpr int kAtomBytes = BK* kRowBytes;
+template <int BK>
+constexpr int kStageBytes = 4 * kAtomBytes<BK>;  // A's two atoms, then B's
+template <int BK>
+constexpr int kStages = BK == 64 ? 7 : 6;
+template <int BK>
+constexpr int kSmemBytes = kStages<BK>* kStageBytes<BK> + 1024;  // + slack to align
+
+struct Args {
+  const void* x;
+  const void* dy;
+  void* dw;
+  int h, w_, c, k, s, sh, sw, ph, pw, dh, dw_;
+  int oh, ow;                    // dy's pixel grid
+  int step_n, step_oh, step_ow;  // BK pixels as (images, rows, columns): a row's next stage
+  int pixels;                    // N*OH*OW: the reduction
+  int cols;                      // R*S*C: dw's columns
+  int tiles_per_split;           // stages of BK pixels each blockIdx.z reduces
+  float* partial;                // splits' fp32 partial sums [split][k][cols]; null: dw directly
+};
+
+// Byte offset of chunk j of pixel row `row` in atom `atom` of an operand's stage.
+template <int BK>
+__device__ __forceinline__ int chunk_at(int atom, int row, int j) {
+  return atom * kAtomBytes<BK> + row * kRowBytes + ((j ^ (row & 7)) << 4);
+}
+
+// 128 rows of dw (output channels) x 128 columns per block; warpgroup g computes rows 64 g.. of
+// all 128 columns (m64n128k16).
+template <typename T, bool kSplit, int BK>
+__global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
+    wgmma_bwd_weights(const __grid_constant__ Args a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kS = kStages<BK>, kAhead = kS - 2, kStage = kStageBytes<BK>;
+  extern __shared__ uint4 smem_raw[];
+  // Every atom must start 1024-byte aligned: the swizzle is computed from the address bits.
+  char* smem = reinterpret_cast<char*>(smem_raw) + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  const std::uint32_t base = smem_addr(smem);
+  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int m0 = blockIdx.x * kTile, n0 = blockIdx.y * kTile;
+  const T* x = static_cast<const T*>(a.x);
+  const T* dy = static_cast<const T*>(a.dy);
+
+  // Each thread loads one pixel row of both operands per stage (row tid / kPerRow of the stage's
+  // BK) and of it the 16-byte chunks j = tid % kPerRow + kPerRow q: dy's channels m0 + 8 j.. and
+  // x's columns n0 + 8 j.. (r, s, c), whose offsets from the pixel and validity tests are computed
+  // once; the pixel (image, oh, ow) advances BK pixels a stage by carries, with no divisions (the
+  // loader's instructions bound the kernel: a division per row and stage cost 1.5x, ncu in
+  // docs/gpu/2026-11-25-wgmma-bwdw/run3).
+  constexpr int kPerRow = kThreads / BK, kPer = kTile / 8 / kPerRow;  // threads a row, chunks
+  const int row = tid / kPerRow, j0 = tid % kPerRow;
+  std::int64_t b_off[kPer];  // x offset of column q's chunk from the pixel's (ih0, iw0)
+  int b_r[kPer], b_s[kPer], dst[kPer];
+  bool a_ok[kPer], b_ok[kPer];
+#pragma unroll
+  for (int q = 0; q < kPer; ++q) {
+    const int j = j0 + kPerRow * q, col = n0 + j * 8;
+    a_ok[q] = m0 + j * 8 < a.k;
+    b_ok[q] = col < a.cols;
+    const int cc = b_ok[q] ? col : 0, rs = cc / a.c, c = cc - rs * a.c;
+    const int r = rs / a.s, s = rs - r * a.s;
+    b_r[q] = r * a.dh - a.ph, b_s[q] = s * a.dw_ - a.pw;
+    b_off[q] = (static_cast<std::int64_t>(b_r[q]) * a.w_ + b_s[q]) * a.c + c;
+    dst[q] = chunk_at<BK>(j / 8, row, j % 8);
+  }
+  const int tiles_all = (a.pixels + BK - 1) / BK;
+  const int kt0 = blockIdx.z * a.tiles_per_split;
+  const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
+  int p = kt0 * BK + row;                                     // this thread's pixel, next load
+  int ow = p % a.ow, t = p / a.ow, oh = t % a.oh, n = t / a.oh;
+  const T* a_src = dy + static_cast<std::int64_t>(p) * a.k + m0 + j0 * 8;
+  const std::int64_t a_step = static_cast<std::int64_t>(BK) * a.k;
+  auto load = [&](int stage) {
+    char* A = smem + stage * kStage;
+    char* B = A + 2 * kAtomBytes<BK>;  // after A's two atoms
+    const bool p_ok = p < a.pixels;
+    const int ih0 = oh * a.sh, iw0 = ow * a.sw;
+    const T* x_pix = x + ((static_cast<std::int64_t>(n) * a.h + ih0) * a.w_ + iw0) * a.c;
+#pragma unroll
+    for (int q = 0; q < kPer; ++q) {
+      const bool va = p_ok && a_ok[q];
+      cp_async16(A + dst[q], va ? a_src + 8 * kPerRow * q : dy, va);
+      const bool vb = p_ok && b_ok[q] &&
+                      static_cast<unsigned>(ih0 + b_r[q]) < static_cast<unsigned>(a.h) &&
+                      static_cast<unsigned>(iw0 + b_s[q]) < static_cast<unsigned>(a.w_);
+      cp_async16(B + dst[q], vb ? x_pix + b_off[q] : x, vb);
+    }
+    // The next stage's pixel: BK further, carried through ow < OW and oh < OH.
+    p += BK;
+    a_src += a_step;
+    ow += a.step_ow;
+    const int cw = ow >= a.ow;
+    ow -= cw * a.ow;
+    oh += a.step_oh + cw;
+    const int ch = oh >= a.oh;
+    oh -= ch * a.oh;
+    n += a.step_n + ch;
+  };
+
+  float acc[kTile / 2] = {};
+  // Stages kt+1 .. kt+kAhead are loading while stage kt is multiplied; the stage loaded at step kt
+  // last held stage kt-2, whose wgmma both warpgroups finished (wait<1> at the end of step kt-1)
+  // before this step's barrier, as in gpu:wgmma_implicit_gemm.
+#pragma unroll
+  for (int st = 0; st < kAhead; ++st) {
+    if (st < tiles) load(st);
+    tc::cp_async_commit();
+  }
+  const std::uint32_t a_atom = group * kAtomBytes<BK>, b_atoms = 2 * kAtomBytes<BK>;
+  for (int kt = 0; kt < tiles; ++kt) {
+    tc::cp_async_wait<kAhead - 1>();  // this thread's chunks of stage kt have landed
+    wg::fence_proxy_async();          // ... and are visible to the tensor cores
+    __syncthreads();
+    const std::uint32_t stage = base + (kt % kS) * kStage;
+    wg::fence_operands();
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks)
+      wg::mma<T, kTile, true>(acc, wg::smem_desc_mn(stage + a_atom + ks * 2048, kAtomBytes<BK>),
+                              wg::smem_desc_mn(stage + b_atoms + ks * 2048, kAtomBytes<BK>), 1);
+    wg::commit();
+    if (kt + kAhead < tiles) load((kt + kAhead) % kS);
+    tc::cp_async_commit();
+    wg::wait<1>();
+  }
+  wg::wait<0>();
+  tc::cp_async_wait<0>();
+
+  // Epilogue: register 4f + 2h + {0, 1} holds row 16 warp + lane / 4 + 8h, columns 8f + 2 (lane %
+  // 4) + {0, 1} of the warpgroup's 64 rows; pairs to KRSC dw or this split's partial sums.
+  T* dw = static_cast<T*>(a.dw);
+  const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols;
+  const int out_row = m0 + group * 64 + warp * 16 + lane / 4, out_col = n0 + (lane % 4) * 2;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = out_row + h * 8;
+    if (row >= a.k) continue;
+#pragma unroll
+    for (int f = 0; f < kTile / 8; ++f) {
+      const int cx = out_col + f * 8;
+      if (cx >= a.cols) continue;
+      tc::store_result(dw, kSplit ? a.partial : nullptr, plane,
+                       static_cast<std::int64_t>(row) * a.cols + cx, acc[4 * f + 2 * h],
+                       acc[4 * f + 2 * h + 1]);
+    }
+  }
+#else
+  (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
+#endif
+}
+
+// Splits of the reduction: none when the tiles give at least a third of the SMs a block (a
+// split's fp32 partials cost more than the idle SMs: ResNet-50's res5 layers, 64 tiles, ran 5-8%
+// faster unsplit than in 2, run2/variants.txt); else as many as fill the SMs once (`per_sm`
+// blocks each), each at least 8 stages, at most 256. CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256)
+// forces N, for measuring.
+int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm) {
+  static const int forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_SPLIT");
+    if (!text) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end != text && *end == 0 && v >= 1 && v <= 256) return static_cast<int>(v);
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_SPLIT='%s' ignored (1 to 256)\n", text);
+    return 0;
+  }();
+  if (forced) return static_cast<int>(std::min<std::int64_t>(forced, stages));
+  const int sms = tc::sm_count() * per_sm;
+  if (3 * out_tiles >= sms) return 1;
+  return static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({sms / out_tiles, stages / 8, 256})));
+}
+
+// Pixels per stage: 64 (one block per SM), but 32 (two blocks per SM) when the tiles are more
+// than one block per SM and at most two: ResNet-50's res5 3x3 layers (144 tiles) ran 5% faster in
+// one wave of two blocks per SM than in two waves; everywhere else 32 was 5-55% slower
+// (run5/variants.txt). CONVGUARD_WGMMA_BWDW_BK=32 or 64 forces it, for measuring.
+int pixels_per_stage(std::int64_t out_tiles) {
+  static const int forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_BK");
+    if (!text) return 0;
+    if (std::string_view(text) == "32" || std::string_view(text) == "64") return std::atoi(text);
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_BK='%s' ignored (32 or 64)\n", text);
+    return 0;
+  }();
+  if (forced) return forced;
+  const int sms = tc::sm_count();
+  return out_tiles > sms && out_tiles <= 2 * sms ? 32 : 64;
+}
+
+struct BwdwPlan : Plan {
+  explicit BwdwPlan(const Problem& p) : Plan(p) {
+    auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
+    a.s = i32(p.filter[2]);
+    a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
+    a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+    a.dh = i32(p.dilation[1]), a.dw_ = i32(p.dilation[2]);
+    a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
+    a.pixels = i32(p.n * p.output(1) * p.output(2));
+    a.cols = i32(p.filter[1] * p.filter[2] * p.c);
+    const int gx = (a.k + kTile - 1) / kTile, gy = (a.cols + kTile - 1) / kTile;
+    bk = pixels_per_stage(static_cast<std::int64_t>(gx) * gy);
+    a.step_ow = bk % a.ow, a.step_oh = bk / a.ow % a.oh, a.step_n = bk / a.ow / a.oh;
+    const int stages = (a.pixels + bk - 1) / bk;
+    const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages, bk == 64 ? 1 : 2);
+    a.tiles_per_split = (stages + splits - 1) / splits;
+    used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(used));
+  }
+  std::size_t partial_bytes() const {
+    return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
+  }
+  Args a{};
+  int bk = 64, used = 1;
+  dim3 grid;
+};
+
+template <typename T, bool kSplit, int BK>
+Status launch_tile(const Args& a, dim3 grid) {
+  constexpr int bytes = kSmemBytes<BK>;
+  const Error opt_in = tc::allow_dynamic_shared_memory<wgmma_bwd_weights<T, kSplit, BK>>(bytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
+  wgmma_bwd_weights<T, kSplit, BK><<<grid, kThreads, bytes>>>(a);
+  return Status::ok();
+}
+
+template <typename T, bool kSplit>
+Status launch_depth(const Args& a, const BwdwPlan& pl) {
+  return pl.bk == 64 ? launch_tile<T, kSplit, 64>(a, pl.grid)
+                     : launch_tile<T, kSplit, 32>(a, pl.grid);
+}
+
+template <typename T>
+Status launch(const Args& a, const BwdwPlan& pl) {
+  if (auto st = a.partial ? launch_depth<T, true>(a, pl) : launch_depth<T, false>(a, pl); !st)
+    return st;
+  if (a.partial)
+    tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
+                             static_cast<std::int64_t>(a.k) * a.cols, pl.used);
+  return check_launch("gpu:wgmma_bwd_weights launch");
+}
+
+}  // namespace
+
+Status WgmmaBwdWeightsSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (p.direction != Direction::backward_weights)
+    return not_applicable(
+        "backward-weights only (forward and backward-data: gpu:wgmma_implicit_gemm)");
+  if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
+  if (auto s = tc::dense_2d_one_group(p); !s) return s;
+  if (p.c % 8 != 0 || p.k % 8 != 0)
+    return not_applicable(
+        "C and K multiples of 8 only (16-byte chunks; others: gpu:tc_bwd_weights, ragged)");
+  if (auto s = tc::bwd_weights_fits(p); !s) return s;
+  return wg::hopper_here<wgmma_bwd_weights<cg_bf16, false, 64>>();
+}
+
+Result<std::size_t> WgmmaBwdWeightsSolver::workspace_bytes(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return BwdwPlan(p).partial_bytes();
+}
+
+Result<std::unique_ptr<Plan>> WgmmaBwdWeightsSolver::plan(const Problem& p) const {
+  if (auto s = check(p); !s) return s;
+  return std::unique_ptr<Plan>(new BwdwPlan(p));
+}
+
+Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
+                                  std::span<std::byte> ws) const {
+  const auto& pl = static_cast<const BwdwPlan&>(plan);
+  if (ws.size() < pl.partial_bytes())
+    return {StatusCode::internal_error, "gpu:wgmma_bwd_weights: workspace smaller than its splits"};
+  if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_bwd_weights"); !st) return st;
+  Args a = pl.a;
+  a.x = t.x.data, a.dy = t.y.data, a.dw = t.w.data;
+  a.partial = pl.used > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  switch (plan.problem.dtype) {
+    case DType::bf16:
+      return launch<cg_bf16>(a, pl);
+    case DType::f16:
+      return launch<cg_half>(a, pl);
+    case DType::f32:
+      break;
+  }
+  return {StatusCode::internal_error, "gpu:wgmma_bwd_weights: dtype"};
+}
+
+}  // namespace convguard::gpu

@@ -1,0 +1,32 @@
+// gpu:wgmma_bwd_weights (CUDA, Hopper sm_90 only; the kernel is sm_90a code): backward-weights of
+// 1D/2D convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core instructions
+// (wgmma), dense NHWC x and dy and KRSC dw, one group, C and K multiples of 8 (others:
+// gpu:tc_bwd_weights, whose ragged variant pads them); any stride, dilation and padding.
+//
+// GEMM view as gpu:tc_bwd_weights': dw[K][R*S*C] = sum over the N*OH*OW output pixels p of
+// dy[p][k] * im2col(x)[p][rsc]. Both operands are contiguous along their output dimension (dy
+// along k, x along c), so a stage holds 64 pixels of each as rows of 128-byte swizzled atoms (64
+// channels or columns wide), loaded by cp.async in 16-byte chunks (zero-filled for padding, edges
+// and tails), and wgmma reads them MN-major (its operand transposition, 16-bit types only). A
+// block of two warpgroups computes a 128 x 128 tile of dw (each warpgroup 64 rows, m64n128k16)
+// through a 7-stage cp.async pipeline. When the tiles leave more than half the SMs idle, the
+// reduction is split over blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU;
+// each split writes its own fp32 partial sums and a second kernel adds them in a fixed order:
+// deterministic, no atomics.
+#pragma once
+
+#include "gpu/gpu_solver.hpp"
+
+namespace convguard::gpu {
+
+class WgmmaBwdWeightsSolver final : public GpuSolver {
+ public:
+  std::string_view id() const override { return "gpu:wgmma_bwd_weights"; }
+  Status check(const Problem& p) const override;
+  // The splits' fp32 partial sums (0 when one split covers the reduction).
+  Result<std::size_t> workspace_bytes(const Problem& p) const override;
+  Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
+  Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+};
+
+}  // namespace convguard::gpu
