@@ -65,7 +65,8 @@ std::vector<double> by_definition(const Problem& p, const std::vector<double>& x
                       }
                       if (!inside) continue;
                       const std::int64_t c = g * cg + cc, k = g * kg + kk;
-                      const std::int64_t xi = (((n * p.c + c) * I[0] + pos[0]) * I[1] + pos[1]) * I[2] + pos[2];
+                      const std::int64_t xi =
+                          (((n * p.c + c) * I[0] + pos[0]) * I[1] + pos[1]) * I[2] + pos[2];
                       const std::int64_t wi = (((k * cg + cc) * K[0] + t0) * K[1] + t1) * K[2] + t2;
                       const std::int64_t yi = (((n * p.k + k) * O[0] + o0) * O[1] + o1) * O[2] + o2;
                       if (p.writes_y()) out[yi] += x[xi] * w[wi];
@@ -120,11 +121,11 @@ TEST(NegativeEndPadding, EverySolverDeclinesOrVerifies) {
         EXPECT_FALSE(r.status.message().empty()) << s->id() << " declined without a reason";
         continue;
       }
-      ASSERT_TRUE(r.ran()) << s->id() << ": " << r.status.to_string() << "\n  seed " << seed
-                           << ": " << to_canonical(*p);
+      ASSERT_TRUE(r.ran()) << s->id() << ": " << r.status.to_string() << "\n  seed " << seed << ": "
+                           << to_canonical(*p);
       EXPECT_TRUE(r.verdict && r.verdict->ok)
-          << s->id() << ": " << (r.verdict ? r.verdict->message : "") << "\n  seed " << seed
-          << ": " << to_canonical(*p);
+          << s->id() << ": " << (r.verdict ? r.verdict->message : "") << "\n  seed " << seed << ": "
+          << to_canonical(*p);
       ++verified[std::string(s->id())];
     }
   }

@@ -109,8 +109,8 @@ TEST(Verify, OneWrongElementInALargeBf16OutputIsCaught) {
   EXPECT_EQ(v.over_bound, 1);
   EXPECT_NE(v.message.find("outside their own error bound"), std::string::npos) << v.message;
   // Sampled verification judges its points the same way (every element is a point here).
-  const Verdict s = compare_sampled(c.p, c.y.view(), c.view(), Accuracy{}, FillMode::uniform,
-                                    1 << 20, 1);
+  const Verdict s =
+      compare_sampled(c.p, c.y.view(), c.view(), Accuracy{}, FillMode::uniform, 1 << 20, 1);
   EXPECT_FALSE(s.ok) << s.message;
 }
 

@@ -18,8 +18,12 @@ Padding forward_padding(const Problem& p) {
 }
 
 Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant) {
-  if (!__builtin_cpu_supports("avx512bf16"))
-    return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+  // AVX512BW and VL: the 16-bit masked loads and 256-bit masked stores of the bf16 kernels
+  // (every CPU with AVX512_BF16 has them, but a capped or emulated CPUID may not say so).
+  if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512vl"))
+    return not_applicable(
+        "needs AVX512_BF16 (vdpbf16ps) with AVX512BW and VL, which this CPU does not have");
   if (p.dtype != DType::bf16)
     return not_applicable("bf16 problems only (fp32: " + std::string(fp32_variant) + ")");
   if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||

@@ -38,6 +38,9 @@ std::int64_t chunks(const Geometry& G) {
   return (output_rows(G) + per - 1) / per;
 }
 
+// The padded, phase-split x at most (check() declines larger ones).
+constexpr std::int64_t kPaddedXBytesLimit = std::int64_t{16} << 30;
+
 // x's width after the phase split: sw phases of ceil(padded width / sw) columns.
 std::int64_t phase_width(const Geometry& G, const Sizes5& xs) {
   return (xs.w + G.sw - 1) / G.sw;
@@ -87,8 +90,21 @@ Status BwdwRowsSolver::check(const Problem& p) const {
   if (auto s = require_isa(Isa::avx512); !s) return s;
   if (p.direction != Direction::backward_weights)
     return not_applicable(
-        "backward-weights only (forward and backward-data: cpu:nchw_gemm, cpu:implicit_gemm)");
-  if (bf16_) return check_bf16_in_place(p, "cpu:bwdw_rows:avx512");
+        "backward-weights only (forward and backward-data: cpu:fwd_rows, cpu:bwdd_rows, "
+        "cpu:nchw_gemm, cpu:implicit_gemm)");
+  if (bf16_)
+    if (auto s = check_bf16_in_place(p, "cpu:bwdw_rows:avx512"); !s) return s;
+  // The padded, phase-split x (the largest scratch), each factor bounded first so that the
+  // product cannot overflow.
+  const Geometry G = detail::geometry(p);
+  const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
+  const std::int64_t factors[] = {xs.n, xs.c, G.sw, xs.d, xs.h, phase_width(G, xs)};
+  std::int64_t bytes = 4;
+  for (const std::int64_t f : factors)
+    bytes = f > 0 && bytes > kPaddedXBytesLimit / f ? kPaddedXBytesLimit + 1 : bytes * f;
+  if (bytes > kPaddedXBytesLimit)
+    return not_applicable(
+        fmt::format("its padded, phase-split copy of x would exceed {} bytes", kPaddedXBytesLimit));
   return Status::ok();
 }
 

@@ -111,19 +111,26 @@ Status RowsConvSolver::check(const Problem& p) const {
   if (direction_ == Direction::backward_data)
     for (int d = 0; d < 3; ++d)
       if (p.pad_begin[d] > (p.filter[d] - 1) * p.dilation[d])
-        return not_applicable(
-            fmt::format("a padding of {} beyond the dilated filter's extent {} along dimension {}",
-                        p.pad_begin[d], (p.filter[d] - 1) * p.dilation[d], d));
+        return not_applicable(fmt::format(
+            "a padding of {} beyond (filter - 1) x dilation = {} along dimension {} (dy rows no dx "
+            "pixel reads)",
+            p.pad_begin[d], (p.filter[d] - 1) * p.dilation[d], d));
   if (bf16_)
     if (auto s = check_bf16_in_place(
             p, direction_ == Direction::forward ? "cpu:fwd_rows:avx512" : "cpu:bwdd_rows:avx512");
         !s)
       return s;
-  const std::int64_t window = 4 * view_of(p, bf16_).window_floats();
+  // The window's size, each factor bounded first so that the product cannot overflow.
+  const RowsView v = view_of(p, bf16_);
+  const std::int64_t factors[] = {v.planes(), v.k[0], v.window_rows(), v.padded_w()};
+  std::int64_t window = 4;
+  for (const std::int64_t f : factors)
+    window = f > 0 && window > kWindowBytesLimit / f ? kWindowBytesLimit + 1 : window * f;
   if (window > kWindowBytesLimit)
-    return not_applicable(
-        fmt::format("its per-thread window of input rows would take {} bytes, more than {}", window,
-                    kWindowBytesLimit));
+    return not_applicable(fmt::format(
+        "its per-thread window of input rows ({} planes x {} x {} rows x {} columns) would exceed "
+        "{} bytes",
+        v.planes(), v.k[0], v.window_rows(), v.padded_w(), kWindowBytesLimit));
   return Status::ok();
 }
 

@@ -1,4 +1,5 @@
-// cpu:bwdd_rows's fp32 kernel (rows_conv_kernels.hpp); compiled with -mavx512f -mfma.
+// cpu:fwd_rows's and cpu:bwdd_rows's fp32 kernel (rows_conv_kernels.hpp); compiled with -mavx512f
+// -mfma.
 #include <immintrin.h>
 
 // GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its

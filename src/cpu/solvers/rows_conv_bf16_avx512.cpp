@@ -1,7 +1,7 @@
-// cpu:bwdd_rows's bf16 kernel (rows_conv_kernels.hpp); compiled with -mavx512f -mavx512bw
-// -mavx512vl -mavx512bf16. A window word is a pixel's pair of dy channels (k, k + 1) and a filter
-// word the matching pair of weights, so one vdpbf16ps adds two channels' products per pixel;
-// each dx element is rounded to bf16 once, as float_to_bfloat rounds.
+// cpu:fwd_rows's and cpu:bwdd_rows's bf16 kernel (rows_conv_kernels.hpp); compiled with -mavx512f
+// -mavx512bw -mavx512vl -mavx512bf16. A window word is a pixel's pair of dy channels (k, k + 1) and
+// a filter word the matching pair of weights, so one vdpbf16ps adds two channels' products per
+// pixel; each dx element is rounded to bf16 once, as float_to_bfloat rounds.
 #include <immintrin.h>
 
 // GCC 12's masked stores and loads pass an undefined vector as the unused merge source, which its

@@ -1,14 +1,15 @@
-// Entry point of cpu:bwdd_rows's AVX-512 kernel file (rows_conv_avx512.cpp). Plain structs and
-// pointers only: the kernel file is compiled with -mavx512f, and a library template used there
-// could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
+// Entry points of cpu:fwd_rows's and cpu:bwdd_rows's AVX-512 kernel files (rows_conv_avx512.cpp).
+// Plain structs and pointers only: the kernel file is compiled with -mavx512f, and a library
+// template used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
 
 namespace convguard::cpu::rows_conv {
 
-// Stride-1 backward-data as a forward pass over dy, zero-padded so that every input pixel's
-// window lies inside it, with the filter flipped and its channel roles swapped:
+// In backward-data's names (forward maps onto them: its y is "dx", its x "dy", the filter not
+// flipped; rows_conv.cpp). Stride-1 backward-data as a forward pass over dy, zero-padded so that
+// every input pixel's window lies inside it, with the filter flipped and its channel roles swapped:
 //   dx[n][grp][c][r][iw] = sum over reduction rows j of w[grp][c block][j][c] *
 //                          padded_dy[n][grp][row(r) + tap_at[j] + iw]
 // where r runs over dx's (id, ih) rows and j = (k, flipped tap) over kg x taps. The padded dy is

@@ -1,7 +1,8 @@
 // cpu:bwdd_rows's kernel (rows_conv_entry.hpp), generic over an element policy P: fp32
-// (rows_conv_avx512.cpp, FMA) and bf16 (rows_conv_bf16_avx512.cpp: a window word holds two dy
-// channels of one pixel and vdpbf16ps adds both products to a lane). Included only by files
-// compiled with the policy's ISA flags; internal linkage, no library templates.
+// (rows_conv_avx512.cpp, FMA) and bf16 (rows_conv_bf16_avx512.cpp: a window word holds two input
+// channels of one pixel and vdpbf16ps adds both products to a lane). In the Args' backward-data
+// names, forward's output y is "dx" and its input x is "dy" (rows_conv.cpp: RowsView). Included
+// only by files compiled with the policy's ISA flags; internal linkage, no library templates.
 //
 // A register tile of MR dx channels x NV vectors of 16 pixels along dx rows (3 x 8 for a first
 // layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole reduction: per
@@ -130,8 +131,10 @@ Shape<P> shape_for(int mr, std::int64_t width) {
 template <class P>
 void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
                  typename P::Word* window) {
-  const std::int64_t pitch = a.padded_w, left = a.top[2];
-  const std::int64_t copy = a.ow < pitch - left ? a.ow : pitch - left;
+  // The input's columns land at [left, left + copy): a begin padding wider than the row (forward)
+  // leaves nothing, and an end padding below zero (forward) cuts the input's last columns.
+  const std::int64_t pitch = a.padded_w, left = a.top[2] < pitch ? a.top[2] : pitch;
+  const std::int64_t room = pitch - left, copy = a.ow < room ? a.ow : room;
   const auto* dy = static_cast<const typename P::T*>(a.dy);
   // Window planes of P::kPerWord dy channels each (bf16: a channel pair per 32-bit word).
   const std::int64_t planes = (a.kg + P::kPerWord - 1) / P::kPerWord;
@@ -155,6 +158,9 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
         P::interleave(from, copy, to + left);
         std::memset(to + left + copy, 0, sizeof(*to) * (pitch - left - copy));
       }
+  // The slack that vector reads past the last row touch (lanes never stored), zeroed so that
+  // nothing reads memory the solver did not write.
+  std::memset(window + a.window_floats(), 0, sizeof(*window) * kWindowSlack);
 }
 
 template <class P>
