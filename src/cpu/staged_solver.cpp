@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "convguard/dtype.hpp"
+
 namespace convguard::cpu {
 
 Padding forward_padding(const Problem& p) {
@@ -15,6 +17,30 @@ Padding forward_padding(const Problem& p) {
     pad.end[d] = std::max<std::int64_t>(0, need);
   }
   return pad;
+}
+
+std::int64_t bounded_product(std::initializer_list<std::int64_t> factors, std::int64_t limit) {
+  std::int64_t product = 1;
+  for (const std::int64_t f : factors)
+    product = f > 0 && product > limit / f ? limit + 1 : product * f;
+  return product;
+}
+
+bool streams_output(std::int64_t bytes) {
+  return bytes > (std::int64_t{4} << 20);
+}
+
+void add_partials_in_order(const float* partial, std::int64_t parts, std::int64_t size,
+                           float* f32_out, std::uint16_t* bf16_out) {
+#pragma omp parallel for
+  for (std::int64_t i = 0; i < size; ++i) {
+    float sum = partial[i];
+    for (std::int64_t c = 1; c < parts; ++c) sum += partial[c * size + i];
+    if (bf16_out)
+      bf16_out[i] = float_to_bfloat(sum);
+    else
+      f32_out[i] = sum;
+  }
 }
 
 Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant) {

@@ -5,6 +5,8 @@
 // order and padding its loops want), scratch() (its own buffers) and compute().
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 
 #include "convguard/solver.hpp"
@@ -70,6 +72,24 @@ class StagedSolver : public Solver {
 
 // Zero-padding that makes every window read of the forward pass land inside the buffer.
 Padding forward_padding(const Problem& p);
+
+// The product of sizes, or limit + 1 as soon as it would exceed limit (never an overflow): for
+// check()s bounding a buffer whose size multiplies problem sizes (huge paddings and strides can
+// make such a product wrap to a tiny number while every tensor holds one element).
+std::int64_t bounded_product(std::initializer_list<std::int64_t> factors, std::int64_t limit);
+
+// Whether an output of `bytes` is written with non-temporal stores (whole aligned vectors):
+// above four times a core's L2. A plain store first reads every line it fills, and an output that
+// large has left the core's caches before a consumer reads it; smaller ones stay for the next
+// layer. A constant, not derived from the reported L3: a virtual machine reports its host's whole
+// L3 (384 MiB on the build machine) and holds a slice of it. Measured in docs/perf.md.
+bool streams_output(std::int64_t bytes);
+
+// out[i] = partial[i] + partial[size + i] + ... over `parts` chunks, added in chunk order (the
+// chunks are fixed by the problem, so the bits do not depend on the thread count); fp32 into
+// f32_out, or rounded once to bf16 bits into bf16_out (the other null).
+void add_partials_in_order(const float* partial, std::int64_t parts, std::int64_t size,
+                           float* f32_out, std::uint16_t* bf16_out);
 
 // What the bf16 variants that read and write the caller's tensors in place (stage = false) take:
 // an AVX512_BF16 CPU, bf16 problems, dense channels-first x and y, a dense filter that is

@@ -84,8 +84,8 @@ void copy_tensor(const TensorDesc& t, Order order, const Padding& pad, const voi
   const std::int64_t cblocks = (s.c + kB - 1) / kB;
   // Without H or W padding, where the caller's rows follow each other, a plane is one row: long
   // rows are what the transposes work in (a 14-wide row is shorter than one 16 x 16 block).
-  const bool flat = pad.begin[1] == 0 && pad.end[1] == 0 && pad.begin[2] == 0 &&
-                    pad.end[2] == 0 && st[3] == s.w * st[4];
+  const bool flat = pad.begin[1] == 0 && pad.end[1] == 0 && pad.begin[2] == 0 && pad.end[2] == 0 &&
+                    st[3] == s.w * st[4];
   const std::int64_t rows = flat ? 1 : s.h, width = flat ? s.h * s.w : s.w;
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t n = 0; n < s.n; ++n)
@@ -158,6 +158,52 @@ int WorkspaceLayout::add(std::int64_t floats) {
 
 float* WorkspaceLayout::get(std::span<std::byte> ws, int slot) const {
   return reinterpret_cast<float*>(ws.data() + offsets_[static_cast<std::size_t>(slot)]);
+}
+
+std::int64_t column_phase_width(const Sizes5& xs, std::int64_t step) {
+  return (xs.w + step - 1) / step;
+}
+
+namespace {
+
+template <class T>
+void pad_phases(const T* x, const Sizes5& s, const Padding& pad, const Sizes5& xs,
+                std::int64_t step, T* to) {
+  const std::int64_t q = column_phase_width(xs, step), rows = xs.d * xs.h, planes = xs.n * xs.c;
+#pragma omp parallel for collapse(2)
+  for (std::int64_t plane = 0; plane < planes; ++plane)
+    for (std::int64_t ph = 0; ph < step; ++ph)
+      for (std::int64_t row = 0; row < rows; ++row) {
+        T* out = to + ((plane * step + ph) * rows + row) * q;
+        const std::int64_t d = row / xs.h - pad.begin[0], h = row % xs.h - pad.begin[1];
+        if (d < 0 || d >= s.d || h < 0 || h >= s.h) {
+          std::fill(out, out + q, T{});
+          continue;
+        }
+        const T* from = x + ((plane * s.d + d) * s.h + h) * s.w;
+        if (step == 1) {  // the row as it is, between its paddings
+          const std::int64_t left = pad.begin[2], count = std::min(s.w, q - left);
+          std::fill(out, out + left, T{});
+          std::memcpy(out + left, from, sizeof(T) * count);
+          std::fill(out + left + count, out + q, T{});
+          continue;
+        }
+        for (std::int64_t col = 0; col < q; ++col) {
+          const std::int64_t w = col * step + ph - pad.begin[2];
+          out[col] = w >= 0 && w < s.w ? from[w] : T{};
+        }
+      }
+}
+
+}  // namespace
+
+void pad_column_phases(const float* x, const Sizes5& s, const Padding& pad, const Sizes5& xs,
+                       std::int64_t step, float* to) {
+  pad_phases(x, s, pad, xs, step, to);
+}
+void pad_column_phases(const std::uint16_t* x, const Sizes5& s, const Padding& pad,
+                       const Sizes5& xs, std::int64_t step, std::uint16_t* to) {
+  pad_phases(x, s, pad, xs, step, to);
 }
 
 }  // namespace convguard::cpu

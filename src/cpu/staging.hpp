@@ -34,6 +34,15 @@ Sizes5 padded(const Sizes5& s, const Padding& p);
 void pack(const TensorView& src, Order order, const Padding& pad, float* dst);
 // Writes the interior of dense fp32 `src` (in `order`, padded by `pad`) into `dst`.
 void unpack(const float* src, Order order, const Padding& pad, const TensorView& dst);
+// Channels-first x (sizes s, fp32 or bf16 bits) zero-padded by `pad` to xs and split into `step`
+// column phases: phase ph's column q is the padded x's column q * step + ph, zero past its width
+// (column_phase_width(xs, step) columns a phase). step 1 is the plain padded copy. Serves
+// cpu:bwdw_rows (strided columns as contiguous runs) and cpu:nchw_gemm's bf16 x.
+std::int64_t column_phase_width(const Sizes5& xs, std::int64_t step);
+void pad_column_phases(const float* x, const Sizes5& s, const Padding& pad, const Sizes5& xs,
+                       std::int64_t step, float* to);
+void pad_column_phases(const std::uint16_t* x, const Sizes5& s, const Padding& pad,
+                       const Sizes5& xs, std::int64_t step, std::uint16_t* to);
 // True when t is dense fp32 in `order` (no padding), so it can be used without a copy.
 bool is_packed_f32(const TensorDesc& t, Order order);
 

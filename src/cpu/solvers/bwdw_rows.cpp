@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
-#include "convguard/dtype.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bwdw_rows_entry.hpp"
@@ -41,36 +39,6 @@ std::int64_t chunks(const Geometry& G) {
 // The padded, phase-split x at most (check() declines larger ones).
 constexpr std::int64_t kPaddedXBytesLimit = std::int64_t{16} << 30;
 
-// x's width after the phase split: sw phases of ceil(padded width / sw) columns.
-std::int64_t phase_width(const Geometry& G, const Sizes5& xs) {
-  return (xs.w + G.sw - 1) / G.sw;
-}
-
-// Channels-first x (sizes s) zero-padded by `pad` to xs and split into sw column phases: phase
-// ph's column q is the padded x's column q * sw + ph (zero past the padded width). Serves the
-// fp32 variant (x already padded by the staging, pad empty) and the bf16 one (the caller's x).
-template <class T>
-void padded_phases(const Geometry& G, const T* x, const Sizes5& s, const Padding& pad,
-                   const Sizes5& xs, T* to) {
-  const std::int64_t q = phase_width(G, xs), rows = xs.d * xs.h, planes = xs.n * xs.c;
-#pragma omp parallel for collapse(2)
-  for (std::int64_t plane = 0; plane < planes; ++plane)
-    for (std::int64_t ph = 0; ph < G.sw; ++ph)
-      for (std::int64_t row = 0; row < rows; ++row) {
-        T* out = to + ((plane * G.sw + ph) * rows + row) * q;
-        const std::int64_t d = row / xs.h - pad.begin[0], h = row % xs.h - pad.begin[1];
-        if (d < 0 || d >= s.d || h < 0 || h >= s.h) {
-          std::fill(out, out + q, T{});
-          continue;
-        }
-        const T* from = x + ((plane * s.d + d) * s.h + h) * s.w;
-        for (std::int64_t col = 0; col < q; ++col) {
-          const std::int64_t w = col * G.sw + ph - pad.begin[2];
-          out[col] = w >= 0 && w < s.w ? from[w] : T{};
-        }
-      }
-}
-
 // bf16's x is the caller's own unless it needs padding or a phase split.
 bool copies_bf16_x(const Problem& p) {
   const Padding pad = forward_padding(p);
@@ -98,11 +66,8 @@ Status BwdwRowsSolver::check(const Problem& p) const {
   // product cannot overflow.
   const Geometry G = detail::geometry(p);
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  const std::int64_t factors[] = {xs.n, xs.c, G.sw, xs.d, xs.h, phase_width(G, xs)};
-  std::int64_t bytes = 4;
-  for (const std::int64_t f : factors)
-    bytes = f > 0 && bytes > kPaddedXBytesLimit / f ? kPaddedXBytesLimit + 1 : bytes * f;
-  if (bytes > kPaddedXBytesLimit)
+  if (bounded_product({4, xs.n, xs.c, G.sw, xs.d, xs.h, column_phase_width(xs, G.sw)},
+                      kPaddedXBytesLimit) > kPaddedXBytesLimit)
     return not_applicable(
         fmt::format("its padded, phase-split copy of x would exceed {} bytes", kPaddedXBytesLimit));
   return Status::ok();
@@ -125,7 +90,7 @@ void BwdwRowsSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   layout.add(parts > 1 || bf16_ ? parts * dw : 0);
   layout.add(2 * filter_columns(G));  // tap offsets (int64)
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  const std::int64_t phased = xs.n * xs.c * G.sw * xs.d * xs.h * phase_width(G, xs);
+  const std::int64_t phased = xs.n * xs.c * G.sw * xs.d * xs.h * column_phase_width(xs, G.sw);
   if (bf16_)
     layout.add(copies_bf16_x(p) ? (phased + 1) / 2 : 0);
   else
@@ -139,15 +104,15 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   float* partial = parts > 1 || bf16_ ? layout.get(ws, first_scratch) : t.w;
   auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
   const void* x = bf16_ ? t.caller->x.data : t.x;
-  const std::int64_t q = G.sw > 1 ? phase_width(G, t.xs) : t.xs.w;
+  const std::int64_t q = G.sw > 1 ? column_phase_width(t.xs, G.sw) : t.xs.w;
   if (bf16_ && copies_bf16_x(p)) {
     auto* copy = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 2));
-    padded_phases(G, static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),
-                  forward_padding(p), t.xs, copy);
+    pad_column_phases(static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),
+                      forward_padding(p), t.xs, G.sw, copy);
     x = copy;
   } else if (!bf16_ && G.sw > 1) {
     float* copy = layout.get(ws, first_scratch + 2);
-    padded_phases(G, t.x, t.xs, Padding{}, t.xs, copy);
+    pad_column_phases(t.x, t.xs, Padding{}, t.xs, G.sw, copy);
     x = copy;
   }
   // Column j = (c, kd, kh, kw): channel c's phase of kw's column, rows kd and kh down, kw's
@@ -177,19 +142,9 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
     bwdw_rows::run_bf16_avx512(a);
   else
     bwdw_rows::run_avx512(a);
-  if (parts > 1 || bf16_) {
-    const std::int64_t size = G.g * G.kg * columns;
-    auto* w16 = static_cast<std::uint16_t*>(t.caller->w.data);
-#pragma omp parallel for
-    for (std::int64_t i = 0; i < size; ++i) {
-      float sum = partial[i];
-      for (std::int64_t c = 1; c < parts; ++c) sum += partial[c * size + i];
-      if (bf16_)
-        w16[i] = float_to_bfloat(sum);
-      else
-        t.w[i] = sum;
-    }
-  }
+  if (parts > 1 || bf16_)
+    add_partials_in_order(partial, parts, G.g * G.kg * columns, t.w,
+                          bf16_ ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);
   return Status::ok();
 }
 

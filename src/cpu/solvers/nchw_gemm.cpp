@@ -8,7 +8,6 @@
 #include <optional>
 #include <vector>
 
-#include "convguard/dtype.hpp"
 #include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/nchw_gemm_entry.hpp"
 
@@ -179,36 +178,9 @@ void backward_weights(const Geometry& G, const void* x, const void* dy, void* w,
   a.images_per_chunk = images_per_chunk(G);
   a.dy = dy, a.x = x, a.partial = partial;
   nchw_gemm::backward_weights_bf16_avx512(a);
-  const std::int64_t size = G.g * G.kg * G.cg, chunks = partial_floats(G) / size;
-#pragma omp parallel for
-  for (std::int64_t i = 0; i < size; ++i) {
-    float sum = partial[i];
-    for (std::int64_t c = 1; c < chunks; ++c) sum += partial[c * size + i];
-    static_cast<std::uint16_t*>(w)[i] = float_to_bfloat(sum);
-  }
-}
-
-// Outputs larger than this are written with non-temporal stores (nchw_gemm_entry.hpp:
-// Args::stream_out): four times a core's L2 here. Not derived from the reported L3: a virtual
-// machine reports its host's whole L3 (384 MiB on the build machine) and holds a slice of it.
-constexpr std::int64_t kStreamOutputBytes = 4 << 20;
-
-// The caller's dense channels-first bf16 x, zero-padded to xs, into `to`; returns `to`.
-void* padded_bf16_copy(const TensorView& x, const Padding& pad, const Sizes5& xs, float* to) {
-  const Sizes5 s = sizes5(x.desc);
-  const auto* from = static_cast<const std::uint16_t*>(x.data);
-  auto* out = reinterpret_cast<std::uint16_t*>(to);
-  const std::int64_t planes = s.n * s.c;
-#pragma omp parallel for
-  for (std::int64_t pc = 0; pc < planes; ++pc) {
-    std::uint16_t* plane = out + pc * xs.d * xs.h * xs.w;
-    std::fill(plane, plane + xs.d * xs.h * xs.w, std::uint16_t{0});
-    for (std::int64_t d = 0; d < s.d; ++d)
-      for (std::int64_t h = 0; h < s.h; ++h)
-        std::memcpy(plane + ((d + pad.begin[0]) * xs.h + h + pad.begin[1]) * xs.w + pad.begin[2],
-                    from + ((pc * s.d + d) * s.h + h) * s.w, sizeof(std::uint16_t) * s.w);
-  }
-  return to;
+  const std::int64_t size = G.g * G.kg * G.cg;
+  add_partials_in_order(partial, partial_floats(G) / size, size, nullptr,
+                        static_cast<std::uint16_t*>(w));
 }
 
 }  // namespace
@@ -294,9 +266,12 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
     x = t.caller->x.data, y = t.caller->y.data;
     pack_filter(G, fwd, shape.rows, static_cast<const std::uint16_t*>(t.caller->w.data),
                 reinterpret_cast<std::uint32_t*>(filter));
-    if (!one_by_one(p))  // the staging pads fp32's x; bf16's is the caller's own
-      x = padded_bf16_copy(t.caller->x, forward_padding(p), t.xs,
-                           layout.get(ws, first_scratch + 1));
+    if (!one_by_one(p)) {  // the staging pads fp32's x; bf16's is the caller's own
+      auto* copy = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1));
+      pad_column_phases(static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),
+                        forward_padding(p), t.xs, 1, copy);
+      x = copy;
+    }
   } else {
     pack_filter(G, fwd, shape.rows, t.w, filter);
   }
@@ -315,7 +290,7 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.a = filter, a.panels = panels, a.panels_per_block = Q;
   a.in = fwd ? x : y, a.out = fwd ? y : x;
   a.out_plane = fwd ? G.out_spatial() : G.in_spatial();
-  a.stream_out = G.n * (fwd ? G.k() : G.c()) * a.out_plane * (bf16 ? 2 : 4) > kStreamOutputBytes;
+  a.stream_out = streams_output(G.n * (fwd ? G.k() : G.c()) * a.out_plane * (bf16 ? 2 : 4));
   // A stride above 1 leaves input pixels that no output pixel reads: their gradient is zero (+0.0
   // in fp32 and bf16 alike).
   if (!fwd && !cols.covers_dx) {

@@ -46,7 +46,7 @@ struct Args {
   // rows) is read from memory once per that many panels, not once per panel: 1 to
   // kMaxPanelsPerBlock, as many as fit a share of L2.
   std::int64_t panels_per_block;
-  // `out` is larger than a few L2s (nchw_gemm.cpp: kStreamOutputBytes): whole aligned tile rows
+  // `out` is larger than a few L2s (staged_solver.hpp: streams_output): whole aligned tile rows
   // are written with non-temporal stores. A plain store first reads every line it fills, and an
   // output this large is not in the core's caches when a consumer reads it anyway. In
   // convguard_bench (one call per round, 2026-11-25, AMD EPYC) the C = 3 first layers' forward

@@ -55,9 +55,6 @@ RowsView view_of(const Problem& p, bool bf16) {
   return v;
 }
 
-// Outputs over this are stored non-temporally (rows_conv_entry.hpp: Args::stream_out).
-constexpr std::int64_t kStreamOutputBytes = 4 << 20;
-
 // A thread's window at most (check() declines larger ones).
 constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 
@@ -122,10 +119,8 @@ Status RowsConvSolver::check(const Problem& p) const {
       return s;
   // The window's size, each factor bounded first so that the product cannot overflow.
   const RowsView v = view_of(p, bf16_);
-  const std::int64_t factors[] = {v.planes(), v.k[0], v.window_rows(), v.padded_w()};
-  std::int64_t window = 4;
-  for (const std::int64_t f : factors)
-    window = f > 0 && window > kWindowBytesLimit / f ? kWindowBytesLimit + 1 : window * f;
+  const std::int64_t window =
+      bounded_product({4, v.planes(), v.k[0], v.window_rows(), v.padded_w()}, kWindowBytesLimit);
   if (window > kWindowBytesLimit)
     return not_applicable(fmt::format(
         "its per-thread window of input rows ({} planes x {} x {} rows x {} columns) would exceed "
@@ -177,7 +172,7 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.window_rows = rows, a.padded_w = v.padded_w();
   a.window_planes = v.planes();
   a.stream_out =
-      v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16_ ? 2 : 4) > kStreamOutputBytes;
+      streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16_ ? 2 : 4));
   a.tap_at = tap_at, a.w = w;
   const TensorView& in = fwd ? t.caller->x : t.caller->y;
   const TensorView& out = fwd ? t.caller->y : t.caller->x;

@@ -35,8 +35,7 @@ struct Args {
   float* windows;
   std::int64_t window_floats() const { return window_planes * kd * window_rows * padded_w; }
   std::int64_t window_planes;  // kg (fp32) or ceil(kg / 2) (bf16 pairs)
-  // The output is over 4 MiB: whole aligned vectors are stored non-temporally (as cpu:nchw_gemm
-  // does, nchw_gemm_entry.hpp: an output that large is not in cache for its consumer anyway).
+  // Whole aligned vectors are stored non-temporally (staged_solver.hpp: streams_output).
   bool stream_out;
 };
 // Channels a filter block holds (the most rows a register tile has).
