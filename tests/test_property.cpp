@@ -180,6 +180,10 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
                           // 5 panels per block (not 16), and 1 (a reduction of 1500).
                           {"mb2ic200ih7iw7oc24oh7ow7kh1kw1", false},
                           {"mb1ic1500ih3iw5oc10oh3ow5kh1kw1", false},
+                          // 1x1 planes: a tile's output run steps over the other channel.
+                          {"mb3ic5ih1iw1oc2oh1ow1kh1kw1", false},
+                          // Only the width strided, odd: a dx row's last pixel is its last.
+                          {"mb2ic16ih5iw9oc24oh5ow5kh1kw1sw2", true},
                           // Negative end padding: the last input row and column are not read.
                           {"mb2ic8ih5iw5oc8oh2ow2kh1kw1sh2sw2ph0pw0", true},
                           // Forward beyond 1x1: a first layer (7x7 stride 2), dilation, groups, 3D.

@@ -3,6 +3,8 @@
 // one vdpbf16ps adds two products per lane in fp32; each output is rounded to bf16 once.
 #include <immintrin.h>
 
+#include <algorithm>
+
 // GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge source, which its
 // -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -22,14 +24,43 @@ struct Bf16 {
 
   static constexpr bool kReadsInPlace = false;  // pairs of rows are interleaved by the packing
   static std::int64_t words(std::int64_t depth) { return (depth + 1) / 2; }
-  static std::uint16_t convert(float v) { return avx512::round_one(v); }
-  // A contiguous run of a tile row: whole vectors rounded in registers, the rest one by one (a
-  // panel spanning two 7x7 images stores every row this way).
-  static void store_row(const float* from, std::uint16_t* to, int len) {
+  // A run of a tile row, `len` outputs `step` apart: whole vectors rounded in registers (a panel
+  // spanning two 7x7 images stores every row this way), the rest one by one. Step 2 (a stride-2
+  // 1x1 backward-data's dx row, or two output channels' 1x1 planes of consecutive images) stores
+  // the even 16-bit lanes only: the elements between are someone else's.
+  static void store_row(const float* from, std::uint16_t* to, int len, std::int64_t step) {
     int i = 0;
-    for (; i + 16 <= len; i += 16)
-      _mm256_storeu_si256((__m256i*)(to + i), avx512::round_to_bf16(_mm512_loadu_ps(from + i)));
-    for (; i < len; ++i) to[i] = avx512::round_one(from[i]);
+    if (step == 1) {
+      for (; i + 16 <= len; i += 16)
+        _mm256_storeu_si256((__m256i*)(to + i), avx512::round_to_bf16(_mm512_loadu_ps(from + i)));
+    } else if (step == 2) {
+      for (; i < len; i += 16) {
+        const int n = std::min(16, len - i);
+        const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), from + i);
+        const __m512i pairs = _mm512_cvtepu16_epi32(avx512::round_to_bf16(v));
+        _mm512_mask_storeu_epi16(
+            to + 2 * i, static_cast<__mmask32>(0x55555555u & ((1u << (2 * n - 1)) - 1)), pairs);
+      }
+    }
+    for (; i < len; ++i) to[i * step] = avx512::round_one(from[i]);
+  }
+
+  // n <= 16 columns of a run of step 1 or 2 as (lo, hi) words, hi zero unless `second`. Step 2
+  // loads 2n - 1 elements and keeps the even ones: the low half of each 32-bit lane of lo, and
+  // hi's shifted up (its odd element falls out). Masked loads touch nothing past the run's last
+  // element, which may be the tensor's last.
+  static __m512i pairs(const T* lo, const T* hi, bool second, std::int64_t step, int n) {
+    if (step == 1) {
+      const auto m = static_cast<__mmask16>((1u << n) - 1);
+      const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, lo));
+      if (!second) return l;
+      return _mm512_or_si512(
+          l, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, hi)), 16));
+    }
+    const auto m = static_cast<__mmask32>((1u << (2 * n - 1)) - 1);
+    const __m512i l = _mm512_and_si512(_mm512_maskz_loadu_epi16(m, lo), _mm512_set1_epi32(0xFFFF));
+    if (!second) return l;
+    return _mm512_or_si512(l, _mm512_slli_epi32(_mm512_maskz_loadu_epi16(m, hi), 16));
   }
 
   // Word row d2 of the panel: (row 2 d2, row 2 d2 + 1) of each column; the second is zero past
@@ -48,17 +79,25 @@ struct Bf16 {
         }
         const T* lo = u.p + at[2 * d2];
         const T* hi = second ? u.p + at[2 * d2 + 1] : lo;
-        int i = 0;
-        if (u.step == 1) {
-          for (; i + 16 <= u.len; i += 16) {
-            const __m512i l = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(lo + i)));
-            const __m512i h =
-                second ? _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(hi + i)))
-                       : _mm512_setzero_si512();
-            _mm512_storeu_si512(to + i, _mm512_or_si512(l, _mm512_slli_epi32(h, 16)));
+        if (u.step <= 2) {
+          // The next panel's columns of these rows (if the run goes on there): every row is its
+          // own stream, hundreds of them, too many for the hardware prefetchers, so the packing
+          // waited on each row's first line.
+          for (std::int64_t l = 0; l < kCols * u.step * 2; l += 64) {
+            _mm_prefetch(reinterpret_cast<const char*>(lo + kCols * u.step) + l, _MM_HINT_T1);
+            _mm_prefetch(reinterpret_cast<const char*>(hi + kCols * u.step) + l, _MM_HINT_T1);
           }
+          for (int i = 0; i < u.len; i += 16) {
+            const int n = std::min(16, u.len - i);
+            const __m512i v = pairs(lo + i * u.step, hi + i * u.step, second, u.step, n);
+            if (n == 16)
+              _mm512_storeu_si512(to + i, v);
+            else
+              _mm512_mask_storeu_epi32(to + i, static_cast<__mmask16>((1u << n) - 1), v);
+          }
+          continue;
         }
-        for (; i < u.len; ++i) {
+        for (int i = 0; i < u.len; ++i) {
           const std::uint32_t h = second ? hi[i * u.step] : 0u;
           to[i] = lo[i * u.step] | h << 16;
         }
@@ -66,7 +105,8 @@ struct Bf16 {
     }
   }
 
-  [[gnu::always_inline]] static void accumulate(const std::uint32_t* a, const std::uint32_t* b,
+  using Rows = FilterRows<std::uint32_t, kRows>;
+  [[gnu::always_inline]] static void accumulate(const Rows& a, const std::uint32_t* b,
                                                 std::int64_t ldb, std::int64_t words,
                                                 __m512 (&acc)[kRows][NV]) {
     for (int r = 0; r < kRows; ++r)
@@ -75,15 +115,14 @@ struct Bf16 {
       __m512bh bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);
       for (int r = 0; r < kRows; ++r) {
-        const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[d * kRows + r]));
+        const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(a.rows[r][d * a.step]));
         for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
       }
     }
   }
   // out[r][0..kCols) (rows ldo apart), rounded to bf16, for r < rows.
-  static void tile(const std::uint32_t* a, const std::uint32_t* b, std::int64_t ldb,
-                   std::int64_t words, std::uint16_t* out, std::int64_t ldo, int rows,
-                   bool stream) {
+  static void tile(const Rows& a, const std::uint32_t* b, std::int64_t ldb, std::int64_t words,
+                   std::uint16_t* out, std::int64_t ldo, int rows, bool stream) {
     __m512 acc[kRows][NV];
     accumulate(a, b, ldb, words, acc);
     if (stream && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ldo % 16 == 0) {
@@ -96,8 +135,8 @@ struct Bf16 {
       for (int v = 0; v < NV; ++v)
         _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
   }
-  static void tile_f32(const std::uint32_t* a, const std::uint32_t* b, std::int64_t ldb,
-                       std::int64_t words, float* out, std::int64_t ldo, int rows) {
+  static void tile_f32(const Rows& a, const std::uint32_t* b, std::int64_t ldb, std::int64_t words,
+                       float* out, std::int64_t ldo, int rows) {
     __m512 acc[kRows][NV];
     accumulate(a, b, ldb, words, acc);
     for (int r = 0; r < rows; ++r)

@@ -38,6 +38,10 @@ struct Args {
   // (words = depth), or bf16 pairs of adjacent d, the lower d in the low half (words =
   // ceil(depth / 2)).
   const void* a;
+  // > 0: `a` is the caller's filter read in place, [g][m][depth] (GEMM row r of a group at r *
+  // a_row_words words, its words consecutive): forward fp32, and forward bf16 of an even depth
+  // (a word is then the pair (2 d2, 2 d2 + 1) as it lies). 0: `a` is packed as said above.
+  std::int64_t a_row_words;
   const void* in;
   void* out;  // every element that no column scatters to must be zeroed by the caller
   // Per thread (omp_get_max_threads()): panels_per_block panels of words x cols 32-bit words.

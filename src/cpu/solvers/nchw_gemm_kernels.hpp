@@ -57,6 +57,32 @@ int runs_of(const T* const* at, int cols, Run<T>* runs) {
   return count;
 }
 
+// One filter row block as the register tile reads it: row r's word d at rows[r][d * step].
+// Packed: a block's [words][rows] words (step = rows); in place: the caller's rows (step 1), a
+// block's rows past the last repeating it (computed, never stored).
+template <class Word, int MR>
+struct FilterRows {
+  const Word* rows[MR];
+  std::int64_t step;
+};
+
+template <class Word, int MR>
+FilterRows<Word, MR> filter_rows(const Args& g, std::int64_t grp, std::int64_t mb,
+                                 std::int64_t words, int rows) {
+  const Word* A = static_cast<const Word*>(g.a);
+  FilterRows<Word, MR> f;
+  if (g.a_row_words > 0) {
+    const Word* first = A + (grp * g.m + mb * MR) * g.a_row_words;
+    for (int r = 0; r < MR; ++r) f.rows[r] = first + (r < rows ? r : rows - 1) * g.a_row_words;
+    f.step = 1;
+    return f;
+  }
+  const Word* block = A + (grp * ((g.m + MR - 1) / MR) + mb) * words * MR;
+  for (int r = 0; r < MR; ++r) f.rows[r] = block + r;
+  f.step = MR;
+  return f;
+}
+
 template <class P>
 void run(const Args& g) {
   using T = typename P::T;
@@ -79,7 +105,6 @@ void run(const Args& g) {
   chunks = (mblocks + per_chunk - 1) / per_chunk;
   const T* in = static_cast<const T*>(g.in);
   T* out = static_cast<T*>(g.out);
-  const Word* A = static_cast<const Word*>(g.a);
 #pragma omp parallel
   {
     Word* buffer = static_cast<Word*>(g.panels) + omp_get_thread_num() * Q * words * PB;
@@ -125,8 +150,8 @@ void run(const Args& g) {
       }
       const std::int64_t m0 = chunk * per_chunk, m1 = lesser(mblocks, m0 + per_chunk);
       for (std::int64_t mb = m0; mb < m1; ++mb) {
-        const Word* a = A + (grp * mblocks + mb) * words * MR;
         const int rows = static_cast<int>(lesser(MR, g.m - mb * MR));
+        const FilterRows<Word, MR> a = filter_rows<Word, MR>(g, grp, mb, words, rows);
         for (int q = 0; q < qn; ++q) {
           const Word* b = panel[q];
           const Run<T>& first = out_runs[q][0];
@@ -142,11 +167,7 @@ void run(const Args& g) {
               if (!u.p) continue;
               T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
               const float* v = tmp + r * PB + u.j0;
-              if (u.step == 1) {
-                P::store_row(v, o, u.len);
-              } else {
-                for (int i = 0; i < u.len; ++i) o[i * u.step] = P::convert(v[i]);
-              }
+              P::store_row(v, o, u.len, u.step);
             }
         }
       }
@@ -168,9 +189,25 @@ struct F32 {
 
   static constexpr bool kReadsInPlace = true;  // a panel's rows may be read where they are
   static std::int64_t words(std::int64_t depth) { return depth; }
-  static float convert(float v) { return v; }
-  static void store_row(const float* from, float* to, int len) {
-    std::memcpy(to, from, sizeof(float) * len);
+  // A run of `len` outputs `step` apart (a strided 1x1 backward-data's dx row).
+  static void store_row(const float* from, float* to, int len, std::int64_t step) {
+    if (step == 1) {
+      std::memcpy(to, from, sizeof(float) * len);
+      return;
+    }
+    if constexpr (W == 16) {
+      if (step == 2) {  // the even lanes of 2n - 1 (the bf16 variant's store_row says why)
+        for (int i = 0; i < len; i += 8) {
+          const int n = len - i < 8 ? len - i : 8;
+          const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), from + i);
+          _mm512_mask_storeu_ps(to + 2 * i,
+                                static_cast<__mmask16>(0x5555u & ((1u << (2 * n - 1)) - 1)),
+                                _mm512_maskz_expand_ps(0x5555, v));
+        }
+        return;
+      }
+    }
+    for (int i = 0; i < len; ++i) to[i * step] = from[i];
   }
 
   static void pack(float* b, const Run<float>* runs, int count, std::int64_t depth,
@@ -192,12 +229,12 @@ struct F32 {
     }
   }
 
-  // out[r][0..kCols) (rows ldo apart) = sum over d of a[d][r] * b[d][0..kCols) (rows ldb apart),
+  // out[r][0..kCols) (rows ldo apart) = sum over d of a(r, d) * b[d][0..kCols) (rows ldb apart),
   // for r < rows.
   // stream: non-temporal stores where out's rows are whole aligned vectors (Args::stream_out).
-  [[gnu::always_inline]] static void tile(const float* a, const float* b, std::int64_t ldb,
-                                          std::int64_t depth, float* out, std::int64_t ldo,
-                                          int rows, bool stream = false) {
+  [[gnu::always_inline]] static void tile(const FilterRows<float, kRows>& a, const float* b,
+                                          std::int64_t ldb, std::int64_t depth, float* out,
+                                          std::int64_t ldo, int rows, bool stream = false) {
     vf acc[kRows][NV];
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
@@ -205,7 +242,7 @@ struct F32 {
       vf bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + d * ldb + v * W);
       for (int r = 0; r < kRows; ++r) {
-        const vf s = simd::broadcast<W>(a + d * kRows + r);
+        const vf s = simd::broadcast<W>(a.rows[r] + d * a.step);
         for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
       }
     }
@@ -222,8 +259,8 @@ struct F32 {
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v) std::memcpy(out + r * ldo + v * W, &acc[r][v], sizeof(vf));
   }
-  static void tile_f32(const float* a, const float* b, std::int64_t ldb, std::int64_t depth,
-                       float* out, std::int64_t ldo, int rows) {
+  static void tile_f32(const FilterRows<float, kRows>& a, const float* b, std::int64_t ldb,
+                       std::int64_t depth, float* out, std::int64_t ldo, int rows) {
     tile(a, b, ldb, depth, out, ldo, rows);
   }
 };
