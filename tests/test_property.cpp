@@ -14,6 +14,7 @@
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "random_problem.hpp"
+#include "thread_bits.hpp"
 
 using namespace convguard;
 using convguard::testing::random_problem;
@@ -71,6 +72,9 @@ TEST(Property, EveryApplicableSolverMatchesTheReference) {
       if (id == "cpu:nchw_gemm:avx512_bf16" || id == "cpu:bwdw_rows:avx512_bf16" ||
           id == "cpu:bwdd_rows:avx512_bf16" || id == "cpu:fwd_rows:avx512_bf16")
         continue;
+      // 1x1 backward-weights only (about 1 problem in 40 here):
+      // BwdwGemm.VerifiesOnRandom1x1Problems draws 120 of its own per variant.
+      if (id.starts_with("cpu:bwdw_gemm:")) continue;
       EXPECT_GT(verified[id], 20) << id << " was exercised too rarely";
     }
   }
@@ -279,25 +283,9 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
                              "--dir=BWD_W mb8ic40ih7iw7oc24oh7ow7kh1kw1"}) {
       auto p = parse_problem(std::string(in_place_bf16 ? "--dt=bf16 " : "") + text);
       ASSERT_TRUE(p.is_ok()) << text;
-      if (!s->check(*p)) continue;  // fp32 backward-weights
-      TrialTensors t(*p);
-      fill_inputs(*p, t, 7, FillMode::uniform);
-      std::vector<std::byte> ws(*s->workspace_bytes(*p));
-      auto plan = s->plan(*p);
-      ASSERT_TRUE(plan.is_ok());
-      const ConvTensors views = t.view();
-      const TensorView& out = output_of(*p, views);
-      const auto bits = [&](int threads) {
-        omp_set_num_threads(threads);
-        EXPECT_TRUE(s->run(**plan, views, ws).is_ok());
-        const auto* b = static_cast<const std::byte*>(out.data);
-        return std::vector<std::byte>(b, b + out.desc.span() * size_of(out.desc.dtype));
-      };
-      const int threads = omp_get_max_threads();
-      const std::vector<std::byte> one = bits(1);
-      EXPECT_EQ(bits(2), one) << id << " " << text << ": 2 threads";
-      EXPECT_EQ(bits(3), one) << id << " " << text << ": 3 threads";
-      omp_set_num_threads(threads);
+      // fp32 backward-weights is declined (skipped there)
+      convguard::testing::expect_same_bits_on_every_thread_count(*s, *p,
+                                                                 id + std::string(" ") + text);
     }
   }
   if (variants_run == 0) GTEST_SKIP() << "no cpu:nchw_gemm variant runs on this CPU";

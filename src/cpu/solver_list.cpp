@@ -4,6 +4,7 @@
 #include "convguard/registry.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bwdw.hpp"
+#include "cpu/solvers/bwdw_gemm.hpp"
 #include "cpu/solvers/bwdw_rows.hpp"
 #include "cpu/solvers/depthwise.hpp"
 #include "cpu/solvers/direct.hpp"
@@ -24,6 +25,8 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
   static const cpu::BwdwRowsSolver bwdw_rows(false);
+  static const cpu::BwdwGemmSolver bwdw_gemm_bf16(true);
+  static const cpu::BwdwGemmSolver bwdw_gemm(false);
   static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, true);
   static const cpu::RowsConvSolver fwd_rows(Direction::forward, false);
   static const cpu::RowsConvSolver bwdd_rows_bf16(Direction::backward_data, true);
@@ -47,6 +50,8 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_avx2,
       &bwdw_rows_bf16,
       &bwdw_rows,
+      &bwdw_gemm_bf16,
+      &bwdw_gemm,
       &fwd_rows_bf16,
       &fwd_rows,
       &bwdd_rows_bf16,

@@ -1,0 +1,180 @@
+// cpu:bwdw_gemm's loop, generic over an element policy P (F32 in bwdw_gemm_avx512.cpp, Bf16 in
+// bwdw_gemm_bf16_avx512.cpp). Included only by the per-ISA files, compiled with their flags;
+// internal linkage and no library templates (see simd.hpp).
+//
+// A work item is (chunk, group, panel of 64 x channels, range of dy's 6-row blocks). It transposes
+// its chunk's words of those x channels into a dense [words][64] panel (16 x 16 word blocks in
+// registers), then runs the 6 x 64 register tile over the whole chunk for each of its row blocks:
+// 6 dy rows broadcast word by word (read where they lie, one sequential stream each) against 4
+// vectors of the panel row. Each partial sum is one tile's, in word order, stored once: the bits
+// do not depend on the thread count. The transpose is paid once per item and reused by every row
+// block, so its share is about 1 / (rows of dy) of the work: x, the tensor whose channels become
+// the vector lanes, is the one transposed because dW is [K][C], contiguous along C.
+#pragma once
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/solvers/bwdw_gemm_entry.hpp"
+
+namespace convguard::cpu::bwdw_gemm {
+namespace {
+
+constexpr int kRows = 6, kVectors = kPanelColumns / 16;
+
+std::int64_t least(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+
+// r[j] becomes column j of the 16 x 16 matrix of 32-bit words whose rows were r[0..15].
+[[gnu::always_inline]] inline void transpose16(__m512i (&r)[16]) {
+  __m512i a[16], b[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  // b[4 i + m]: in each 128-bit lane L, column 4 L + m of rows 4 i .. 4 i + 3.
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    b[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
+    b[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
+    b[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
+    b[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
+  }
+  // Column 4 L + m is lane L of b[m], b[4 + m], b[8 + m], b[12 + m], in that order.
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    const __m512i u0 = _mm512_shuffle_i32x4(b[m], b[4 + m], 0x44);
+    const __m512i u1 = _mm512_shuffle_i32x4(b[m], b[4 + m], 0xEE);
+    const __m512i v0 = _mm512_shuffle_i32x4(b[8 + m], b[12 + m], 0x44);
+    const __m512i v1 = _mm512_shuffle_i32x4(b[8 + m], b[12 + m], 0xEE);
+    r[m] = _mm512_shuffle_i32x4(u0, v0, 0x88);
+    r[4 + m] = _mm512_shuffle_i32x4(u0, v0, 0xDD);
+    r[8 + m] = _mm512_shuffle_i32x4(u1, v1, 0x88);
+    r[12 + m] = _mm512_shuffle_i32x4(u1, v1, 0xDD);
+  }
+}
+
+// Words [w0, w1) of image n's x channels c0 .. c0 + 63 of group grp into panel rows 0 ..
+// w1 - w0 (channels past cg zero).
+template <class P>
+void pack(const Args& g, std::int64_t n, std::int64_t grp, std::int64_t c0, std::int64_t w0,
+          std::int64_t w1, std::uint32_t* panel) {
+  using T = typename P::T;
+  const T* x = static_cast<const T*>(g.x) + ((n * g.g + grp) * g.cg + c0) * g.plane;
+  const std::int64_t live = least(kPanelColumns, g.cg - c0);
+  for (std::int64_t w = w0; w < w1; w += 16) {
+    const int words = static_cast<int>(least(16, w1 - w));
+    for (int q = 0; q < kVectors; ++q) {
+      __m512i r[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        r[i] = q * 16 + i < live ? P::load_words(x + (q * 16 + i) * g.plane, w, words, g.plane)
+                                 : _mm512_setzero_si512();
+      transpose16(r);
+      for (int j = 0; j < words; ++j)
+        _mm512_storeu_si512(panel + (w - w0 + j) * kPanelColumns + q * 16, r[j]);
+    }
+  }
+}
+
+// The sums of dy rows k0 .. k0 + rows - 1 with the panel's 64 columns over the chunk's words
+// [f0, f1) (images' words flattened), stored to out (rows cg apart; columns past cg not).
+template <class P>
+void tile(const Args& g, std::int64_t grp, std::int64_t k0, int rows, std::int64_t c0,
+          std::int64_t f0, std::int64_t f1, const std::uint32_t* panel, float* out) {
+  using T = typename P::T;
+  using Vec = typename P::Vec;
+  const std::int64_t wpi = P::words(g.plane), whole = P::whole_words(g.plane);
+  __m512 acc[kRows][kVectors];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
+  for (std::int64_t f = f0; f < f1;) {
+    const std::int64_t n = f / wpi, w0 = f % wpi, w1 = least(wpi, w0 + (f1 - f));
+    const T* dy = static_cast<const T*>(g.dy) + ((n * g.g + grp) * g.kg + k0) * g.plane;
+    const T* row[kRows];
+    for (int r = 0; r < kRows; ++r) row[r] = dy + (r < rows ? r : rows - 1) * g.plane;
+    const std::uint32_t* b = panel + (f - f0) * kPanelColumns;
+    const std::int64_t stop = least(w1, whole);
+    for (std::int64_t w = w0; w < stop; ++w, b += kPanelColumns) {
+      Vec bv[kVectors];
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v) bv[v] = P::panel_vector(b + v * 16);
+#pragma GCC unroll 6
+      for (int r = 0; r < kRows; ++r) {
+        const Vec s = P::broadcast(row[r], w);
+#pragma GCC unroll 4
+        for (int v = 0; v < kVectors; ++v) acc[r][v] = P::fma(acc[r][v], s, bv[v]);
+      }
+    }
+    if constexpr (P::kPairs) {
+      if (w1 > whole) {  // an odd plane's last pixel alone (its panel word's upper half is 0)
+        Vec bv[kVectors];
+        for (int v = 0; v < kVectors; ++v) bv[v] = P::panel_vector(b + v * 16);
+        for (int r = 0; r < kRows; ++r) {
+          const Vec s = P::broadcast_last(row[r], g.plane);
+          for (int v = 0; v < kVectors; ++v) acc[r][v] = P::fma(acc[r][v], s, bv[v]);
+        }
+      }
+    }
+    f += w1 - w0;
+  }
+  const std::int64_t live = least(kPanelColumns, g.cg - c0);
+  for (int r = 0; r < rows; ++r)
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t lanes = live - v * 16;
+      if (lanes >= 16)
+        _mm512_storeu_ps(out + r * g.cg + v * 16, acc[r][v]);
+      else if (lanes > 0)
+        _mm512_mask_storeu_ps(out + r * g.cg + v * 16, static_cast<__mmask16>((1u << lanes) - 1),
+                              acc[r][v]);
+    }
+}
+
+template <class P>
+void run(const Args& g) {
+  const std::int64_t wpi = P::words(g.plane), total = g.n * wpi;
+  const std::int64_t chunks = (total + g.chunk_words - 1) / g.chunk_words;
+  const std::int64_t cpanels = (g.cg + kPanelColumns - 1) / kPanelColumns;
+  const std::int64_t kblocks = (g.kg + kRows - 1) / kRows, size = g.g * g.kg * g.cg;
+  // Row blocks are split over items only when chunks x groups x panels leave threads idle: each
+  // split transposes the panel again.
+  const std::int64_t base = chunks * g.g * cpanels, threads = omp_get_max_threads();
+  std::int64_t splits = least(kblocks, (8 * threads + base - 1) / base);
+  if (splits < 1) splits = 1;
+  const std::int64_t per_split = (kblocks + splits - 1) / splits;
+  splits = (kblocks + per_split - 1) / per_split;
+#pragma omp parallel
+  {
+    auto* panel = static_cast<std::uint32_t*>(g.panels) +
+                  omp_get_thread_num() * g.chunk_words * kPanelColumns;
+#pragma omp for schedule(dynamic)
+    for (std::int64_t item = 0; item < base * splits; ++item) {
+      const std::int64_t split = item % splits, rest = item / splits;
+      const std::int64_t cp = rest % cpanels, grp = rest / cpanels % g.g;
+      const std::int64_t chunk = rest / (cpanels * g.g);
+      const std::int64_t f0 = chunk * g.chunk_words, f1 = least(total, f0 + g.chunk_words);
+      for (std::int64_t f = f0; f < f1;) {
+        const std::int64_t n = f / wpi, w0 = f % wpi, w1 = least(wpi, w0 + (f1 - f));
+        pack<P>(g, n, grp, cp * kPanelColumns, w0, w1, panel + (f - f0) * kPanelColumns);
+        f += w1 - w0;
+      }
+      const std::int64_t kb1 = least(kblocks, (split + 1) * per_split);
+      for (std::int64_t kb = split * per_split; kb < kb1; ++kb) {
+        const int rows = static_cast<int>(least(kRows, g.kg - kb * kRows));
+        float* out =
+            g.partial + chunk * size + (grp * g.kg + kb * kRows) * g.cg + cp * kPanelColumns;
+        tile<P>(g, grp, kb * kRows, rows, cp * kPanelColumns, f0, f1, panel, out);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace convguard::cpu::bwdw_gemm

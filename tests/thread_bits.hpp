@@ -1,0 +1,43 @@
+// Determinism across thread counts, for the CPU families whose work split follows the thread count
+// but whose sums must not: the same output bits with 1, 2, 3 and again 2 OpenMP threads.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "convguard/dtype.hpp"
+#include "convguard/solver.hpp"
+#include "convguard/trial.hpp"
+
+namespace convguard::testing {
+
+// Runs `s` on p (inputs filled with seed 7, uniform) at each thread count and expects the output's
+// bytes to equal the 1-thread run's; `what` names the case in failures. A declined problem is
+// skipped (the caller checks what must be taken).
+inline void expect_same_bits_on_every_thread_count(const Solver& s, const Problem& p,
+                                                   const std::string& what) {
+  if (!s.check(p)) return;
+  TrialTensors t(p);
+  fill_inputs(p, t, 7, FillMode::uniform);
+  std::vector<std::byte> ws(*s.workspace_bytes(p));
+  auto plan = s.plan(p);
+  ASSERT_TRUE(plan.is_ok()) << what;
+  const ConvTensors views = t.view();
+  const TensorView& out = output_of(p, views);
+  const auto bits = [&](int threads) {
+    omp_set_num_threads(threads);
+    EXPECT_TRUE(s.run(**plan, views, ws).is_ok()) << what;
+    const auto* b = static_cast<const std::byte*>(out.data);
+    return std::vector<std::byte>(b, b + out.desc.span() * size_of(out.desc.dtype));
+  };
+  const int threads = omp_get_max_threads();
+  const std::vector<std::byte> one = bits(1);
+  for (const int n : {2, 3, 2}) EXPECT_EQ(bits(n), one) << what << ": " << n << " threads";
+  omp_set_num_threads(threads);
+}
+
+}  // namespace convguard::testing
