@@ -1,16 +1,20 @@
-// cpu:bwdw_gemm:{avx512,avx512_bf16} — backward-weights of 1x1 convolutions (ResNet's bottleneck
-// and projection layers, 15 of its 23 distinct layers) as a GEMM whose reduction runs over
-// output pixels, on channels-first x and dy read where they lie:
-//   dW[k][c] = sum over images n and output pixels p of dy[n][k][p] * x[n][c][p@]
-// where p@ is p's input pixel. With a stride or padding, x is first gathered into a dy-shaped
-// copy (zero where p@ is padding): a quarter of x at stride 2, beside a GEMM of K times its size.
-// Per work item, 64 x channels are transposed into a [pixel][channel] panel, and a 6 x 64 register
-// tile broadcasts 6 dy rows against it pixel by pixel (bwdw_gemm_kernels.hpp). It is the
-// complement of cpu:nchw_gemm's bf16 backward-weights (dot products along both tensors' rows,
-// lane sums folded per image): on 14x14 and 7x7 planes those rows are a few vectors long and the
-// folds and tails dominate, while here the plane's size does not matter. A 56x56 layer is close.
-// The reduction is cut into chunks of about 1024 words fixed by the problem, each with its own
-// partial sums added in chunk order: the same bits on every run and thread count.
+// cpu:bwdw_gemm:{avx512,avx512_bf16} — backward-weights as a GEMM whose reduction runs over
+// output pixels, on channels-first x and dy:
+//   dW[k][c][t] = sum over images n and output pixels p of dy[n][k][p] * x[n][c][p@t]
+// where p@t is the input pixel tap t of p reads. Per work item, 64 (channel, tap) columns of x are
+// transposed into a [pixel][column] panel, and a 6 x 64 register tile broadcasts 6 dy rows
+// against it pixel by pixel (bwdw_gemm_kernels.hpp).
+//  - 1x1 (ResNet's bottleneck and projection layers, 15 of its 23): x as it lies, or at a stride
+//    or padding gathered first into a dy-shaped copy (a quarter of x at stride 2).
+//  - Beyond 1x1, stride 1, 1D/2D (ResNet's stride-1 3x3 layers): x zero-padded and dy re-pitched
+//    to x's padded row length, so that every tap is one shift of x's rows; the re-pitched rows'
+//    tails are zero in dy and masked to zero in x (0 x inf would be NaN). The tails cost
+//    (padded width / output width): 9/7 on a 7x7 layer.
+// It complements cpu:nchw_gemm's bf16 backward-weights (dot products along rows, lane sums folded
+// per image; on 14x14 and 7x7 planes the rows are a few vectors and the folds dominate) and, on
+// 3x3 layers, cpu:bf16_direct and cpu:bwdw. The reduction is cut into chunks of about 1024 words
+// fixed by the problem, each with its own partial sums added in chunk order: the same bits on
+// every run and thread count.
 #pragma once
 
 #include "cpu/staged_solver.hpp"

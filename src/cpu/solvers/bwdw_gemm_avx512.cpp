@@ -18,9 +18,11 @@ struct F32 {
   static constexpr bool kPairs = false;
   static std::int64_t words(std::int64_t plane) { return plane; }
   static std::int64_t whole_words(std::int64_t plane) { return plane; }
-  // Words [w, w + n) of a row, zero past them.
-  static __m512i load_words(const float* row, std::int64_t w, int n, std::int64_t) {
-    return _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << n) - 1), row + w);
+  static std::int64_t first_pixel(std::int64_t w) { return w; }
+  // Words [w, w + n) of a row, zero past them and where `valid` (bit i: pixel w + i) is clear.
+  static __m512i load_words(const float* row, std::int64_t w, int n, std::int64_t,
+                            std::uint32_t valid) {
+    return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(((1u << n) - 1) & valid), row + w);
   }
   static __m512 panel_vector(const std::uint32_t* p) {
     return _mm512_loadu_ps(reinterpret_cast<const float*>(p));

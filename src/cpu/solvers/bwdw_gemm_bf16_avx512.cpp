@@ -23,11 +23,14 @@ struct Bf16 {
   static constexpr bool kPairs = true;
   static std::int64_t words(std::int64_t plane) { return (plane + 1) / 2; }
   static std::int64_t whole_words(std::int64_t plane) { return plane / 2; }
-  // Words [w, w + n) of a row: its pixels 2 w .. 2 w + 2 n - 1, zero past the plane.
-  static __m512i load_words(const std::uint16_t* row, std::int64_t w, int n, std::int64_t plane) {
+  static std::int64_t first_pixel(std::int64_t w) { return 2 * w; }
+  // Words [w, w + n) of a row: its pixels 2 w .. 2 w + 2 n - 1, zero past the plane and where
+  // `valid` (bit i: pixel 2 w + i) is clear.
+  static __m512i load_words(const std::uint16_t* row, std::int64_t w, int n, std::int64_t plane,
+                            std::uint32_t valid) {
     const std::int64_t pixels = 2 * w + 2 * n <= plane ? 2 * n : plane - 2 * w;
     const auto mask = pixels >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << pixels) - 1;
-    return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(mask), row + 2 * w);
+    return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(mask & valid), row + 2 * w);
   }
   static __m512bh panel_vector(const std::uint32_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
   static __m512bh broadcast(const std::uint16_t* row, std::int64_t w) {

@@ -59,21 +59,34 @@ std::int64_t least(std::int64_t a, std::int64_t b) {
   }
 }
 
-// Words [w0, w1) of image n's x channels c0 .. c0 + 63 of group grp into panel rows 0 ..
-// w1 - w0 (channels past cg zero).
+// 32 bits of `valid` from bit `first` on (Args::valid).
+inline std::uint32_t valid_bits(const std::uint64_t* valid, std::int64_t first) {
+  std::uint64_t word;
+  std::memcpy(&word, reinterpret_cast<const unsigned char*>(valid) + first / 8, sizeof word);
+  return static_cast<std::uint32_t>(word >> (first % 8));
+}
+
+// Words [w0, w1) of image n's panel columns j0 .. j0 + 63 of group grp (column j: channel j /
+// taps, tap j % taps) into panel rows 0 .. w1 - w0 (columns past cg * taps zero).
 template <class P>
-void pack(const Args& g, std::int64_t n, std::int64_t grp, std::int64_t c0, std::int64_t w0,
+void pack(const Args& g, std::int64_t n, std::int64_t grp, std::int64_t j0, std::int64_t w0,
           std::int64_t w1, std::uint32_t* panel) {
   using T = typename P::T;
-  const T* x = static_cast<const T*>(g.x) + ((n * g.g + grp) * g.cg + c0) * g.plane;
-  const std::int64_t live = least(kPanelColumns, g.cg - c0);
+  const T* x = static_cast<const T*>(g.x) + (n * g.g + grp) * g.cg * g.x_plane;
+  const std::int64_t live = least(kPanelColumns, g.cg * g.taps - j0);
+  const T* row[kPanelColumns];
+  for (std::int64_t j = 0; j < live; ++j) {
+    const std::int64_t c = (j0 + j) / g.taps, t = (j0 + j) % g.taps;
+    row[j] = x + c * g.x_plane + (g.tap_at ? g.tap_at[t] : 0);
+  }
   for (std::int64_t w = w0; w < w1; w += 16) {
     const int words = static_cast<int>(least(16, w1 - w));
+    const std::uint32_t valid = g.valid ? valid_bits(g.valid, P::first_pixel(w)) : ~0u;
     for (int q = 0; q < kVectors; ++q) {
       __m512i r[16];
 #pragma GCC unroll 16
       for (int i = 0; i < 16; ++i)
-        r[i] = q * 16 + i < live ? P::load_words(x + (q * 16 + i) * g.plane, w, words, g.plane)
+        r[i] = q * 16 + i < live ? P::load_words(row[q * 16 + i], w, words, g.plane, valid)
                                  : _mm512_setzero_si512();
       transpose16(r);
       for (int j = 0; j < words; ++j)
@@ -125,14 +138,14 @@ void tile(const Args& g, std::int64_t grp, std::int64_t k0, int rows, std::int64
     }
     f += w1 - w0;
   }
-  const std::int64_t live = least(kPanelColumns, g.cg - c0);
+  const std::int64_t columns = g.cg * g.taps, live = least(kPanelColumns, columns - c0);
   for (int r = 0; r < rows; ++r)
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t lanes = live - v * 16;
       if (lanes >= 16)
-        _mm512_storeu_ps(out + r * g.cg + v * 16, acc[r][v]);
+        _mm512_storeu_ps(out + r * columns + v * 16, acc[r][v]);
       else if (lanes > 0)
-        _mm512_mask_storeu_ps(out + r * g.cg + v * 16, static_cast<__mmask16>((1u << lanes) - 1),
+        _mm512_mask_storeu_ps(out + r * columns + v * 16, static_cast<__mmask16>((1u << lanes) - 1),
                               acc[r][v]);
     }
 }
@@ -141,8 +154,9 @@ template <class P>
 void run(const Args& g) {
   const std::int64_t wpi = P::words(g.plane), total = g.n * wpi;
   const std::int64_t chunks = (total + g.chunk_words - 1) / g.chunk_words;
-  const std::int64_t cpanels = (g.cg + kPanelColumns - 1) / kPanelColumns;
-  const std::int64_t kblocks = (g.kg + kRows - 1) / kRows, size = g.g * g.kg * g.cg;
+  const std::int64_t columns = g.cg * g.taps;
+  const std::int64_t cpanels = (columns + kPanelColumns - 1) / kPanelColumns;
+  const std::int64_t kblocks = (g.kg + kRows - 1) / kRows, size = g.g * g.kg * columns;
   // Row blocks are split over items only when chunks x groups x panels leave threads idle: each
   // split transposes the panel again.
   const std::int64_t base = chunks * g.g * cpanels, threads = omp_get_max_threads();
@@ -169,7 +183,7 @@ void run(const Args& g) {
       for (std::int64_t kb = split * per_split; kb < kb1; ++kb) {
         const int rows = static_cast<int>(least(kRows, g.kg - kb * kRows));
         float* out =
-            g.partial + chunk * size + (grp * g.kg + kb * kRows) * g.cg + cp * kPanelColumns;
+            g.partial + chunk * size + (grp * g.kg + kb * kRows) * columns + cp * kPanelColumns;
         tile<P>(g, grp, kb * kRows, rows, cp * kPanelColumns, f0, f1, panel, out);
       }
     }
