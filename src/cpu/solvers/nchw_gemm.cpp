@@ -289,9 +289,12 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   const void* a_filter = in_place ? (bf16 ? t.caller->w.data : t.w) : filter;
   if (bf16) {
     x = t.caller->x.data, y = t.caller->y.data;
-    if (!in_place)
-      pack_filter(G, fwd, shape.rows, static_cast<const std::uint16_t*>(t.caller->w.data),
-                  reinterpret_cast<std::uint32_t*>(filter));
+    const auto* w = static_cast<const std::uint16_t*>(t.caller->w.data);
+    if (!fwd)
+      nchw_gemm::pack_transposed_filter_bf16(w, G.g, gemm_depth(G, fwd), gemm_rows(G, fwd),
+                                             reinterpret_cast<std::uint32_t*>(filter));
+    else if (!in_place)
+      pack_filter(G, fwd, shape.rows, w, reinterpret_cast<std::uint32_t*>(filter));
     if (!one_by_one(p)) {  // the staging pads fp32's x; bf16's is the caller's own
       auto* copy = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1));
       pad_column_phases(static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),

@@ -168,6 +168,30 @@ void run_bf16_avx512(const Args& a) {
   run<Bf16>(a);
 }
 
+void pack_transposed_filter_bf16(const std::uint16_t* w, std::int64_t g, std::int64_t depth,
+                                 std::int64_t m, std::uint32_t* out) {
+  constexpr int R = kRowsAvx512;
+  static_assert(R <= 8, "one 128-bit load of 16-bit elements per reduction row");
+  const std::int64_t blocks = (m + R - 1) / R, words = (depth + 1) / 2;
+#pragma omp parallel for collapse(2)
+  for (std::int64_t grp = 0; grp < g; ++grp)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t live = std::min<std::int64_t>(R, m - b * R);
+      const auto rows = static_cast<__mmask8>((1u << live) - 1);
+      const std::uint16_t* col = w + grp * depth * m + b * R;
+      std::uint32_t* o = out + (grp * blocks + b) * words * R;
+      for (std::int64_t d2 = 0; d2 < words; ++d2) {
+        const __m256i lo = _mm256_cvtepu16_epi32(_mm_maskz_loadu_epi16(rows, col + 2 * d2 * m));
+        const __m256i hi =
+            2 * d2 + 1 < depth
+                ? _mm256_cvtepu16_epi32(_mm_maskz_loadu_epi16(rows, col + (2 * d2 + 1) * m))
+                : _mm256_setzero_si256();
+        _mm256_mask_storeu_epi32(o + d2 * R, static_cast<__mmask8>((1u << R) - 1),
+                                 _mm256_or_si256(lo, _mm256_slli_epi32(hi, 16)));
+      }
+    }
+}
+
 void backward_weights_bf16_avx512(const WeightsArgs& a) {
   backward_weights<WeightsBf16>(a);
 }
