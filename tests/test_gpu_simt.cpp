@@ -35,7 +35,8 @@ const Solver& simt() {
 // Random f32 forward shapes: row (K) and column (pixel) tile edges (K <= 64: 64-row tiles), 1x1
 // layers whose images are and are not whole float4s (the float4 and gathered B loads), filters up
 // to 5, stride up to 3, dilation 2, asymmetric padding, long reductions (split-K), NCHW mostly and
-// NHWC (other strides: element-wise loads and stores).
+// NHWC (other strides: element-wise loads and stores); a quarter of the draws backward-data
+// (stride 1).
 TEST(Gpu, SimtGemmOnItsShapes) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   const int verified =
@@ -55,23 +56,31 @@ TEST(Gpu, SimtGemmOnItsShapes) {
           p.pad_begin = {0, pick(0, 2), pick(0, 2)}, p.pad_end = {0, pick(0, 3), pick(0, 2)};
         p.x_layout = p.y_layout = i % 7 == 3 ? Layout::nhwc : Layout::nchw;  // w stays KCRS
         if (i % 7 == 5) p.y_layout = Layout::nhwc;
+        if (i % 4 == 3) {  // backward-data: stride 1, padding beyond R-1 too, any filter layout
+          p.direction = Direction::backward_data;
+          p.stride = {1, 1, 1};
+          p.pad_begin = {0, pick(0, 3), pick(0, 3)}, p.pad_end = {0, pick(0, 3), pick(0, 3)};
+          if (i % 8 == 7) p.w_layout = Layout::nhwc;
+        }
         return p;
       });
-  EXPECT_GT(verified, 110);
+  EXPECT_GT(verified, 120);
 }
 
 // ResNet-50 layers (f32 NCHW, smaller batches), checked against the fp64 reference by sampling
 // and every element against gpu:naive: split-K on res5's 3x3 and 1x1 (2048 -> 512), the float4
 // 1x1 path (14x14 and 56x56: whole float4 images), res5's 7x7 images (49 pixels: gathered loads,
 // element-wise stores), the stride-2 1x1 and 3x3 and conv1 (C = 3, 7x7 stride 2, 147-long rows:
-// element-wise filter loads).
+// element-wise filter loads); backward-data of res5's 3x3 (split), res4's 1024 -> 256 1x1 and
+// res2's 3x3 (64-row tiles).
 TEST(Gpu, SimtGemmOnLargeLayers) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   for (const char* text :
        {"mb16ic512ih7oc512oh7kh3ph1", "mb16ic2048ih7oc512oh7kh1", "mb8ic256ih14oc1024oh14kh1",
         "mb4ic64ih56oc256oh56kh1", "mb8ic512ih7oc2048oh7kh1", "mb8ic1024ih14oc2048oh7kh1sh2",
         "mb8ic256ih14oc256oh7kh3sh2ph1", "mb4ic3ih224oc64oh112kh7sh2ph3",
-        "mb4ic64ih56oc64oh56kh3ph1"}) {
+        "mb4ic64ih56oc64oh56kh3ph1", "--dir=BWD_D mb16ic512ih7oc512oh7kh3ph1",
+        "--dir=BWD_D mb8ic1024ih14oc256oh14kh1", "--dir=BWD_D mb4ic64ih56oc64oh56kh3ph1"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     TrialTensors t(*p);
@@ -88,8 +97,8 @@ TEST(Gpu, SimtGemmOnLargeLayers) {
 // What it does not compute, each with its reason (no GPU needed: check() decides).
 TEST(Gpu, SimtGemmDeclinesWithReasons) {
   const std::pair<const char*, const char*> cases[] = {
-      {"--dir=BWD_D mb2ic8ih8oc8oh8kh3ph1", "forward only"},
-      {"--dir=BWD_W mb2ic8ih8oc8oh8kh3ph1", "forward only"},
+      {"--dir=BWD_D mb2ic8ih8oc8oh4kh3sh2ph1", "backward-data with stride > 1"},
+      {"--dir=BWD_W mb2ic8ih8oc8oh8kh3ph1", "no backward-weights"},
       {"--dt=bf16 mb2ic8ih8oc8oh8kh3ph1", "f32 only"},
       {"g2mb2ic8ih8oc8oh8kh3ph1", "one group"},
       {"mb2ic8id5ih5iw5oc8od3oh3ow3kd3kh3kw3", "2D only"},
@@ -102,7 +111,10 @@ TEST(Gpu, SimtGemmDeclinesWithReasons) {
     EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
     EXPECT_NE(st.message().find(reason), std::string::npos) << text << ": " << st.message();
   }
-  auto ok = parse_problem("mb32ic64ih56oc256oh56kh1");
-  ASSERT_TRUE(ok.is_ok());
-  EXPECT_TRUE(simt().check(*ok).is_ok());
+  for (const char* text : {"mb32ic64ih56oc256oh56kh1", "--dir=BWD_D mb2ic8ih8oc8oh8kh3ph1",
+                           "--dir=BWD_D --wtag=axb mb2ic8ih8oc8oh8kh3ph1"}) {
+    auto ok = parse_problem(text);
+    ASSERT_TRUE(ok.is_ok()) << text;
+    EXPECT_TRUE(simt().check(*ok).is_ok()) << text << ": " << simt().check(*ok).message();
+  }
 }

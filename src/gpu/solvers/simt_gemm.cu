@@ -240,16 +240,18 @@ std::int64_t span_of(const std::int64_t* size, const std::int64_t* stride) {
 }
 
 // The split of the reduction: the count s (1..16, each split at least 32 steps) that minimises a
-// time model of the block waves (blocks * s over `slots` resident blocks, whole waves) plus the
-// partials' traffic (each split writes and the reduction reads K x cols fp32: 8 bytes each at
-// about 2.5 TB/s), the whole unsplit work counted as one wave of `slots` blocks at about 35
-// TFLOP/s (the kernel's rate on ResNet-50's 1x1 layers on an H100).
-int split_for(std::int64_t blocks, int slots, int steps, double outputs) {
-  if (slots <= 0 || blocks <= 0) return 1;
-  const double flops = 2.0 * outputs * steps * kBK, wave = flops / 35e12 / blocks * slots;
+// time model: the unsplit work at about 40 TFLOP/s (the kernel's rate on ResNet-50's 1x1 layers on
+// an H100), stretched by the last round of blocks (blocks * s over the SMs, whole rounds), plus
+// the partials' traffic (each split writes and the reduction reads K x cols fp32: 8 bytes each, at
+// about 1.5 TB/s). Fitted to forced splits 1-8 on ResNet-50 b32 (docs/gpu.md): splitting pays only
+// for long reductions over few tiles (res4 and res5's 3x3, res5's 2048 -> 512).
+int split_for(std::int64_t blocks, int sms, int steps, double outputs) {
+  if (sms <= 0 || blocks <= 0) return 1;
+  const double ideal = 2.0 * outputs * steps * kBK / 40e12;
   auto cost = [&](int s) {
-    const double waves = static_cast<double>((blocks * s + slots - 1) / slots);
-    return waves * wave / s + (s > 1 ? s * outputs * 8 / 2.5e12 : 0.0);
+    const double rounds = static_cast<double>((blocks * s + sms - 1) / sms);
+    return ideal * rounds * sms / static_cast<double>(blocks * s) +
+           (s > 1 ? s * outputs * 8 / 1.5e12 : 0.0);
   };
   int best = 1;
   for (int s = 2; s <= 16 && steps / s >= 32; ++s)
@@ -257,9 +259,38 @@ int split_for(std::int64_t blocks, int slots, int steps, double outputs) {
   return best;
 }
 
+// The forward GEMM the kernel computes. Backward-data (stride 1) is the forward convolution of dy
+// (K channels, OH x OW) with the filter flipped in R and S and K and C swapped, w'[c][k][r][s] =
+// w[k][c][R-1-r][S-1-s] (written to the workspace each run, dense), padded dil*(R-1) - pad_begin
+// at the beginning (negative: dy rows skipped), its output dx (C channels, H x W).
+Geometry forward_view(const Problem& p) {
+  const Geometry O = make_geometry(p);
+  if (p.direction != Direction::backward_data) return O;
+  Geometry G = O;
+  G.cg = O.kg, G.kg = O.cg;
+  for (int i = 0; i < 3; ++i) {
+    G.in[i] = O.out[i], G.out[i] = O.in[i];
+    G.pad[i] = O.dil[i] * (O.f[i] - 1) - O.pad[i];
+  }
+  for (int i = 0; i < 5; ++i) G.xs[i] = O.ys[i], G.ys[i] = O.xs[i];
+  G.ws[4] = 1, G.ws[3] = O.f[2], G.ws[2] = 0, G.ws[1] = O.f[1] * O.f[2], G.ws[0] = O.kg * G.ws[1];
+  return G;
+}
+
+// Backward-data's w' (forward_view) from w, any strides.
+__global__ void flip_filter(Geometry O, const float* __restrict__ w, float* __restrict__ wf) {
+  const std::int64_t rs = O.f[1] * O.f[2], total = O.cg * O.kg * rs;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t t = i % rs, k = i / rs % O.kg, c = i / rs / O.kg;
+    const std::int64_t r = O.f[1] - 1 - t / O.f[2], q = O.f[2] - 1 - t % O.f[2];
+    wf[i] = w[k * O.ws[0] + c * O.ws[1] + r * O.ws[3] + q * O.ws[4]];
+  }
+}
+
 struct SimtPlan : Plan {
-  explicit SimtPlan(const Problem& p) : Plan(p) {
-    const Geometry G = make_geometry(p);
+  explicit SimtPlan(const Problem& p) : Plan(p), O(make_geometry(p)) {
+    const Geometry G = forward_view(p);
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     a.k = i32(G.kg), a.pix = i32(G.out[1] * G.out[2]), a.cols = i32(G.n) * a.pix;
     a.taps = i32(G.f[1] * G.f[2]), a.red = i32(G.cg) * a.taps, a.s = i32(G.f[2]);
@@ -278,7 +309,7 @@ struct SimtPlan : Plan {
     const int bm = 16 * mt, steps = (a.red + kBK - 1) / kBK;
     const std::int64_t blocks =
         static_cast<std::int64_t>((a.cols + kBN - 1) / kBN) * ((a.k + bm - 1) / bm);
-    splits = split_for(blocks, 2 * multiprocessors(), steps, static_cast<double>(a.k) * a.cols);
+    splits = split_for(blocks, multiprocessors(), steps, static_cast<double>(a.k) * a.cols);
     if (const char* e = std::getenv("CONVGUARD_SIMT_SPLIT")) splits = std::max(1, std::atoi(e));
     while (splits > 1 && static_cast<std::int64_t>(splits) * a.k * a.cols > 0x7fffffff) --splits;
     a.steps_per_split = (steps + splits - 1) / splits;
@@ -286,9 +317,16 @@ struct SimtPlan : Plan {
     grid = dim3(static_cast<unsigned>((a.cols + kBN - 1) / kBN),
                 static_cast<unsigned>((a.k + bm - 1) / bm), static_cast<unsigned>(splits));
   }
-  std::size_t workspace() const {
-    return splits > 1 ? static_cast<std::size_t>(splits) * a.k * a.cols * sizeof(float) : 0;
+  // Backward-data's flipped filter (rounded to 256 bytes), then split-K's partials.
+  std::size_t filter_bytes() const {
+    if (problem.direction != Direction::backward_data) return 0;
+    return (static_cast<std::size_t>(O.cg) * O.kg * O.taps() * sizeof(float) + 255) / 256 * 256;
   }
+  std::size_t workspace() const {
+    return filter_bytes() +
+           (splits > 1 ? static_cast<std::size_t>(splits) * a.k * a.cols * sizeof(float) : 0);
+  }
+  Geometry O;  // the problem's own geometry (backward-data's filter flip reads w through it)
   Args a{};
   bool vec_b = false;
   int splits = 1, mt = 8;
@@ -299,13 +337,16 @@ struct SimtPlan : Plan {
 
 Status SimtGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.direction != Direction::forward) return not_applicable("forward only");
+  if (p.direction == Direction::backward_weights)
+    return not_applicable("forward and stride-1 backward-data only (no backward-weights)");
+  if (p.direction == Direction::backward_data && (p.stride[1] != 1 || p.stride[2] != 1))
+    return not_applicable("backward-data with stride > 1 (its forward view needs stride 1)");
   if (p.dtype != DType::f32) return not_applicable("f32 only (exact fp32 FMAs)");
   if (p.spatial_dims == 3) return not_applicable("2D only (no 3D)");
   if (p.g != 1) return not_applicable("one group only");
-  const Geometry G = make_geometry(p);
+  const Geometry G = forward_view(p);  // backward-data: its filter is flipped into a dense copy
   if (G.ws[1] != G.f[1] * G.f[2] || G.ws[3] != G.f[2] || G.ws[4] != 1)
-    return not_applicable("the filter must be dense along (c, r, s) (KCRS)");
+    return not_applicable("forward: the filter must be dense along (c, r, s) (KCRS)");
   if (G.taps() > kMaxTaps) return not_applicable("more than 256 filter taps");
   const std::int64_t xsz[5] = {G.n, G.cg, G.in[0], G.in[1], G.in[2]};
   const std::int64_t ysz[5] = {G.n, G.kg, G.out[0], G.out[1], G.out[2]};
@@ -337,10 +378,19 @@ Status SimtGemmSolver::run(const Plan& plan, const ConvTensors& t, std::span<std
   if (ws.size() < sp.workspace())
     return {StatusCode::internal_error, "gpu:simt_gemm: workspace smaller than its plan's"};
   Args a = sp.a;
-  a.x = static_cast<const float*>(t.x.data);
+  const bool backward = plan.problem.direction == Direction::backward_data;
+  a.x = static_cast<const float*>(backward ? t.y.data : t.x.data);  // backward: dy
+  a.y = static_cast<float*>(backward ? t.x.data : t.y.data);        // backward: dx
   a.w = static_cast<const float*>(t.w.data);
-  a.y = static_cast<float*>(t.y.data);
-  a.partial = sp.splits > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  if (backward) {
+    float* wf = reinterpret_cast<float*>(ws.data());
+    const std::int64_t total = sp.O.cg * sp.O.kg * sp.O.taps();
+    flip_filter<<<static_cast<unsigned>(std::min<std::int64_t>((total + 255) / 256, 1024)), 256>>>(
+        sp.O, a.w, wf);
+    if (auto st = check_launch("gpu:simt_gemm filter flip"); !st) return st;
+    a.w = wf;
+  }
+  a.partial = sp.splits > 1 ? reinterpret_cast<float*>(ws.data() + sp.filter_bytes()) : nullptr;
   // The float4 paths also need 16-byte aligned tensors.
   auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   a.vec_a = a.vec_a && aligned(a.w);

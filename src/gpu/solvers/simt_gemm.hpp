@@ -1,8 +1,8 @@
-// gpu:simt_gemm: a SIMT (CUDA-core, exact fp32 FMA, no TF32) implicit GEMM for f32 forward 2D
-// convolution, tuned for NCHW. GEMM view: M = K output channels (rows of w, read as K x C*R*S),
-// N = the N*OH*OW output pixels (columns), reduction C*R*S in (c, r, s) order, so
-// y[n][k][p] = sum_red w[k][red] * im2col(x)[red][n, p]. On NCHW a 1x1 stride-1 layer is a plain
-// GEMM whose B rows are contiguous pixels.
+// gpu:simt_gemm: a SIMT (CUDA-core, exact fp32 FMA, no TF32) implicit GEMM for f32 forward and
+// stride-1 backward-data 2D convolution, tuned for NCHW. GEMM view: M = K output channels (rows of
+// w, read as K x C*R*S), N = the N*OH*OW output pixels (columns), reduction C*R*S in (c, r, s)
+// order, so y[n][k][p] = sum_red w[k][red] * im2col(x)[red][n, p]. On NCHW a 1x1 stride-1 layer is
+// a plain GEMM whose B rows are contiguous pixels.
 //
 // A block of 256 threads computes a 128 x 128 tile (each thread 8 x 8: two 4-row and two 4-column
 // groups 64 apart, outer-product FMAs from float4 shared-memory reads), the reduction in steps of
@@ -16,8 +16,13 @@
 // idle split the reduction over blockIdx.z: fp32 partials, then a kernel that adds them in split
 // order (deterministic). The output is stored as float4 where the pixels allow, else element-wise.
 //
-// Declines (each with its reason): other directions, dtypes other than f32, 3D, groups, filters
-// not dense along (c, r, s), more than 256 taps, tensors whose offsets exceed 32-bit ints.
+// Backward-data with stride 1 (any dilation and padding) is the same kernel on the forward
+// convolution of dy with the filter flipped in R and S and K and C swapped (written to the
+// workspace each run by a small kernel), padded dil*(R-1) - pad_begin, its output dx.
+//
+// Declines (each with its reason): backward-weights, strided backward-data, dtypes other than
+// f32, 3D, groups, forward filters not dense along (c, r, s), more than 256 taps, tensors whose
+// offsets exceed 32-bit ints.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
@@ -28,7 +33,8 @@ class SimtGemmSolver final : public GpuSolver {
  public:
   std::string_view id() const override { return "gpu:simt_gemm"; }
   Status check(const Problem& p) const override;
-  // Split-K's fp32 partials (0 when the tiles fill the GPU unsplit).
+  // Backward-data's flipped filter, then split-K's fp32 partials (0 for a forward problem whose
+  // tiles fill the GPU unsplit).
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
