@@ -6,11 +6,27 @@
 
 #include "gpu/check.hpp"
 #include "gpu/solvers/simt_gemm.hpp"
+#include "gpu/solvers/simt_tile.cuh"
 
 namespace convguard::gpu {
+
+int simt::multiprocessors() {
+  static std::atomic<int> cached{0};
+  if (const int n = cached.load(std::memory_order_relaxed)) return n;
+  int dev = 0;
+  cg_device_prop prop{};
+  if (CG_GPU(GetDevice)(&dev) != kSuccess || CG_GPU(GetDeviceProperties)(&prop, dev) != kSuccess) {
+    (void)last_error();
+    return 0;
+  }
+  cached.store(prop.multiProcessorCount, std::memory_order_relaxed);
+  return prop.multiProcessorCount;
+}
+
 namespace {
 
-constexpr int kBN = 128, kBK = 8, kThreads = 256, kMaxTaps = 256;
+using simt::kBK, simt::kBN, simt::kThreads;
+constexpr int kMaxTaps = 256;
 
 struct Args {
   const float* x;
@@ -124,38 +140,13 @@ __global__ void __launch_bounds__(kThreads, 2) simt_gemm(Args a) {
     }
   };
 
-  // Outputs: a warp is 4 x 8 threads; rows ty*4 + i and 64 + ty*4 + i, columns tx*4 + j and
-  // 64 + tx*4 + j (float4 reads: 4 distinct A and 8 distinct B addresses a warp, no conflicts).
-  const int tx = (warp % 2) * 8 + lane % 8, ty = (warp / 2) * 4 + lane / 8;
+  // Outputs: simt_tile.cuh's layout (rows ty*4 + i and 64 + ty*4 + i, columns tx*4 + j and 64 +
+  // tx*4 + j).
+  int tx, ty;
+  simt::thread_tile(tid, tx, ty);
   float acc[kMT][8] = {};
-  if (step0 < step1) {
-    load(step0);
-    store(0);
-  }
-  __syncthreads();
-  for (int step = step0; step < step1; ++step) {
-    const int buf = (step - step0) & 1;
-    const bool more = step + 1 < step1;
-    if (more) load(step + 1);  // in flight while this step is computed
-#pragma unroll
-    for (int kk = 0; kk < kBK; ++kk) {
-      float av[kMT];
-#pragma unroll
-      for (int h = 0; h < kMT / 4; ++h) {
-        const float4 v = *reinterpret_cast<const float4*>(&As[buf][kk][h * 64 + ty * 4]);
-        av[4 * h] = v.x, av[4 * h + 1] = v.y, av[4 * h + 2] = v.z, av[4 * h + 3] = v.w;
-      }
-      const float4 b0 = *reinterpret_cast<const float4*>(&Bs[buf][kk][tx * 4]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&Bs[buf][kk][64 + tx * 4]);
-      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-      for (int i = 0; i < kMT; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-    }
-    if (more) store(buf ^ 1);
-    __syncthreads();
-  }
+  simt::pipeline(step0, step1, load, store,
+                 [&](int buf) { simt::tile_step<kMT>(As[buf], Bs[buf], acc, tx, ty); });
 
   // Epilogue: per 4-column group, float4 where the 4 columns are one image's contiguous pixels.
 #pragma unroll
@@ -215,19 +206,6 @@ __global__ void add_splits(Args a, int splits) {
   }
 }
 
-int multiprocessors() {
-  static std::atomic<int> cached{0};
-  if (const int n = cached.load(std::memory_order_relaxed)) return n;
-  int dev = 0;
-  cg_device_prop prop{};
-  if (CG_GPU(GetDevice)(&dev) != kSuccess || CG_GPU(GetDeviceProperties)(&prop, dev) != kSuccess) {
-    (void)last_error();
-    return 0;
-  }
-  cached.store(prop.multiProcessorCount, std::memory_order_relaxed);
-  return prop.multiProcessorCount;
-}
-
 // The largest element offset of a tensor (sizes and strides in the Geometry's order), or -1 when a
 // stride is negative.
 std::int64_t span_of(const std::int64_t* size, const std::int64_t* stride) {
@@ -237,26 +215,6 @@ std::int64_t span_of(const std::int64_t* size, const std::int64_t* stride) {
     s += (size[i] - 1) * stride[i];
   }
   return s;
-}
-
-// The split of the reduction: the count s (1..16, each split at least 32 steps) that minimises a
-// time model: the unsplit work at about 40 TFLOP/s (the kernel's rate on ResNet-50's 1x1 layers on
-// an H100), stretched by the last round of blocks (blocks * s over the SMs, whole rounds), plus
-// the partials' traffic (each split writes and the reduction reads K x cols fp32: 8 bytes each, at
-// about 1.5 TB/s). Fitted to forced splits 1-8 on ResNet-50 b32 (docs/gpu.md): splitting pays only
-// for long reductions over few tiles (res4 and res5's 3x3, res5's 2048 -> 512).
-int split_for(std::int64_t blocks, int sms, int steps, double outputs) {
-  if (sms <= 0 || blocks <= 0) return 1;
-  const double ideal = 2.0 * outputs * steps * kBK / 40e12;
-  auto cost = [&](int s) {
-    const double rounds = static_cast<double>((blocks * s + sms - 1) / sms);
-    return ideal * rounds * sms / static_cast<double>(blocks * s) +
-           (s > 1 ? s * outputs * 8 / 1.5e12 : 0.0);
-  };
-  int best = 1;
-  for (int s = 2; s <= 16 && steps / s >= 32; ++s)
-    if (cost(s) < 0.97 * cost(best)) best = s;
-  return best;
 }
 
 // The forward GEMM the kernel computes. Backward-data (stride 1) is the forward convolution of dy
@@ -305,40 +263,25 @@ struct SimtPlan : Plan {
     a.vec_y = a.pix % 4 == 0 && a.ys4 == 1 && a.ys3 == a.ow && a.ys0 % 4 == 0 && a.ys1 % 4 == 0;
     vec_b = a.taps == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0 && a.pix % 4 == 0 &&
             a.xs4 == 1 && a.xs3 == a.wd && a.h * a.wd == a.pix && a.xs0 % 4 == 0 && a.xs1 % 4 == 0;
-    mt = a.k <= 64 ? 4 : 8;
-    const int bm = 16 * mt, steps = (a.red + kBK - 1) / kBK;
-    const std::int64_t blocks =
-        static_cast<std::int64_t>((a.cols + kBN - 1) / kBN) * ((a.k + bm - 1) / bm);
-    splits = split_for(blocks, multiprocessors(), steps, static_cast<double>(a.k) * a.cols);
-    if (const char* e = std::getenv("CONVGUARD_SIMT_SPLIT")) splits = std::max(1, std::atoi(e));
-    while (splits > 1 && static_cast<std::int64_t>(splits) * a.k * a.cols > 0x7fffffff) --splits;
-    a.steps_per_split = (steps + splits - 1) / splits;
-    splits = std::max(1, (steps + a.steps_per_split - 1) / a.steps_per_split);  // none empty
-    grid = dim3(static_cast<unsigned>((a.cols + kBN - 1) / kBN),
-                static_cast<unsigned>((a.k + bm - 1) / bm), static_cast<unsigned>(splits));
+    g = simt::plan_grid(a.k, a.cols, (a.red + kBK - 1) / kBK, 16);
+    a.steps_per_split = g.steps_per_split;
   }
   // Backward-data's flipped filter (rounded to 256 bytes), then split-K's partials.
   std::size_t filter_bytes() const {
     if (problem.direction != Direction::backward_data) return 0;
     return (static_cast<std::size_t>(O.cg) * O.kg * O.taps() * sizeof(float) + 255) / 256 * 256;
   }
-  std::size_t workspace() const {
-    return filter_bytes() +
-           (splits > 1 ? static_cast<std::size_t>(splits) * a.k * a.cols * sizeof(float) : 0);
-  }
+  std::size_t workspace() const { return filter_bytes() + g.partial_bytes(a.k, a.cols); }
   Geometry O;  // the problem's own geometry (backward-data's filter flip reads w through it)
   Args a{};
   bool vec_b = false;
-  int splits = 1, mt = 8;
-  dim3 grid;
+  simt::Grid g;
 };
 
 }  // namespace
 
 Status SimtGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (p.direction == Direction::backward_weights)
-    return not_applicable("forward and stride-1 backward-data only (no backward-weights)");
   if (p.direction == Direction::backward_data && (p.stride[1] != 1 || p.stride[2] != 1))
     return not_applicable("backward-data with stride > 1 (its forward view needs stride 1)");
   if (p.dtype != DType::f32) return not_applicable("f32 only (exact fp32 FMAs)");
@@ -346,7 +289,8 @@ Status SimtGemmSolver::check(const Problem& p) const {
   if (p.g != 1) return not_applicable("one group only");
   const Geometry G = forward_view(p);  // backward-data: its filter is flipped into a dense copy
   if (G.ws[1] != G.f[1] * G.f[2] || G.ws[3] != G.f[2] || G.ws[4] != 1)
-    return not_applicable("forward: the filter must be dense along (c, r, s) (KCRS)");
+    return not_applicable(
+        "forward, backward-weights: the filter must be dense along (c, r, s) (KCRS)");
   if (G.taps() > kMaxTaps) return not_applicable("more than 256 filter taps");
   const std::int64_t xsz[5] = {G.n, G.cg, G.in[0], G.in[1], G.in[2]};
   const std::int64_t ysz[5] = {G.n, G.kg, G.out[0], G.out[1], G.out[2]};
@@ -365,15 +309,20 @@ Status SimtGemmSolver::check(const Problem& p) const {
 
 Result<std::size_t> SimtGemmSolver::workspace_bytes(const Problem& p) const {
   if (auto s = check(p); !s) return s;
+  if (p.direction == Direction::backward_weights)
+    return simt::bwd_weights_workspace(*simt::bwd_weights_plan(p));
   return SimtPlan(p).workspace();
 }
 
 Result<std::unique_ptr<Plan>> SimtGemmSolver::plan(const Problem& p) const {
   if (auto s = check(p); !s) return s;
+  if (p.direction == Direction::backward_weights) return simt::bwd_weights_plan(p);
   return std::unique_ptr<Plan>(new SimtPlan(p));
 }
 
 Status SimtGemmSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const {
+  if (plan.problem.direction == Direction::backward_weights)
+    return simt::run_bwd_weights(plan, t, ws);
   const auto& sp = static_cast<const SimtPlan&>(plan);
   if (ws.size() < sp.workspace())
     return {StatusCode::internal_error, "gpu:simt_gemm: workspace smaller than its plan's"};
@@ -390,23 +339,21 @@ Status SimtGemmSolver::run(const Plan& plan, const ConvTensors& t, std::span<std
     if (auto st = check_launch("gpu:simt_gemm filter flip"); !st) return st;
     a.w = wf;
   }
-  a.partial = sp.splits > 1 ? reinterpret_cast<float*>(ws.data() + sp.filter_bytes()) : nullptr;
+  a.partial = sp.g.splits > 1 ? reinterpret_cast<float*>(ws.data() + sp.filter_bytes()) : nullptr;
   // The float4 paths also need 16-byte aligned tensors.
-  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  a.vec_a = a.vec_a && aligned(a.w);
-  a.vec_y = a.vec_y && aligned(a.y);
-  const bool vb = sp.vec_b && aligned(a.x);
-  if (sp.mt == 8)
-    vb ? simt_gemm<true, 8><<<sp.grid, kThreads>>>(a)
-       : simt_gemm<false, 8><<<sp.grid, kThreads>>>(a);
+  a.vec_a = a.vec_a && simt::aligned16(a.w);
+  a.vec_y = a.vec_y && simt::aligned16(a.y);
+  const bool vb = sp.vec_b && simt::aligned16(a.x);
+  if (sp.g.mt == 8)
+    vb ? simt_gemm<true, 8><<<sp.g.grid, kThreads>>>(a)
+       : simt_gemm<false, 8><<<sp.g.grid, kThreads>>>(a);
   else
-    vb ? simt_gemm<true, 4><<<sp.grid, kThreads>>>(a)
-       : simt_gemm<false, 4><<<sp.grid, kThreads>>>(a);
+    vb ? simt_gemm<true, 4><<<sp.g.grid, kThreads>>>(a)
+       : simt_gemm<false, 4><<<sp.g.grid, kThreads>>>(a);
   if (auto st = check_launch("gpu:simt_gemm launch"); !st) return st;
-  if (sp.splits == 1) return Status::ok();
+  if (sp.g.splits == 1) return Status::ok();
   const std::int64_t total = static_cast<std::int64_t>(a.k) * a.cols;
-  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((total + 255) / 256, 4096));
-  add_splits<<<blocks, 256>>>(a, sp.splits);
+  add_splits<<<simt::pass_blocks(total), 256>>>(a, sp.g.splits);
   return check_launch("gpu:simt_gemm split reduction");
 }
 

@@ -64,7 +64,7 @@ if has full; then
   grep -E "simt|FAILED|PASSED|real|Failure" "$L/gpu_tests.log" | head -30
 fi
 if has san; then
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck}; do
     echo "=== $tool"
     ( time timeout 150 compute-sanitizer --tool $tool --print-limit 5 $D/gpu_tests \
       --gtest_filter="$( [[ $tool == memcheck ]] && echo "${SAN_M:-Gpu.SimtGemm*}" || echo "${SAN_F:-Gpu.SimtGemmOnItsShapes}")" ) > "$L/$tool.log" 2>&1
