@@ -13,7 +13,9 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for f in src/gpu/solvers/naive.cu src/gpu/solvers/implicit_gemm.cu \
-         src/gpu/solvers/implicit_gemm_forward.cu src/gpu/solvers/winograd.cu \
+         src/gpu/solvers/implicit_gemm_forward.cu src/gpu/solvers/simt_gemm.cu \
+         src/gpu/solvers/simt_gemm_bwdw.cu \
+         src/gpu/solvers/winograd.cu \
          src/gpu/solvers/direct.cu src/gpu/delay.cu src/gpu/device.cpp \
          src/gpu/trial.cpp; do
   hipcc -x hip --offload-arch=gfx1010 --offload-arch=gfx1030 -DCONVGUARD_HIP -std=c++20 -O2 \

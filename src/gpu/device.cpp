@@ -3,6 +3,7 @@
 #include "gpu/solvers/direct.hpp"
 #include "gpu/solvers/implicit_gemm.hpp"
 #include "gpu/solvers/naive.hpp"
+#include "gpu/solvers/simt_gemm.hpp"
 #include "gpu/solvers/winograd.hpp"
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
 #include "gpu/solvers/tc_bwd_weights.hpp"       // PTX (mma.sync, cp.async): CUDA only
@@ -60,6 +61,7 @@ const Solver& reference_solver() {
 }
 
 const std::vector<const Solver*>& gpu_solvers() {
+  static const SimtGemmSolver simt_gemm;
   static const ImplicitGemmSolver implicit_gemm;
   static const WinogradSolver winograd;
   static const DirectSolver direct;
@@ -69,11 +71,10 @@ const std::vector<const Solver*>& gpu_solvers() {
   static const WgmmaImplicitGemmSolver wgmma_implicit_gemm;  // declines off sm_90
   static const WgmmaBwdWeightsSolver wgmma_bwd_weights;      // declines off sm_90
   static const std::vector<const Solver*> list = {
-      &wgmma_implicit_gemm, &wgmma_bwd_weights, &tc_implicit_gemm, &tc_tf32,
-      &tc_bwd_weights,      &implicit_gemm,     &winograd,         &direct,
-      &reference_solver()};
+      &wgmma_implicit_gemm, &wgmma_bwd_weights, &tc_implicit_gemm, &tc_tf32, &tc_bwd_weights,
+      &simt_gemm,           &implicit_gemm,     &winograd,         &direct,  &reference_solver()};
 #else
-  static const std::vector<const Solver*> list = {&implicit_gemm, &winograd, &direct,
+  static const std::vector<const Solver*> list = {&simt_gemm, &implicit_gemm, &winograd, &direct,
                                                   &reference_solver()};
 #endif
   return list;
