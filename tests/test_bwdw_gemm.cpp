@@ -120,9 +120,11 @@ TEST(BwdwGemm, DeclinesWhatItDoesNotCompute) {
 TEST(BwdwGemm, SameBitsOnEveryRunAndThreadCount) {
   for (const char* id : kIds) {
     const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
     const bool bf16 = std::string(id).ends_with("bf16");
-    for (const char* text : {"mb6ic70ih37iw29oc13oh37ow29kh1kw1", "mb3ic13ih7iw7oc17oh7ow7kh1kw1",
-                             "mb2ic96ih14iw14oc40oh7ow7kh1kw1sh2sw2"}) {
+    for (const char* text :
+         {"mb6ic70ih37iw29oc13oh37ow29kh1kw1", "mb2ic40ih9iw9oc30oh9ow9kh3kw3ph1pw1",
+          "mb3ic13ih7iw7oc17oh7ow7kh1kw1", "mb2ic96ih14iw14oc40oh7ow7kh1kw1sh2sw2"}) {
       auto p = parse_problem(std::string(bf16 ? "--dt=bf16 " : "") + "--dir=BWD_W " + text);
       ASSERT_TRUE(p.is_ok()) << text;
       convguard::testing::expect_same_bits_on_every_thread_count(*s, *p,

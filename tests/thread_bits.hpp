@@ -16,11 +16,19 @@
 namespace convguard::testing {
 
 // Runs `s` on p (inputs filled with seed 7, uniform) at each thread count and expects the output's
-// bytes to equal the 1-thread run's; `what` names the case in failures. A declined problem is
-// skipped (the caller checks what must be taken).
+// bytes to equal the 1-thread run's; `what` names the case in failures. A problem declined for
+// this CPU's ISA (or CONVGUARD_CPU_ISA) is skipped; any other decline fails, unless
+// `may_decline` (the caller knows the solver does not compute it).
 inline void expect_same_bits_on_every_thread_count(const Solver& s, const Problem& p,
-                                                   const std::string& what) {
-  if (!s.check(p)) return;
+                                                   const std::string& what,
+                                                   bool may_decline = false) {
+  if (const Status st = s.check(p); !st) {
+    const std::string& why = st.message();
+    EXPECT_TRUE(may_decline || why.find("CPU") != std::string::npos ||
+                why.find("CONVGUARD_CPU_ISA") != std::string::npos)
+        << what << " declined: " << why;
+    return;
+  }
   TrialTensors t(p);
   fill_inputs(p, t, 7, FillMode::uniform);
   std::vector<std::byte> ws(*s.workspace_bytes(p));

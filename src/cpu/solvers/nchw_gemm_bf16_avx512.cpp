@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 // GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge source, which its
 // -W(maybe-)uninitialized reports as a use (a false positive; clang and later GCC do not).
@@ -115,7 +116,10 @@ struct Bf16 {
       __m512bh bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);
       for (int r = 0; r < kRows; ++r) {
-        const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(a.rows[r][d * a.step]));
+        // memcpy: an in-place filter is the caller's uint16_t array, maybe 2 bytes off a word.
+        std::uint32_t word;
+        std::memcpy(&word, a.rows[r] + d * a.step, sizeof word);
+        const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(word));
         for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
       }
     }
