@@ -57,6 +57,35 @@ __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// mbarriers (a 64-bit shared-memory object: an expected arrival count and a phase that completes
+// when that many arrivals came): the warp-specialised kernel's full and empty stage barriers.
+// init before any use (then a CTA barrier); arrive has release semantics at CTA scope, and a
+// successful try_wait acquire, so what the arriving threads wrote before arriving is visible to
+// the waiting ones after the wait.
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the barrier's phase of parity `parity` (phase number % 2) has completed: the current
+// phase or the one before it (a barrier never runs two phases ahead of its waiters here).
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// A barrier of `threads` threads (whole warps) on hardware barrier `id` (0 is __syncthreads'):
+// the consumer warpgroups' own, which the producer warps never reach.
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x 16) * B (N x 16)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead.
 #define CG_WGMMA_N64(ab, tr)                                                                           \
