@@ -9,6 +9,7 @@
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
+#include "gpu/solvers/wgmma_ptx.cuh"
 
 namespace convguard::gpu::wgf {
 
@@ -84,6 +85,35 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
     if (m0 + row < m && col < k)
       *reinterpret_cast<uint4*>(out + pixel(m0 + row) * k + col) =
           *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
+  }
+}
+
+// One stage's multiply by a warpgroup, as one committed wgmma group: its kMI m64 blocks of rows at
+// shared address sa times the BN filter rows at sb, four k16 steps (32 bytes apart in the swizzled
+// rows).
+template <typename T, int BN, int kMI>
+__device__ __forceinline__ void multiply_stage(float (&acc)[kMI][BN / 2], std::uint32_t sa,
+                                               std::uint32_t sb) {
+  wg::fence_operands();
+#pragma unroll
+  for (int ks = 0; ks < kBK / 16; ++ks)
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+      wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
+                     wg::smem_desc(sb + ks * 32), 1);
+  wg::commit();
+}
+
+// The output pixel of GEMM row `row`: the row itself, or (kPhased) its place on y's stride grid
+// for the phase whose pixels are oh x ow at offset (qh, qw).
+template <bool kPhased>
+__device__ __forceinline__ std::int64_t out_pixel(const WgArgs& a, int row, int oh, int ow, int qh,
+                                                  int qw) {
+  if constexpr (kPhased) {
+    const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
+    return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
+  } else {
+    return row;
   }
 }
 

@@ -6,13 +6,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "gpu/check.hpp"
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
-#include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_forward_common.cuh"
+#include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_ptx.cuh"
 #include "gpu/solvers/wgmma_ws_forward.cuh"
 
@@ -153,14 +155,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     __syncthreads();
     const std::uint32_t sa = base + (kt % kS) * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
     const std::uint32_t sb = base + (kt % kS) * kStageBytes<BM, BN> + BM * kRowBytes;
-    wg::fence_operands();
-#pragma unroll
-    for (int ks = 0; ks < kBK / 16; ++ks)
-#pragma unroll
-      for (int mi = 0; mi < kMI; ++mi)
-        wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
-                       wg::smem_desc(sb + ks * 32), 1);
-    wg::commit();
+    multiply_stage<T, BN>(acc, sa, sb);
     if (kt + kAhead < tiles) load((kt + kAhead) % kS);
     tc::cp_async_commit();
     wg::wait<1>();
@@ -171,14 +166,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
   T* y = static_cast<T*>(a.y);
   const std::int64_t plane = static_cast<std::int64_t>(m_all) * a.k;
-  auto pixel = [&](int row) -> std::int64_t {
-    if constexpr (kPhased) {
-      const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
-      return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
-    } else {
-      return row;
-    }
-  };
+  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, oh, ow, qh, qw); };
   if (!kRagged && a.k % 8 == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
     const auto sync = [] { __syncthreads(); };
@@ -279,20 +267,32 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
-// persistent variant (unsplit, unphased; 128-pixel tiles). Non-ragged problems only (the ragged
-// variant stores its element-wise loads itself). CONVGUARD_WGMMA_WS=0, 1 or 2 forces a mode
-// where it applies, for measuring.
-int ws_mode(bool ragged, bool split_or_phased) {
+// persistent variant, 3 its cluster variant (wgmma_ws_forward.cuh; launch_stages says for which
+// tiles each exists). Measured on ResNet-50 b32 bf16 forward (docs/gpu/2026-11-25-wsfwd): the
+// warp-specialised kernels tie with or lose to the two-warpgroup one on every layer at its own tile
+// (128 x 64: 20-55% slower, one block per SM of 8 stages or two of 4; the cluster variant 1.5-2x
+// slower), except that the persistent 128 x 128 kernel beats the 256 x 128 tiles tile_for picks
+// for 1x1 layers of K = 128 with many tiles (res3a_branch2a 0.0385 -> 0.0328 ms), so those take
+// it (*tile becomes 128 x 128). Non-ragged problems only (the ragged variant stores its
+// element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 3 forces a mode where it applies, for
+// measuring (0: never the warp-specialised kernels).
+int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_WS");
     if (!text) return -1;
-    if (text[0] >= '0' && text[0] <= '2' && text[1] == 0) return text[0] - '0';
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0, 1 or 2)\n", text);
+    if (text[0] >= '0' && text[0] <= '3' && text[1] == 0) return text[0] - '0';
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 3)\n", text);
     return -1;
   }();
+  static const bool tile_forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
   if (ragged) return 0;
-  const int mode = forced >= 0 ? forced : 0;
-  return mode == 2 && split_or_phased ? 1 : mode;
+  int mode = forced;
+  if (forced < 0) {
+    mode = 0;
+    if (!split_or_phased && !tile_forced && tile->bm == 256 && tile->bn == 128)
+      *tile = Tile{128, 128}, mode = 2;
+  }
+  return mode == 2 && split_or_phased ? 1 : mode;  // (3 and phased: the launch takes 1)
 }
 
 // Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
@@ -330,7 +330,7 @@ struct WgPlan : Plan {
         widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
       }
       tile = tile_for(total, a.k, longest, true);
-      ws = ws_mode(ragged, false);
+      ws = ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
@@ -338,8 +338,9 @@ struct WgPlan : Plan {
       return;
     }
     tile = tile_for(a.m, a.k, a.kd, ragged);
+    ws = ws_mode(ragged, false, &tile);
     splits = split_count(a.m, a.k, a.kd, tile);
-    ws = ws_mode(ragged, splits > 1);
+    if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -361,36 +362,104 @@ struct WgPlan : Plan {
   dim3 grid;
 };
 
-template <auto Kernel>
-Status launch_kernel(const WgArgs& a, dim3 grid, int threads, int bytes) {
+template <auto Kernel, typename... Args>
+Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
   const Error opt_in = tc::allow_dynamic_shared_memory<Kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  Kernel<<<grid, threads, bytes>>>(a);
+  Kernel<<<grid, threads, bytes>>>(args...);
+  return Status::ok();
+}
+
+// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
+// the driver has none.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return EncodeTiled{nullptr};
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
+// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
+// past either end the copy fills zeros.
+template <typename T>
+Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode)
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r = encode(map,
+                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, const_cast<void*>(a.w), dims, strides, box, unit,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return {StatusCode::internal_error,
+            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
   return Status::ok();
 }
 
 // ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
-// (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), where they exist:
-// tiles whose consumers hold at most 64 accumulators (ptxas allocates every warp within the entry
-// cap of 168 registers, setmaxnreg or not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes).
+// (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
+// (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
+// accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
+// not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (!kRagged && BM * BN <= 128 * 128) {
+    const CUtensorMap none{};
+    if constexpr (BM == 128 && !kPhased) {
+      if (ws == 3) {
+        constexpr int SW = kWsStages<BM, BN, false>, bytes = kWsSmemBytes<BM, BN, SW, false>;
+        constexpr auto kernel = wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, true>;
+        CUtensorMap map;
+        if (auto st = filter_map<T>(a, BN / 2, &map); !st) return st;
+        const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
+        if (opt_in != kSuccess)
+          return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3((grid.x + 1) / 2 * 2, grid.y, grid.z);
+        cfg.blockDim = dim3(kWsThreads);
+        cfg.dynamicSmemBytes = bytes;
+        cudaLaunchAttribute cluster[1];
+        cluster[0].id = cudaLaunchAttributeClusterDimension;
+        cluster[0].val.clusterDim.x = 2, cluster[0].val.clusterDim.y = 1;
+        cluster[0].val.clusterDim.z = 1;
+        cfg.attrs = cluster, cfg.numAttrs = 1;
+        return check(cudaLaunchKernelEx(&cfg, kernel, a, map), "gpu:wgmma_implicit_gemm launch");
+      }
+    }
     if constexpr (BM == 128 && !kSplit && !kPhased) {
       if (ws == 2) {
         constexpr int SP = kWsStages<BM, BN, true>;
         const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
-        return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true>>(
-            a, dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>);
+        return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false>>(
+            dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none);
       }
     }
     constexpr int SW = kWsStages<BM, BN, false>;
     if (ws != 0)
-      return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false>>(
-          a, grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>);
+      return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false, false>>(
+          grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
   }
   return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>>(
-      a, grid, kThreads, kSmemBytes<BM, BN, S>);
+      grid, kThreads, kSmemBytes<BM, BN, S>, a);
 }
 
 template <typename T, int BM, int BN, bool kRagged>
@@ -413,9 +482,8 @@ Status launch_width(const WgPlan& pl, const WgArgs& a) {
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
   // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
-  const Status st = pl.ragged
-                        ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
-                                            : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
+  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
+                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
                     : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
                                         : launch_width<T, 128>(pl, a);
   if (!st) return st;
