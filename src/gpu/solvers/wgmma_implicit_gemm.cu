@@ -6,90 +6,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "gpu/check.hpp"
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
+#include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_ptx.cuh"
+#include "gpu/solvers/wgmma_ws_forward.cuh"
 
 namespace convguard::gpu {
 namespace {
 
 using tc::cp_async16;
 using tc::smem_addr;
-
-// Tiles are BM pixels (128 or 256) x BN channels (64 or 128; 256 with 128 pixels), computed by two
-// warpgroups of BM / 2 rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64
-// reduction elements (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4
-// (96 KiB: two blocks per SM interleave their waits, measured faster than 9 stages in one block);
-// the others as many as a block's 227 KiB hold (one block per SM: 7 for 128 x 128, measured 2-7%
-// faster than 5 on ResNet-50's layers, v3/variants.txt).
-constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
-template <int BM, int BN>
-constexpr int kStageBytes = (BM + BN) * kRowBytes;
-template <int BM, int BN>
-constexpr int kStages = BM + BN == 192 ? 4 : (227 * 1024 - 1024) / kStageBytes<BM, BN>;
-template <int BM, int BN, int S>
-constexpr int kSmemBytes = S* kStageBytes<BM, BN> + 1024;  // + slack to align
-
-struct WgArgs {
-  const void* x;
-  const void* w;
-  void* y;
-  int h, w_, c, k, sh, sw, dh, dw;
-  int cp;  // c rounded up to a chunk of 8 (c when aligned)
-  int oh, ow, r, s, ph, pw;
-  int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
-  int tiles_per_split;  // reduction tiles per blockIdx.z
-  float* partial;       // split-K: fp32 partial sums [split][m][k]; null: y directly
-  // Strided backward-data (0: not phased): blockIdx.z is the stride phase, whose geometry (dy's
-  // pixels it reads, its sub-filter in the workspace) replaces oh .. wrow, and whose pixels land
-  // on y's stride grid (tc::stride_phases).
-  int phases, yh, yw, sh_y, sw_y;
-  tc::Geo phase[tc::kMaxPhases];
-};
-
-// The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
-__device__ __forceinline__ int swizzle(int row, int chunk) {
-  return row * kChunks + (chunk ^ (row & 7));
-}
-
-// The epilogue of the non-ragged kernel: the tile (acc, the m64nBN fragments: register 4j + 2h +
-// {0, 1} of a thread holds row 16 warp + lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its
-// warpgroup's m64 block mi) is staged in shared memory as O (y's type, or fp32 for a split's
-// partial sums), then stored in 16-byte chunks, a row's chunks by consecutive threads. Stored from
-// the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
-// layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
-// Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
-// pixel(row): the output pixel of GEMM row `row` (a stride phase's rows land on y's stride grid).
-template <int BM, int BN, typename O, int kMI, typename Pixel>
-__device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN / 2], uint4* smem,
-                                             int m0, int n0, int m, int k, Pixel pixel) {
-  constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
-  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
-  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  char* stage = reinterpret_cast<char*>(smem);
-#pragma unroll
-  for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-        tc::store_pair(reinterpret_cast<O*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
-                       acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-    }
-  __syncthreads();
-#pragma unroll
-  for (int i = tid; i < BM * kRowChunks; i += kThreads) {
-    const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
-    if (m0 + row < m && col < k)
-      *reinterpret_cast<uint4*>(out + pixel(m0 + row) * k + col) =
-          *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
-  }
-}
+using namespace wgf;
 
 // kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
 // channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
@@ -221,14 +155,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     __syncthreads();
     const std::uint32_t sa = base + (kt % kS) * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
     const std::uint32_t sb = base + (kt % kS) * kStageBytes<BM, BN> + BM * kRowBytes;
-    wg::fence_operands();
-#pragma unroll
-    for (int ks = 0; ks < kBK / 16; ++ks)
-#pragma unroll
-      for (int mi = 0; mi < kMI; ++mi)
-        wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
-                       wg::smem_desc(sb + ks * 32), 1);
-    wg::commit();
+    multiply_stage<T, BN>(acc, sa, sb);
     if (kt + kAhead < tiles) load((kt + kAhead) % kS);
     tc::cp_async_commit();
     wg::wait<1>();
@@ -239,20 +166,15 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
   T* y = static_cast<T*>(a.y);
   const std::int64_t plane = static_cast<std::int64_t>(m_all) * a.k;
-  auto pixel = [&](int row) -> std::int64_t {
-    if constexpr (kPhased) {
-      const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
-      return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
-    } else {
-      return row;
-    }
-  };
+  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, oh, ow, qh, qw); };
   if (!kRagged && a.k % 8 == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
+    const auto sync = [] { __syncthreads(); };
     if constexpr (kSplit)
-      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, m_all, a.k, pixel);
+      store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, m_all, a.k, pixel,
+                           tid, sync);
     else
-      store_staged<BM, BN>(y, acc, smem, m0, n0, m_all, a.k, pixel);
+      store_staged<BM, BN>(y, acc, smem, m0, n0, m_all, a.k, pixel, tid, sync);
     return;
   }
 #pragma unroll
@@ -344,6 +266,35 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
   return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
 }
 
+// Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
+// persistent variant, 3 its cluster variant (wgmma_ws_forward.cuh; launch_stages says for which
+// tiles each exists). Measured on ResNet-50 b32 bf16 forward (docs/gpu/2026-11-25-wsfwd): the
+// warp-specialised kernels tie with or lose to the two-warpgroup one on every layer at its own tile
+// (128 x 64: 20-55% slower, one block per SM of 8 stages or two of 4; the cluster variant 1.5-2x
+// slower), except that the persistent 128 x 128 kernel beats the 256 x 128 tiles tile_for picks
+// for 1x1 layers of K = 128 with many tiles (res3a_branch2a 0.0385 -> 0.0328 ms), so those take
+// it (*tile becomes 128 x 128). Non-ragged problems only (the ragged variant stores its
+// element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 3 forces a mode where it applies, for
+// measuring (0: never the warp-specialised kernels).
+int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
+  static const int forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_WS");
+    if (!text) return -1;
+    if (text[0] >= '0' && text[0] <= '3' && text[1] == 0) return text[0] - '0';
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 3)\n", text);
+    return -1;
+  }();
+  static const bool tile_forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
+  if (ragged) return 0;
+  int mode = forced;
+  if (forced < 0) {
+    mode = 0;
+    if (!split_or_phased && !tile_forced && tile->bm == 256 && tile->bn == 128)
+      *tile = Tile{128, 128}, mode = 2;
+  }
+  return mode == 2 && split_or_phased ? 1 : mode;  // (3 and phased: the launch takes 1)
+}
+
 // Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
 // gpu:tc_implicit_gemm plans it (tc::stride_phases): x := dy (OH x OW, K channels), w := the
 // flipped filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] (KRSC rows of r*s*K elements, written into
@@ -379,6 +330,7 @@ struct WgPlan : Plan {
         widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
       }
       tile = tile_for(total, a.k, longest, true);
+      ws = ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
@@ -386,7 +338,9 @@ struct WgPlan : Plan {
       return;
     }
     tile = tile_for(a.m, a.k, a.kd, ragged);
+    ws = ws_mode(ragged, false, &tile);
     splits = split_count(a.m, a.k, a.kd, tile);
+    if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -400,6 +354,7 @@ struct WgPlan : Plan {
   std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   WgArgs a{};
   bool backward, ragged = false;
+  int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};
   int splits = 1, used = 1;
   std::size_t filter_bytes = 0;
@@ -407,37 +362,128 @@ struct WgPlan : Plan {
   dim3 grid;
 };
 
-template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
-Status launch_stages(const WgArgs& a, dim3 grid) {
-  constexpr int bytes = kSmemBytes<BM, BN, S>;
-  const Error opt_in =
-      tc::allow_dynamic_shared_memory<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>>(bytes);
+template <auto Kernel, typename... Args>
+Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
+  const Error opt_in = tc::allow_dynamic_shared_memory<Kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-  wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased><<<grid, kThreads, bytes>>>(a);
+  Kernel<<<grid, threads, bytes>>>(args...);
   return Status::ok();
 }
 
+// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
+// the driver has none.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return EncodeTiled{nullptr};
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
+// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
+// past either end the copy fills zeros.
+template <typename T>
+Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode)
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r = encode(map,
+                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, const_cast<void*>(a.w), dims, strides, box, unit,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return {StatusCode::internal_error,
+            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
+  return Status::ok();
+}
+
+// ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
+// (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
+// (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
+// accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
+// not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
+template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
+Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
+  if constexpr (!kRagged && BM * BN <= 128 * 128) {
+    const CUtensorMap none{};
+    if constexpr (BM == 128 && !kPhased) {
+      if (ws == 3) {
+        constexpr int SW = kWsStages<BM, BN, false>, bytes = kWsSmemBytes<BM, BN, SW, false>;
+        constexpr auto kernel = wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, true>;
+        CUtensorMap map;
+        if (auto st = filter_map<T>(a, BN / 2, &map); !st) return st;
+        const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
+        if (opt_in != kSuccess)
+          return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3((grid.x + 1) / 2 * 2, grid.y, grid.z);
+        cfg.blockDim = dim3(kWsThreads);
+        cfg.dynamicSmemBytes = bytes;
+        cudaLaunchAttribute cluster[1];
+        cluster[0].id = cudaLaunchAttributeClusterDimension;
+        cluster[0].val.clusterDim.x = 2, cluster[0].val.clusterDim.y = 1;
+        cluster[0].val.clusterDim.z = 1;
+        cfg.attrs = cluster, cfg.numAttrs = 1;
+        return check(cudaLaunchKernelEx(&cfg, kernel, a, map), "gpu:wgmma_implicit_gemm launch");
+      }
+    }
+    if constexpr (BM == 128 && !kSplit && !kPhased) {
+      if (ws == 2) {
+        constexpr int SP = kWsStages<BM, BN, true>;
+        const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
+        return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false>>(
+            dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none);
+      }
+    }
+    constexpr int SW = kWsStages<BM, BN, false>;
+    if (ws != 0)
+      return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false, false>>(
+          grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
+  }
+  return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>>(
+      grid, kThreads, kSmemBytes<BM, BN, S>, a);
+}
+
 template <typename T, int BM, int BN, bool kRagged>
-Status launch_tiles(const WgArgs& a, dim3 grid) {
+Status launch_tiles(const WgArgs& a, dim3 grid, int ws) {
+  constexpr int S = kStages<BM, BN>;
   if constexpr (BM == 128 && BN <= 128)  // the stride phases' tiles (WgPlan)
-    if (a.phases) return launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false, true>(a, grid);
-  return a.partial ? launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, true, false>(a, grid)
-                   : launch_stages<T, BM, BN, kRagged, kStages<BM, BN>, false, false>(a, grid);
+    if (a.phases) return launch_stages<T, BM, BN, kRagged, S, false, true>(a, grid, ws);
+  return a.partial ? launch_stages<T, BM, BN, kRagged, S, true, false>(a, grid, ws)
+                   : launch_stages<T, BM, BN, kRagged, S, false, false>(a, grid, ws);
 }
 
 template <typename T, int BM>
 Status launch_width(const WgPlan& pl, const WgArgs& a) {
   if constexpr (BM == 128)
-    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false>(a, pl.grid);
-  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid)
-                          : launch_tiles<T, BM, 128, false>(a, pl.grid);
+    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false>(a, pl.grid, pl.ws);
+  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid, pl.ws)
+                          : launch_tiles<T, BM, 128, false>(a, pl.grid, pl.ws);
 }
 
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
   // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
-  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid)
-                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid))
+  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
+                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
                     : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
                                         : launch_width<T, 128>(pl, a);
   if (!st) return st;

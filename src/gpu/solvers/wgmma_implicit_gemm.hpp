@@ -22,6 +22,13 @@
 // the workspace (its first bytes; split-K's partials follow) with tc's transposing kernel
 // (tc::forward_operands).
 //
+// Loads: in the two-warpgroup kernel the computing warps load their own stages (cp.async, one
+// block barrier per stage). A warp-specialised kernel (a producer warpgroup feeding the two
+// through mbarriers; plain, persistent and cluster/TMA-multicast variants) was measured against
+// it on ResNet-50 and ties or loses at the same tiles, so the plan takes it only where its
+// persistent 128 x 128 form beats the 256 x 128 tiles the two-warpgroup kernel would use
+// (docs/gpu/2026-11-25-wsfwd): what bounds a block is not the loader's instructions.
+//
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; dilated
 // backward-data or more than 16 stride phases, backward-weights, 3D and groups are declined
 // (gpu:implicit_gemm and gpu:tc_bwd_weights take them).

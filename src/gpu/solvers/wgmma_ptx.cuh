@@ -2,9 +2,10 @@
 // shared-memory matrix descriptors for 128-byte-swizzled K-major tiles, wgmma.mma_async with fp32
 // accumulators (m64n64k16, m64n128k16, m64n256k16; f16/bf16 operands), its fence/commit/wait, and
 // the proxy fence that makes ordinary shared-memory writes (cp.async, st.shared) visible to the
-// tensor cores, and the host's test whether a wgmma kernel runs on the current device. Compiled
-// for sm_90a only (the instructions exist nowhere else); included by the wgmma solvers' .cu files
-// (gpu:wgmma_implicit_gemm, gpu:wgmma_bwd_weights).
+// tensor cores, mbarriers and named barriers (the warp-specialised kernel's), and the host's test
+// whether a wgmma kernel runs on the current device. Compiled for sm_90a only (the instructions
+// exist nowhere else); included by the wgmma solvers' .cu files (gpu:wgmma_implicit_gemm,
+// gpu:wgmma_bwd_weights).
 #pragma once
 
 #include <cstdint>
@@ -57,16 +58,45 @@ __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// mbarriers (a 64-bit shared-memory object: an expected arrival count and a phase that completes
+// when that many arrivals came): the warp-specialised kernel's full and empty stage barriers.
+// init before any use (then a CTA barrier); arrive has release semantics at CTA scope, and a
+// successful try_wait acquire, so what the arriving threads wrote before arriving is visible to
+// the waiting ones after the wait.
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the barrier's phase of parity `parity` (phase number % 2) has completed: the current
+// phase or the one before it (a barrier never runs two phases ahead of its waiters here).
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// A barrier of `threads` threads (whole warps) on hardware barrier `id` (0 is __syncthreads'):
+// the consumer warpgroups' own, which the producer warps never reach.
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x 16) * B (N x 16)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead.
-#define CG_WGMMA_N64(ab, tr)                                                                           \
+#define CG_WGMMA_N64(ab, tr)                                                                       \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
       "wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab                                      \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"             \
-      "}, %32, %33, p, 1, 1, " tr ";\n}\n"                                                           \
+      "}, %32, %33, p, 1, 1, " tr ";\n}\n"                                                         \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -75,7 +105,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
       : "memory")
 
-#define CG_WGMMA_N128(ab, tr)                                                                          \
+#define CG_WGMMA_N128(ab, tr)                                                                      \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                     \
@@ -84,7 +114,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"             \
-      "}, %64, %65, p, 1, 1, " tr ";\n}\n"                                                           \
+      "}, %64, %65, p, 1, 1, " tr ";\n}\n"                                                         \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -98,7 +128,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
       : "memory")
 
-#define CG_WGMMA_N256(ab, tr)                                                                          \
+#define CG_WGMMA_N256(ab, tr)                                                                      \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
       "wgmma.mma_async.sync.aligned.m64n256k16.f32." ab "." ab                                     \
@@ -113,7 +143,7 @@ __device__ __forceinline__ void fence_proxy_async() {
       "%111, "                                                                                     \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, " \
       "%127"                                                                                       \
-      "}, %128, %129, p, 1, 1, " tr ";\n}\n"                                                         \
+      "}, %128, %129, p, 1, 1, " tr ";\n}\n"                                                       \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -141,17 +171,17 @@ __device__ __forceinline__ void fence_proxy_async() {
 template <typename T, int N, bool kMnMajor = false>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "m64n64k16, m64n128k16 or m64n256k16");
-#define CG_WGMMA_TYPED(shape)                                 \
-  if constexpr (std::is_same_v<T, cg_bf16>) {                 \
-    if constexpr (kMnMajor)                                   \
-      CG_WGMMA_##shape("bf16", "1, 1");                       \
-    else                                                      \
-      CG_WGMMA_##shape("bf16", "0, 0");                       \
-  } else {                                                    \
-    if constexpr (kMnMajor)                                   \
-      CG_WGMMA_##shape("f16", "1, 1");                        \
-    else                                                      \
-      CG_WGMMA_##shape("f16", "0, 0");                        \
+#define CG_WGMMA_TYPED(shape)                 \
+  if constexpr (std::is_same_v<T, cg_bf16>) { \
+    if constexpr (kMnMajor)                   \
+      CG_WGMMA_##shape("bf16", "1, 1");       \
+    else                                      \
+      CG_WGMMA_##shape("bf16", "0, 0");       \
+  } else {                                    \
+    if constexpr (kMnMajor)                   \
+      CG_WGMMA_##shape("f16", "1, 1");        \
+    else                                      \
+      CG_WGMMA_##shape("f16", "0, 0");        \
   }
   if constexpr (N == 64) {
     CG_WGMMA_TYPED(N64)

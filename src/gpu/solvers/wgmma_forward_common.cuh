@@ -1,0 +1,120 @@
+// gpu:wgmma_implicit_gemm's kernels (wgmma_implicit_gemm.cu: the two-warpgroup kernel that loads
+// its own stages; wgmma_ws_forward.cuh: the warp-specialised one): tile constants, the launch
+// arguments, the swizzle and the staged epilogue they share. Included by wgmma_implicit_gemm.cu
+// alone (sm_90a code).
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/element.cuh"
+#include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tc_implicit_gemm_args.cuh"
+#include "gpu/solvers/wgmma_ptx.cuh"
+
+namespace convguard::gpu::wgf {
+
+// Tiles are BM pixels (128 or 256) x BN channels (64 or 128; 256 with 128 pixels), computed by two
+// warpgroups of BM / 2 rows each (one or two m64 wgmma per k16 step); a tile row holds kBK = 64
+// reduction elements (kChunks 16-byte chunks: one 128-byte swizzle row). Stages: 128 x 64 takes 4
+// (96 KiB: two blocks per SM interleave their waits, measured faster than 9 stages in one block);
+// the others as many as a block's 227 KiB hold (one block per SM: 7 for 128 x 128, measured 2-7%
+// faster than 5 on ResNet-50's layers, v3/variants.txt).
+constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
+template <int BM, int BN>
+constexpr int kStageBytes = (BM + BN) * kRowBytes;
+template <int BM, int BN>
+constexpr int kStages = BM + BN == 192 ? 4 : (227 * 1024 - 1024) / kStageBytes<BM, BN>;
+template <int BM, int BN, int S>
+constexpr int kSmemBytes = S* kStageBytes<BM, BN> + 1024;  // + slack to align
+
+struct WgArgs {
+  const void* x;
+  const void* w;
+  void* y;
+  int h, w_, c, k, sh, sw, dh, dw;
+  int cp;  // c rounded up to a chunk of 8 (c when aligned)
+  int oh, ow, r, s, ph, pw;
+  int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
+  int tiles_per_split;  // reduction tiles per blockIdx.z
+  float* partial;       // split-K: fp32 partial sums [split][m][k]; null: y directly
+  // Strided backward-data (0: not phased): blockIdx.z is the stride phase, whose geometry (dy's
+  // pixels it reads, its sub-filter in the workspace) replaces oh .. wrow, and whose pixels land
+  // on y's stride grid (tc::stride_phases).
+  int phases, yh, yw, sh_y, sw_y;
+  tc::Geo phase[tc::kMaxPhases];
+};
+
+// The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
+__device__ __forceinline__ int swizzle(int row, int chunk) {
+  return row * kChunks + (chunk ^ (row & 7));
+}
+
+// The epilogue of the non-ragged kernel: the tile (acc, the m64nBN fragments: register 4j + 2h +
+// {0, 1} of a thread holds row 16 warp + lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its
+// warpgroup's m64 block mi) is staged in shared memory as O (y's type, or fp32 for a split's
+// partial sums), then stored in 16-byte chunks, a row's chunks by consecutive threads. Stored from
+// the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
+// layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
+// Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
+// pixel(row): the output pixel of GEMM row `row` (a stride phase's rows land on y's stride grid).
+// tid: the thread's index among the kThreads computing threads (both kernels' two consumer
+// warpgroups); sync(): their barrier (all threads of the plain kernel, a named barrier of the
+// consumers in the warp-specialised one).
+template <int BM, int BN, typename O, int kMI, typename Pixel, typename Sync>
+__device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN / 2], uint4* smem,
+                                             int m0, int n0, int m, int k, Pixel pixel, int tid,
+                                             Sync sync) {
+  constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
+  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
+  const int group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  char* stage = reinterpret_cast<char*>(smem);
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        tc::store_pair(reinterpret_cast<O*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
+                       acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+    }
+  sync();
+#pragma unroll
+  for (int i = tid; i < BM * kRowChunks; i += kThreads) {
+    const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
+    if (m0 + row < m && col < k)
+      *reinterpret_cast<uint4*>(out + pixel(m0 + row) * k + col) =
+          *reinterpret_cast<const uint4*>(stage + row * kPitch + (i % kRowChunks) * 16);
+  }
+}
+
+// One stage's multiply by a warpgroup, as one committed wgmma group: its kMI m64 blocks of rows at
+// shared address sa times the BN filter rows at sb, four k16 steps (32 bytes apart in the swizzled
+// rows).
+template <typename T, int BN, int kMI>
+__device__ __forceinline__ void multiply_stage(float (&acc)[kMI][BN / 2], std::uint32_t sa,
+                                               std::uint32_t sb) {
+  wg::fence_operands();
+#pragma unroll
+  for (int ks = 0; ks < kBK / 16; ++ks)
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+      wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
+                     wg::smem_desc(sb + ks * 32), 1);
+  wg::commit();
+}
+
+// The output pixel of GEMM row `row`: the row itself, or (kPhased) its place on y's stride grid
+// for the phase whose pixels are oh x ow at offset (qh, qw).
+template <bool kPhased>
+__device__ __forceinline__ std::int64_t out_pixel(const WgArgs& a, int row, int oh, int ow, int qh,
+                                                  int qw) {
+  if constexpr (kPhased) {
+    const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
+    return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
+  } else {
+    return row;
+  }
+}
+
+}  // namespace convguard::gpu::wgf

@@ -1,0 +1,327 @@
+// gpu:wgmma_implicit_gemm's warp-specialised kernel (sm_90a): the same GEMM, tiles, swizzled
+// stages and epilogue as the two-warpgroup kernel in wgmma_implicit_gemm.cu, but the loads are no
+// longer the computing warps' work. There, each of the 8 computing warps formed the addresses of
+// its share of every stage, issued its cp.async and then waited at a block barrier for all of
+// them: the warps that feed the tensor cores also stalled on the loader's arithmetic and latency
+// (the sibling backward-weights kernel measured 68% of cycles with no eligible warp). Here a third
+// warpgroup (the producer) does all loads, each stage's copies completing on that stage's "full"
+// mbarrier (cp.async.mbarrier.arrive.noinc: the arrival comes when the thread's copies land), and
+// the two computing warpgroups (consumers) wait on it, multiply, and release the stage on its
+// "empty" mbarrier once their wgmma has read it; nothing else synchronises the loop, so the
+// producer runs up to kS stages ahead and one slow warp no longer holds the block back. The
+// persistent variant walks several output tiles per block, so its producer loads the next tile
+// while the consumers store the last one. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
+// of the variants beat the two-warpgroup kernel at its own tiles, so the plan takes the persistent
+// one only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
+
+#include <cstdint>
+
+#include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/wgmma_forward_common.cuh"
+#include "gpu/solvers/wgmma_ptx.cuh"
+
+namespace convguard::gpu::wgf {
+
+constexpr int kWsThreads = 3 * 128;  // producer warpgroup, then two consumer warpgroups
+template <int BM, int BN, bool kPersistent>
+constexpr int kWsBlocksPerSm = !kPersistent && BM + BN == 192 ? 2 : 1;
+// The persistent variant stages its epilogue in a region of its own (the next tile's loads are
+// already filling the stages), bf16/f16 rows padded by 16 bytes as store_staged's.
+template <int BM, int BN>
+constexpr int kWsStagingBytes = BM*(BN * 2 + 16);
+// Stages: the plain variant as the two-warpgroup kernel's; the persistent one what is left of a
+// block's 227 KiB beside its staging region (128 x 128: 5, 128 x 64: 8).
+template <int BM, int BN, bool kPersistent>
+constexpr int kWsStages =
+    kPersistent ? (227 * 1024 - 1024 - kWsStagingBytes<BM, BN> - 256) / kStageBytes<BM, BN>
+                : kStages<BM, BN>;
+// The stages, the persistent variant's staging region, then the full and empty mbarriers.
+template <int BM, int BN, int S, bool kPersistent>
+constexpr int kWsSmemBytes = kSmemBytes<BM, BN, S> + (kPersistent ? kWsStagingBytes<BM, BN> : 0) +
+                             16 * S;
+
+// The arrival on `bar` once every cp.async this thread issued before it has landed; noinc: the
+// arrival counts against the count given at init (the producer's 128 threads).
+__device__ __forceinline__ void cp_async_arrive(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+// 16 bytes global -> shared at a shared-memory address; zero-filled when !valid.
+__device__ __forceinline__ void cp_async16_at(std::uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0)
+               : "memory");
+}
+
+// The pair of blocks of a cluster (kCluster): blocks 2i and 2i + 1 along M share the filter tile B;
+// each loads half of its rows with one bulk tensor copy (TMA, 128-byte swizzle: the layout the
+// consumers read) multicast into both blocks' stage, so B crosses from L2 once per pair.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {  // every thread of both blocks
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+// One arrival on `bar` that also expects `bytes` of bulk copies to complete on it this phase.
+__device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+// One arrival on the barrier at the same offset in the cluster's block `rank`.
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+// The box at (c0 elements along a filter row, c1 rows) of `map` into `dst` of both blocks of the
+// cluster, completing on the barrier at `bar`'s offset in each.
+__device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorMap& map, int c0,
+                                              int c1, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar),
+      "h"(static_cast<unsigned short>(3))
+      : "memory");
+}
+
+// A block's geometry: the problem's, or (kPhased) its stride phase's, as in the two-warpgroup
+// kernel.
+struct WsGeo {
+  int oh, ow, taps_s, ph, pw, m_all, kd, wrow, w_off, qh, qw;
+};
+template <bool kPhased>
+__device__ __forceinline__ WsGeo ws_geo(const WgArgs& a) {
+  WsGeo g{a.oh, a.ow, a.s, a.ph, a.pw, a.m, a.kd, a.wrow, 0, 0, 0};
+  if constexpr (kPhased) {
+#pragma unroll
+    for (int q = 0; q < tc::kMaxPhases; ++q)
+      if (q == static_cast<int>(blockIdx.z)) {
+        const tc::Geo& p = a.phase[q];
+        g = WsGeo{p.oh, p.ow, p.s, p.ph, p.pw, p.m, p.kd, p.wrow, p.w_off, p.qh, p.qw};
+      }
+  }
+  return g;
+}
+
+// The output tiles a block computes: its own (blockIdx.x, blockIdx.y), or (kPersistent) tiles
+// blockIdx.x, + gridDim.x, ... of the grid, M tiles fastest (the order the hardware launches a
+// grid in).
+template <int BM, int BN, bool kPersistent>
+struct TileWalk {
+  int t, count, m_tiles;
+  __device__ __forceinline__ TileWalk(const WgArgs& a, int m_all) {
+    m_tiles = (m_all + BM - 1) / BM;
+    t = kPersistent ? static_cast<int>(blockIdx.x) : 0;
+    count = kPersistent ? m_tiles * ((a.k + BN - 1) / BN) : 1;
+  }
+  __device__ __forceinline__ bool more() const { return t < count; }
+  __device__ __forceinline__ void next() { t += kPersistent ? static_cast<int>(gridDim.x) : 1; }
+  __device__ __forceinline__ int m0() const {
+    return (kPersistent ? t % m_tiles : static_cast<int>(blockIdx.x)) * BM;
+  }
+  __device__ __forceinline__ int n0() const {
+    return (kPersistent ? t / m_tiles : static_cast<int>(blockIdx.y)) * BN;
+  }
+};
+
+// The producer warpgroup: thread t loads chunk column t % 8 of rows t / 8 + 16 i of A and B of
+// every stage; the reduction position (r, s, c) of its chunk advances by kBK per stage, without
+// divisions. `it` counts the stages loaded over all the block's tiles (stage it % kS, pass it /
+// kS).
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster>
+__device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_b, const WsGeo& g,
+                                        std::uint32_t base, std::uint32_t full, std::uint32_t empty,
+                                        int kt0, int tiles) {
+  constexpr int kRowsA = BM / 16, kRowsB = BN / 16;  // rows per thread (16 per pass)
+  const int tid = threadIdx.x, chunk = tid % kChunks, row0 = tid / kChunks;
+  const T* x = static_cast<const T*>(a.x);
+  const T* w = static_cast<const T*>(a.w) + g.w_off;
+  const int s_div = g.taps_s > 0 ? g.taps_s : 1;
+  int it = 0;
+  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
+    const int m0 = tw.m0(), n0 = tw.n0();
+    // Per A row: its first input pixel (may lie in the padding) as an element offset, and ih/iw;
+    // a row past the GEMM's M has its window moved out of the image (reads nothing).
+    std::int64_t a_pix[kRowsA];
+    int a_ih0[kRowsA], a_iw0[kRowsA];
+#pragma unroll
+    for (int i = 0; i < kRowsA; ++i) {
+      const int m = m0 + row0 + 16 * i;
+      const int mm = m < g.m_all ? m : 0;
+      const int img = mm / (g.ow * g.oh);
+      a_ih0[i] = m < g.m_all ? (mm / g.ow) % g.oh * a.sh - g.ph : -(1 << 28);
+      a_iw0[i] = mm % g.ow * a.sw - g.pw;
+      a_pix[i] = ((static_cast<std::int64_t>(img) * a.h + a_ih0[i]) * a.w_ + a_iw0[i]) * a.c;
+    }
+    const T* b_row = w + static_cast<std::int64_t>(n0 + row0) * g.wrow;
+    const int b_rows_left = a.k - n0 - row0;  // rows i with 16 i < this are real channels
+    int kk = kt0 * kBK + chunk * 8, c = kk % a.cp, s = (kk / a.cp) % s_div;
+    int r = kk / (a.cp * s_div);
+    for (int kt = 0; kt < tiles; ++kt, ++it) {
+      const int st = it % kS;
+      if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
+      const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
+      const bool in_k = kk < g.kd;
+      const int ih_off = r * a.dh, iw_off = s * a.dw;
+      const std::int64_t tap = (static_cast<std::int64_t>(ih_off) * a.w_ + iw_off) * a.c + c;
+#pragma unroll
+      for (int i = 0; i < kRowsA; ++i) {
+        const int ih = a_ih0[i] + ih_off, iw = a_iw0[i] + iw_off;
+        const bool v = in_k && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
+        cp_async16_at(A + swizzle(row0 + 16 * i, chunk) * 16, v ? x + a_pix[i] + tap : x, v);
+      }
+      if constexpr (kCluster) {
+        // B: this block's half of the rows for both blocks, then its own A as below.
+        if (tid == 0) {
+          const unsigned rank = cluster_rank();
+          mbar_arrive_expect(full + 8 * st, BN * kRowBytes);
+          tma_multicast(B + rank * (BN / 2) * kRowBytes, map_b, (kt0 + kt) * kBK,
+                        n0 + static_cast<int>(rank) * (BN / 2), full + 8 * st);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < (kCluster ? 0 : kRowsB); ++i) {
+        const bool v = in_k && 16 * i < b_rows_left;
+        cp_async16_at(B + swizzle(row0 + 16 * i, chunk) * 16,
+                      v ? b_row + static_cast<std::int64_t>(16 * i) * g.wrow + kk : w, v);
+      }
+      cp_async_arrive(full + 8 * st);
+      kk += kBK;
+      c += kBK;
+      while (c >= a.cp) {
+        c -= a.cp;
+        if (++s == g.taps_s) s = 0, ++r;
+      }
+    }
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");  // none still landing when the block ends
+}
+
+// The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
+// rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
+// (staged through `staging`, or pairs from the fragments when k % 8 != 0).
+template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
+          bool kCluster>
+__device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* staging,
+                                        std::uint32_t base, std::uint32_t full, std::uint32_t empty,
+                                        int tiles) {
+  constexpr int kMI = BM / 128;  // m64 blocks per consumer warpgroup
+  const int tid = threadIdx.x - 128, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  T* y = static_cast<T*>(a.y);
+  const std::int64_t plane = static_cast<std::int64_t>(g.m_all) * a.k;
+  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, g.oh, g.ow, g.qh, g.qw); };
+  const auto sync = [] { wg::named_barrier(1, 256); };
+  // A stage is free once both blocks of a cluster have read it (B came into both from each).
+  const auto release = [&](int stage) {
+    wg::mbar_arrive(empty + 8 * stage);
+    if constexpr (kCluster) mbar_arrive_cluster(empty + 8 * stage, cluster_rank() ^ 1);
+  };
+  int it = 0;
+  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
+    const int m0 = tw.m0(), n0 = tw.n0();
+    float acc[kMI][BN / 2] = {};
+    for (int kt = 0; kt < tiles; ++kt, ++it) {
+      const int st = it % kS;
+      wg::mbar_wait(full + 8 * st, (it / kS) & 1);
+      // The stage was written through the generic proxy (cp.async); the tensor cores read it
+      // through the async proxy.
+      wg::fence_proxy_async();
+      const std::uint32_t sa = base + st * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
+      const std::uint32_t sb = base + st * kStageBytes<BM, BN> + BM * kRowBytes;
+      multiply_stage<T, BN>(acc, sa, sb);
+      wg::wait<1>();  // the previous stage's wgmma has finished reading it: release it
+      if (kt > 0 && lane == 0) release((it - 1) % kS);
+    }
+    wg::wait<0>();
+    if (tiles > 0 && lane == 0) release((it - 1) % kS);
+
+    if (a.k % 8 == 0) {
+      // The plain variant stages in the stages: every copy has landed (each was waited for) and
+      // both warpgroups' wgmma have read them (the barrier). The persistent one has a region of
+      // its own, which the barrier hands over once the last tile's stores have read it.
+      sync();
+      if constexpr (kSplit)
+        store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, staging, m0, n0, g.m_all, a.k,
+                             pixel, tid, sync);
+      else
+        store_staged<BM, BN>(y, acc, staging, m0, n0, g.m_all, a.k, pixel, tid, sync);
+      continue;
+    }
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+        if (row >= g.m_all) continue;
+        const std::int64_t off0 = pixel(row) * a.k;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = n0 + j * 8 + (lane % 4) * 2;
+          if (col >= a.k) continue;
+          tc::store_result(y, kSplit ? a.partial : nullptr, plane, off0 + col,
+                           acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+        }
+      }
+  }
+}
+
+// kPersistent: a grid of at most one block per SM walks all output tiles (TileWalk); unsplit and
+// unphased problems only. Else one tile per block, as the two-warpgroup kernel's grid.
+// kCluster: launched in clusters of 2 along M (grid.x even; a block past M loads and multiplies
+// zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
+// swizzle); unphased, not persistent.
+template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
+          bool kCluster>
+__global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
+    wgmma_forward_ws(const __grid_constant__ WgArgs a, const __grid_constant__ CUtensorMap map_b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(!kPersistent || (!kSplit && !kPhased), "persistent: one plane, one reduction");
+  static_assert(!kCluster || (!kPersistent && !kPhased), "clusters: a tile per block, unphased");
+  extern __shared__ uint4 smem_raw[];
+  uint4* smem = smem_raw + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023) / 16;
+  const std::uint32_t base = tc::smem_addr(smem);
+  constexpr int kStaging = kPersistent ? kWsStagingBytes<BM, BN> : 0;
+  uint4* staging = smem + (kPersistent ? kS * kStageBytes<BM, BN> / 16 : 0);
+  const std::uint32_t full = base + kS * kStageBytes<BM, BN> + kStaging, empty = full + 8 * kS;
+  const WsGeo g = ws_geo<kPhased>(a);
+  if (kPhased && static_cast<int>(blockIdx.x) * BM >= g.m_all) return;  // the whole block
+  const int kt0 = kPhased ? 0 : blockIdx.z * a.tiles_per_split;
+  const int tiles = min((g.kd + kBK - 1) / kBK - kt0, a.tiles_per_split);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kS; ++s) {
+      // full: the producer's 128 threads (+ the expect_tx arrival); empty: each consumer warp
+      // (of both blocks of a cluster).
+      wg::mbar_init(full + 8 * s, kCluster ? 129 : 128);
+      wg::mbar_init(empty + 8 * s, kCluster ? 16 : 8);
+    }
+  }
+  if constexpr (kCluster) {
+    // The barriers are initialised before the other block's copies and arrivals reach them.
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+  if (threadIdx.x < 128)
+    produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
+  else
+    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster>(a, g, staging, base, full, empty,
+                                                                   tiles);
+  // No block leaves while the other may still arrive on its barriers.
+  if constexpr (kCluster) cluster_sync();
+#else
+  (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
+  (void)map_b;
+#endif
+}
+
+}  // namespace convguard::gpu::wgf
