@@ -124,6 +124,8 @@ TEST(Gpu, SimtGemmBackwardWeightsOnItsShapes) {
 
 // What it does not compute, each with its reason (no GPU needed: check() decides).
 TEST(Gpu, SimtGemmDeclinesWithReasons) {
+  // check() only, no GPU needed; but a build without the CUDA backend (no nvcc) has no solver.
+  if (!find_solver("gpu:simt_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
   const std::pair<const char*, const char*> cases[] = {
       {"--dir=BWD_D mb2ic8ih8oc8oh4kh3sh2ph1", "backward-data with stride > 1"},
       {"--dir=BWD_W --wtag=axb mb2ic8ih8oc8oh8kh3ph1", "dense along (c, r, s)"},
