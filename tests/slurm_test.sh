@@ -117,8 +117,10 @@ EOF2
 check "the daemons listen on 127.0.0.1 only (listening: $(listening))" listening
 
 # The sweep: the standard suite (30 problems) and a small chaos suite, with cpu:im2col_gemm and
-# the chaos plugin's crash and wrong answers on every problem, and its slow solver (300 ms a run,
-# verified ok), which the kill below lands in. Deadlines are derived (no
+# the chaos plugin's crash and wrong answers on every problem, and its slow solver (2 s a run,
+# verified ok), which the kill below lands in: with 300 ms (chaos:slow) the trial could end
+# between the poll that saw it running and scancel's SIGTERM on a loaded 2-core CI machine,
+# leaving no trial to interrupt (seen once in CI, 2026-11-25). Deadlines are derived (no
 # --timeout), so a loaded machine records the same statuses in every run; hangs, which cost
 # their confirmation, are the shard and multi-device tests' subject.
 cat >"$TMP/chaos.txt" <<'EOF2'
@@ -127,7 +129,7 @@ mb1ic3ih16oc8kh3ph1_n"small"
 mb2ic4ih12oc4kh1_n"pointwise"
 EOF2
 SWEEP=(--suite standard --suite "$TMP/chaos.txt" --plugin "$CHAOS" --timing 0 --workarounds off
-       --solvers 'cpu:im2col_gemm,chaos:good,chaos:segfault,chaos:wrong,chaos:slow')
+       --solvers 'cpu:im2col_gemm,chaos:good,chaos:segfault,chaos:wrong,chaos:slow_2s')
 export CONVGUARD_DATA_DIR=$ROOT/data
 timeout 600 "$CG" probe --db "$TMP/single.db" "${SWEEP[@]}" >"$TMP/single.txt" 2>&1
 check "single-process run: exit 0" test $? -eq 0
@@ -154,13 +156,13 @@ submit() {  # submit ARRAY: the job id (into $RESULTS: a folder of SQLite files,
 }
 job=$(submit 1-4)
 check "sbatch --array=1-4: accepted (job $job)" test -n "$job"
-# in_slow_trial TASK: the task has finished a few trials and is inside a chaos:slow one
+# in_slow_trial TASK: the task has finished a few trials and is inside a chaos:slow_2s one
 # (recorded `running` before it runs; it sleeps 300 ms a run, so a kill now lands inside it).
 in_slow_trial() {
   local db=$TMP/results/task-$1.db
   for _ in $(seq 1200); do
     if [ "$(count "$db" "status != 'running'")" -ge 3 ] &&
-       [ "$(count "$db" "status = 'running' and solver_id = 'chaos:slow'")" -ge 1 ]; then
+       [ "$(count "$db" "status = 'running' and solver_id = 'chaos:slow_2s'")" -ge 1 ]; then
       return 0
     fi
     sleep 0.05
@@ -215,13 +217,13 @@ if pg_init >"$TMP/pg_why" && pg_start >"$TMP/pg_why"; then
   PGURL=$(pg_url slurm)
   pjob=$(RESULTS=$PGURL submit 1-4)
   check "PostgreSQL: sbatch --array=1-4 accepted (job $pjob)" test -n "$pjob"
-  pg_in_slow_trial() {  # task 2's prober holds a chaos:slow row running, after a few finished
+  pg_in_slow_trial() {  # task 2's prober holds a chaos:slow_2s row running, after a few finished
     for _ in $(seq 1200); do
       local pid
       pid=$(pgrep -f -- "probe --db $PGURL --shard 2/4" | head -n 1)
       if [ -n "$pid" ] &&
          [ "$(pg_sql slurm "SELECT count(*) FROM trials WHERE status <> 'running'")" -ge 3 ] &&
-         [ "$(pg_sql slurm "SELECT count(*) FROM trials WHERE status = 'running' AND solver_id = 'chaos:slow' AND holder_pid = $pid")" -ge 1 ]; then
+         [ "$(pg_sql slurm "SELECT count(*) FROM trials WHERE status = 'running' AND solver_id = 'chaos:slow_2s' AND holder_pid = $pid")" -ge 1 ]; then
         return 0
       fi
       sleep 0.05
