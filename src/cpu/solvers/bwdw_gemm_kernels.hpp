@@ -19,15 +19,14 @@
 #include <cstring>
 
 #include "cpu/solvers/bwdw_gemm_entry.hpp"
+#include "cpu/solvers/simd.hpp"
 
 namespace convguard::cpu::bwdw_gemm {
 namespace {
 
-constexpr int kRows = 6, kVectors = kPanelColumns / 16;
+using simd::lesser;
 
-std::int64_t least(std::int64_t a, std::int64_t b) {
-  return a < b ? a : b;
-}
+constexpr int kRows = 6, kVectors = kPanelColumns / 16;
 
 // r[j] becomes column j of the 16 x 16 matrix of 32-bit words whose rows were r[0..15].
 [[gnu::always_inline]] inline void transpose16(__m512i (&r)[16]) {
@@ -73,14 +72,14 @@ void pack(const Args& g, std::int64_t n, std::int64_t grp, std::int64_t j0, std:
           std::int64_t w1, std::uint32_t* panel) {
   using T = typename P::T;
   const T* x = static_cast<const T*>(g.x) + (n * g.g + grp) * g.cg * g.x_plane;
-  const std::int64_t live = least(kPanelColumns, g.cg * g.taps - j0);
+  const std::int64_t live = lesser(kPanelColumns, g.cg * g.taps - j0);
   const T* row[kPanelColumns];
   for (std::int64_t j = 0; j < live; ++j) {
     const std::int64_t c = (j0 + j) / g.taps, t = (j0 + j) % g.taps;
     row[j] = x + c * g.x_plane + (g.tap_at ? g.tap_at[t] : 0);
   }
   for (std::int64_t w = w0; w < w1; w += 16) {
-    const int words = static_cast<int>(least(16, w1 - w));
+    const int words = static_cast<int>(lesser(16, w1 - w));
     const std::uint32_t valid = g.valid ? valid_bits(g.valid, P::first_pixel(w)) : ~0u;
     for (int q = 0; q < kVectors; ++q) {
       __m512i r[16];
@@ -109,12 +108,12 @@ void tile(const Args& g, std::int64_t grp, std::int64_t k0, int rows, std::int64
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
   for (std::int64_t f = f0; f < f1;) {
-    const std::int64_t n = f / wpi, w0 = f % wpi, w1 = least(wpi, w0 + (f1 - f));
+    const std::int64_t n = f / wpi, w0 = f % wpi, w1 = lesser(wpi, w0 + (f1 - f));
     const T* dy = static_cast<const T*>(g.dy) + ((n * g.g + grp) * g.kg + k0) * g.plane;
     const T* row[kRows];
     for (int r = 0; r < kRows; ++r) row[r] = dy + (r < rows ? r : rows - 1) * g.plane;
     const std::uint32_t* b = panel + (f - f0) * kPanelColumns;
-    const std::int64_t stop = least(w1, whole);
+    const std::int64_t stop = lesser(w1, whole);
     for (std::int64_t w = w0; w < stop; ++w, b += kPanelColumns) {
       Vec bv[kVectors];
 #pragma GCC unroll 4
@@ -138,7 +137,7 @@ void tile(const Args& g, std::int64_t grp, std::int64_t k0, int rows, std::int64
     }
     f += w1 - w0;
   }
-  const std::int64_t columns = g.cg * g.taps, live = least(kPanelColumns, columns - c0);
+  const std::int64_t columns = g.cg * g.taps, live = lesser(kPanelColumns, columns - c0);
   for (int r = 0; r < rows; ++r)
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t lanes = live - v * 16;
@@ -160,7 +159,7 @@ void run(const Args& g) {
   // Row blocks are split over items only when chunks x groups x panels leave threads idle: each
   // split transposes the panel again.
   const std::int64_t base = chunks * g.g * cpanels, threads = omp_get_max_threads();
-  std::int64_t splits = least(kblocks, (8 * threads + base - 1) / base);
+  std::int64_t splits = lesser(kblocks, (8 * threads + base - 1) / base);
   if (splits < 1) splits = 1;
   const std::int64_t per_split = (kblocks + splits - 1) / splits;
   splits = (kblocks + per_split - 1) / per_split;
@@ -173,15 +172,15 @@ void run(const Args& g) {
       const std::int64_t split = item % splits, rest = item / splits;
       const std::int64_t cp = rest % cpanels, grp = rest / cpanels % g.g;
       const std::int64_t chunk = rest / (cpanels * g.g);
-      const std::int64_t f0 = chunk * g.chunk_words, f1 = least(total, f0 + g.chunk_words);
+      const std::int64_t f0 = chunk * g.chunk_words, f1 = lesser(total, f0 + g.chunk_words);
       for (std::int64_t f = f0; f < f1;) {
-        const std::int64_t n = f / wpi, w0 = f % wpi, w1 = least(wpi, w0 + (f1 - f));
+        const std::int64_t n = f / wpi, w0 = f % wpi, w1 = lesser(wpi, w0 + (f1 - f));
         pack<P>(g, n, grp, cp * kPanelColumns, w0, w1, panel + (f - f0) * kPanelColumns);
         f += w1 - w0;
       }
-      const std::int64_t kb1 = least(kblocks, (split + 1) * per_split);
+      const std::int64_t kb1 = lesser(kblocks, (split + 1) * per_split);
       for (std::int64_t kb = split * per_split; kb < kb1; ++kb) {
-        const int rows = static_cast<int>(least(kRows, g.kg - kb * kRows));
+        const int rows = static_cast<int>(lesser(kRows, g.kg - kb * kRows));
         float* out =
             g.partial + chunk * size + (grp * g.kg + kb * kRows) * columns + cp * kPanelColumns;
         tile<P>(g, grp, kb * kRows, rows, cp * kPanelColumns, f0, f1, panel, out);
