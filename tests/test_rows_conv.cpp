@@ -1,6 +1,7 @@
 // cpu:fwd_rows's and cpu:bwdd_rows's own shapes (each in its direction), beyond what the property
 // test draws: the tile shapes for narrow
-// rows (1, 2, 3 and 4 vectors: 8, 4, 3 or 2 rows a tile) and their short last tiles, every
+// rows (1, 2, 3 and 4 vectors: 8, 4, 3 or 2 rows a tile) and their short last tiles (a wide
+// row's last tile runs with exactly the vectors it has: 44 and 100 pixels), every
 // channel-block size (1 to 6 channels, and 6 + 4), dilation, asymmetric and zero padding, end
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
@@ -33,6 +34,8 @@ constexpr const char* kShapes[] = {
     "mb2ic3iw37oc5ow37kw5pw2",                        // 1D
     "mb1ic2id4ih5iw6oc3od4oh5ow6kd3kh3kw3pd1ph1pw1",  // 3D
     "mb1ic3ih224oc64oh224kh3ph1",                     // the first layer
+    "mb2ic3ih9iw44oc13oh9ow44kh3kw3ph1pw1",  // 3 vectors: 6-channel rows' exact short tile, 1 x 2x3
+    "mb1ic2ih5iw100oc8oh5ow100kh3kw3ph1pw1",  // 7 vectors: short tiles of 3 (6 ch) and 7 (2 ch)
 };
 
 }  // namespace

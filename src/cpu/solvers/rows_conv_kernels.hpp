@@ -67,6 +67,18 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
       }
 }
 
+// A single row's last tile of `vectors` < V vectors, run by the tile of exactly that many: a
+// 44-wide row is 3 vectors, and computing a 4th that is never stored cost a quarter of the FMAs.
+template <class P, int MR, int V>
+void short_tile(const Args& a, const typename P::Word* dy, const typename P::Word* w,
+                typename P::T* dx, std::int64_t plane, std::int64_t at0, int vectors,
+                __mmask16 mask) {
+  if constexpr (V > 1) {
+    if (vectors < V - 1) return short_tile<P, MR, V - 1>(a, dy, w, dx, plane, at0, vectors, mask);
+    tile<P, MR, 1, V - 1>(a, dy, w, dx, plane, at0, vectors, mask, 1);
+  }
+}
+
 // `rows` (at most R) consecutive dx rows' pixels for MR channels, V vectors at a time.
 template <class P, int MR, int R, int V>
 void rows_of(const Args& a, const typename P::Word* dy, const typename P::Word* w,
@@ -77,7 +89,10 @@ void rows_of(const Args& a, const typename P::Word* dy, const typename P::Word* 
     const int last = static_cast<int>(left - (vectors - 1) * 16);
     const __mmask16 mask =
         last >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << last) - 1);
-    tile<P, MR, R, V>(a, dy, w, dx, plane, at, vectors, mask, rows);
+    if (R == 1 && vectors < V)
+      short_tile<P, MR, V>(a, dy, w, dx, plane, at, vectors, mask);
+    else
+      tile<P, MR, R, V>(a, dy, w, dx, plane, at, vectors, mask, rows);
   }
 }
 
@@ -95,6 +110,7 @@ Shape<P> shape_for(std::int64_t width) {
   if constexpr (NV == 8) {
     if (v <= 1) return {&rows_of<P, MR, 8, 1>, 8};
     if (v <= 2) return {&rows_of<P, MR, 4, 2>, 4};
+    if (v <= 3) return {&rows_of<P, MR, 2, 3>, 2};
     if (v <= 4) return {&rows_of<P, MR, 2, 4>, 2};
     return {&rows_of<P, MR, 1, 8>, 1};
   } else if constexpr (NV == 6) {
