@@ -1,10 +1,15 @@
 // convguard_bench: convguard's best verified CPU solver per problem against oneDNN, in every
 // direction and dtype, interleaved in the same run (oneDNN, every convguard solver, oneDNN with
 // reorders, then again), since this machine's clock drifts 1.2-1.5x over minutes and only
-// side-by-side ratios mean anything. Each side's time is its fastest run.
+// side-by-side ratios mean anything. Each side's time is its fastest run. A problem gets --reps
+// rounds, or more where its rounds are short (until --round-ms milliseconds have gone into them,
+// at most 100 rounds): the fastest of 3 runs of a 20 us problem is noise, one slow wake-up of a
+// thread deciding it, where the fastest of 3 runs of a 10 ms layer is not. Where a round takes
+// under 20 ms, each side runs twice in a row in it (bench_problem says why).
 //
-//   convguard_bench --suite data/suites/resnet50.txt [--reps 5] [--threads N] [--solver ID]
-//                   [--directions fwd,bwd_data,bwd_weights] [--dtypes f32,bf16] [--problem STR]
+//   convguard_bench --suite data/suites/resnet50.txt [--reps 5] [--round-ms 100] [--threads N]
+//                   [--solver ID] [--directions fwd,bwd_data,bwd_weights] [--dtypes f32,bf16]
+//                   [--problem STR]
 //
 // Every suite problem is run in each listed direction and dtype, on the caller's layout it names
 // (NCHW unless the suite says otherwise). A convguard solver counts only after its output
@@ -17,6 +22,7 @@
 // Geomeans per direction and dtype, and per direction, close the report.
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -47,6 +53,7 @@ double now_ms() {
 struct Args {
   std::vector<std::string> suites, problems;
   int reps = 5;
+  double round_ms = 100;  // rounds past reps until this much time went into a problem's rounds
   std::string solver;
   std::vector<Direction> directions{Direction::forward, Direction::backward_data,
                                     Direction::backward_weights};
@@ -56,8 +63,8 @@ struct Args {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "convguard_bench: %s\nusage: convguard_bench --suite FILE|--problem STRING [--reps "
-               "N] [--threads N] [--solver ID] [--directions fwd,bwd_data,bwd_weights] [--dtypes "
-               "f32,bf16]\n",
+               "N] [--round-ms MS] [--threads N] [--solver ID] [--directions "
+               "fwd,bwd_data,bwd_weights] [--dtypes f32,bf16]\n",
                why);
   std::exit(2);
 }
@@ -87,6 +94,9 @@ Args parse_args(int argc, char** argv) {
       a.problems.push_back(value());
     } else if (s == "--reps") {
       a.reps = std::atoi(value().c_str());
+    } else if (s == "--round-ms") {
+      a.round_ms = std::atof(value().c_str());
+      if (!(a.round_ms >= 0 && a.round_ms <= 1e5)) usage("--round-ms: 0 to 100000");
     } else if (s == "--threads") {
       omp_set_num_threads(std::atoi(value().c_str()));
     } else if (s == "--solver") {
@@ -150,6 +160,7 @@ struct Candidate {
   std::unique_ptr<Plan> plan;
   std::vector<std::byte> ws;
   double best = INFINITY;
+  double warm = 0;  // its warm-up run's time: what a round costs
 };
 
 std::string joined(const std::string& a, const std::string& b) {
@@ -193,6 +204,7 @@ std::vector<Candidate> candidates(const Problem& p, TrialTensors& t, const Args&
       continue;
     }
     fastest = std::min(fastest, warm);
+    c.warm = warm;
     v.push_back(std::move(c));
   }
   return v;
@@ -209,42 +221,57 @@ Row bench_problem(const Problem& p, const Args& a, std::string& notes) {
   std::vector<Candidate> own = candidates(p, t, a, notes);
   Row row;
   double exec = INFINITY, ro = INFINITY;
+  double round = 0;  // a round's time, from the warm-up runs
+  for (const Candidate& c : own) round += c.warm;
 #ifdef CONVGUARD_HAVE_DNNL
   std::unique_ptr<bench::OnednnPeer> peer;
   if (auto made = bench::OnednnPeer::create(p, t.view()); made) {
     peer = std::move(*made);
+    const double t0 = now_ms();
     if (auto st = peer->exec(); st.is_ok()) st = peer->with_reorders();  // warm-up
+    round += now_ms() - t0;
     notes = joined(notes, "oneDNN " + peer->implementation());
   } else {
     notes = joined(notes, "oneDNN declined: " + made.status().message());
   }
+#endif
+  // Short problems fit in the caches, and what ran just before a timed run decides what of its
+  // tensors is still there: oneDNN's exec follows its own run with reorders of the round before,
+  // a convguard solver another solver's run over other buffers. So there each side runs twice in
+  // a row, both timed: the second run finds its own data, as a layer in a loop would.
+  const int runs = round < 20 ? 2 : 1;
+#ifdef CONVGUARD_HAVE_DNNL
   auto time_peer = [&](bool reorders, double& best) {
-    if (!peer) return;
-    const double t0 = now_ms();
-    const Status st = reorders ? peer->with_reorders() : peer->exec();
-    if (!st.is_ok()) {
-      notes = joined(notes, "oneDNN FAILED: " + st.message());
-      peer.reset();
-      return;
+    for (int i = 0; i < runs && peer; ++i) {
+      const double t0 = now_ms();
+      const Status st = reorders ? peer->with_reorders() : peer->exec();
+      if (!st.is_ok()) {
+        notes = joined(notes, "oneDNN FAILED: " + st.message());
+        peer.reset();
+        return;
+      }
+      best = std::min(best, now_ms() - t0);
     }
-    best = std::min(best, now_ms() - t0);
   };
 #endif
-  for (int r = 0; r < a.reps; ++r) {
+  const int reps = std::max(
+      a.reps, static_cast<int>(std::min(100.0, std::ceil(a.round_ms / std::max(round, 1e-3)))));
+  for (int r = 0; r < reps; ++r) {
 #ifdef CONVGUARD_HAVE_DNNL
     time_peer(false, exec);
 #endif
     for (Candidate& c : own) {
-      if (!c.plan) continue;
-      const double t0 = now_ms();
-      const Status st = c.solver->run(*c.plan, t.view(), c.ws);
-      const double ms = now_ms() - t0;
-      if (!st.is_ok()) {
-        notes = joined(notes, std::string(c.solver->id()) + " FAILED: " + st.message());
-        c.plan.reset();
-        continue;
+      for (int i = 0; i < runs && c.plan; ++i) {
+        const double t0 = now_ms();
+        const Status st = c.solver->run(*c.plan, t.view(), c.ws);
+        const double ms = now_ms() - t0;
+        if (!st.is_ok()) {
+          notes = joined(notes, std::string(c.solver->id()) + " FAILED: " + st.message());
+          c.plan.reset();
+          continue;
+        }
+        c.best = std::min(c.best, ms);
       }
-      c.best = std::min(c.best, ms);
     }
 #ifdef CONVGUARD_HAVE_DNNL
     time_peer(true, ro);
@@ -282,8 +309,10 @@ int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   const std::vector<Problem> problems = expand(a);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("threads %d, reps %d (fastest of each), caller's layout as the suite names it\n",
-              omp_get_max_threads(), a.reps);
+  std::printf(
+      "threads %d, reps %d, or more while a problem's rounds took under %g ms (at most 100; "
+      "fastest of each), caller's layout as the suite names it\n",
+      omp_get_max_threads(), a.reps, a.round_ms);
 #ifdef CONVGUARD_HAVE_DNNL
   std::printf("peer: %s\n", bench::onednn_version().c_str());
 #else
@@ -302,8 +331,8 @@ int main(int argc, char** argv) {
     std::printf("%-36.36s %-11s %-4s %7.2f %-26s %9.3f %9.3f %9.3f %7.2f %7.2f\n", name.c_str(),
                 dir.c_str(), dt.c_str(), p.flops() / 1e9, r.own_id.c_str(), r.own, r.exec, r.ro,
                 r.exec / r.own, r.ro / r.own);
-    std::printf("    convguard driver --problem '%s' -S %s -t %d\n", identity_string(p).c_str(),
-                r.own_id.c_str(), omp_get_max_threads());
+    std::printf("    convguard driver --problem '%s' -S %s -t 1 --threads %d -i 100\n",
+                identity_string(p).c_str(), r.own_id.c_str(), omp_get_max_threads());
     if (!notes.empty()) std::printf("    %s\n", notes.c_str());
     by_dir_dtype[dir + " " + dt].add(r);
     by_dir[dir].add(r);
