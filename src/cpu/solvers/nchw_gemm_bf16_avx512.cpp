@@ -177,21 +177,38 @@ void pack_transposed_filter_bf16(const std::uint16_t* w, std::int64_t g, std::in
   constexpr int R = kRowsAvx512;
   static_assert(R <= 8, "one 128-bit load of 16-bit elements per reduction row");
   const std::int64_t blocks = (m + R - 1) / R, words = (depth + 1) / 2;
+  // A slice of word rows at a time, every block of it in turn: the slice's filter rows stay in L1
+  // (each block walking every filter row read 12 bytes of rows up to 4 KB apart). Loads and stores
+  // are whole 8-element (8-word) vectors where they stay inside the row and the slice: masked
+  // ones cost several times more here (AMD Zen 5), and the pack took 14% of a 2048 -> 512 7x7
+  // layer's time. A whole store's 2 words past a block's word land on its next word, stored next.
+  constexpr std::int64_t kSlice = 8;
+  const std::int64_t slices = (words + kSlice - 1) / kSlice;
 #pragma omp parallel for collapse(2)
   for (std::int64_t grp = 0; grp < g; ++grp)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::int64_t live = std::min<std::int64_t>(R, m - b * R);
-      const auto rows = static_cast<__mmask8>((1u << live) - 1);
-      const std::uint16_t* col = w + grp * depth * m + b * R;
-      std::uint32_t* o = out + (grp * blocks + b) * words * R;
-      for (std::int64_t d2 = 0; d2 < words; ++d2) {
-        const __m256i lo = _mm256_cvtepu16_epi32(_mm_maskz_loadu_epi16(rows, col + 2 * d2 * m));
-        const __m256i hi =
-            2 * d2 + 1 < depth
-                ? _mm256_cvtepu16_epi32(_mm_maskz_loadu_epi16(rows, col + (2 * d2 + 1) * m))
-                : _mm256_setzero_si256();
-        _mm256_mask_storeu_epi32(o + d2 * R, static_cast<__mmask8>((1u << R) - 1),
-                                 _mm256_or_si256(lo, _mm256_slli_epi32(hi, 16)));
+    for (std::int64_t slice = 0; slice < slices; ++slice) {
+      const std::int64_t d_first = slice * kSlice, d_end = std::min(words, d_first + kSlice);
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t live = std::min<std::int64_t>(R, m - b * R);
+        const bool whole_loads = b * R + 8 <= m;
+        const auto rows = static_cast<__mmask8>((1u << live) - 1);
+        const std::uint16_t* col = w + grp * depth * m + b * R;
+        std::uint32_t* o = out + (grp * blocks + b) * words * R;
+        const auto load = [&](const std::uint16_t* p) {
+          return _mm256_cvtepu16_epi32(whole_loads ? _mm_loadu_si128((const __m128i*)p)
+                                                   : _mm_maskz_loadu_epi16(rows, p));
+        };
+        for (std::int64_t d2 = d_first; d2 < d_end; ++d2) {
+          const __m256i lo = load(col + 2 * d2 * m);
+          const __m256i hi =
+              2 * d2 + 1 < depth ? load(col + (2 * d2 + 1) * m) : _mm256_setzero_si256();
+          // Lanes past `live` are zero (masked) or the next block's (whole): zeroed.
+          const __m256i v = _mm256_maskz_or_epi32(rows, lo, _mm256_slli_epi32(hi, 16));
+          if (d2 + 1 < d_end)
+            _mm256_storeu_si256((__m256i*)(o + d2 * R), v);
+          else
+            _mm256_mask_storeu_epi32(o + d2 * R, static_cast<__mmask8>((1u << R) - 1), v);
+        }
       }
     }
 }
