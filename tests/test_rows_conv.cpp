@@ -1,7 +1,8 @@
 // cpu:fwd_rows's and cpu:bwdd_rows's own shapes (each in its direction), beyond what the property
 // test draws: the tile shapes for narrow
 // rows (1, 2, 3 and 4 vectors: 8, 4, 3 or 2 rows a tile) and their short last tiles (a wide
-// row's last tile runs with exactly the vectors it has: 44 and 100 pixels), every
+// row's last tile runs with exactly the vectors it has: 44 and 100 pixels), rows flattened into
+// one run over the padded rows (7, 5 and 50 wide), every
 // channel-block size (1 to 6 channels, and 6 + 4), dilation, asymmetric and zero padding, end
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
@@ -36,6 +37,10 @@ constexpr const char* kShapes[] = {
     "mb1ic3ih224oc64oh224kh3ph1",                     // the first layer
     "mb2ic3ih9iw44oc13oh9ow44kh3kw3ph1pw1",  // 3 vectors: 6-channel rows' exact short tile, 1 x 2x3
     "mb1ic2ih5iw100oc8oh5ow100kh3kw3ph1pw1",  // 7 vectors: short tiles of 3 (6 ch) and 7 (2 ch)
+    // Rows flattened (7 of every 9 lanes, 5 of 7: a vector over 2 and 3 row ends; 50 of 52).
+    "mb2ic4ih7iw7oc13oh7ow7kh3kw3ph1pw1",
+    "mb1ic3ih9iw5oc8oh9ow5kh3kw3ph1pw1",
+    "mb1ic2ih11iw50oc5oh11ow50kh3kw3ph1pw1",
 };
 
 }  // namespace
