@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -60,30 +61,51 @@ constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 
 // The filter as [g][output channel block][input channel (pair)][tap][6] words, zero past the
 // channels: fp32 values, or bf16 pairs of input channels (2 i2, 2 i2 + 1), the first in the low
-// half. w is [K][Cg][taps]; backward-data reads it flipped, its input channel being w's K.
+// half. w is [K][Cg][taps]; backward-data reads it flipped, its input channel being w's K. Run in
+// every call, so each output channel's words are walked with fixed strides and no per-element
+// test: the generic loop (every index and bound per element) took 18% of a 512 -> 512 3x3 7x7
+// bf16 layer's time (perf record).
 template <class T, class Word>
 void pack_filter(const RowsView& v, const T* w, Word* to) {
   constexpr int per_word = sizeof(Word) / sizeof(T);
   const std::int64_t blocks = v.blocks(), taps = v.taps(), depth = v.depth();
   const std::int64_t kg = v.flip ? v.in_c : v.out_c, cg = v.flip ? v.out_c : v.in_c;
+  // Element (input channel i, tap t) of output channel o is at first(o) + i * along_i + t *
+  // along_t.
+  const std::int64_t along_i = v.flip ? cg * taps : taps, along_t = v.flip ? -1 : 1;
 #pragma omp parallel for collapse(2)
   for (std::int64_t grp = 0; grp < v.g; ++grp)
-    for (std::int64_t b = 0; b < blocks; ++b)
-      for (std::int64_t i2 = 0; i2 < v.planes(); ++i2)
-        for (std::int64_t t = 0; t < taps; ++t)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      // The block's output channels, those past out_c read as zero (from `zero`, never advanced
+      // past its first element: along_i and along_t are 0 for it).
+      const T zero[1] = {};
+      const T* first[kBlockChannels];
+      std::int64_t step_i[kBlockChannels], step_t[kBlockChannels];
+      for (int m = 0; m < kBlockChannels; ++m) {
+        const std::int64_t o = b * kBlockChannels + m;
+        const bool live = o < v.out_c;
+        first[m] = !live    ? zero
+                   : v.flip ? w + (grp * kg * cg + o) * taps + taps - 1
+                            : w + (grp * kg + o) * cg * taps;
+        step_i[m] = live ? along_i : 0, step_t[m] = live ? along_t : 0;
+      }
+      Word* out = to + (grp * blocks + b) * depth * kBlockChannels;
+      for (std::int64_t i2 = 0; i2 < v.planes(); ++i2) {
+        const int halves =
+            static_cast<int>(std::min<std::int64_t>(per_word, v.in_c - i2 * per_word));
+        for (std::int64_t t = 0; t < taps; ++t, out += kBlockChannels)
           for (int m = 0; m < kBlockChannels; ++m) {
-            const std::int64_t o = b * kBlockChannels + m;
-            T pair[per_word];
-            for (int e = 0; e < per_word; ++e) {
-              const std::int64_t i = i2 * per_word + e;
-              const std::int64_t k = v.flip ? i : o, c = v.flip ? o : i;
-              const std::int64_t tap = v.flip ? taps - 1 - t : t;
-              pair[e] = o < v.out_c && i < v.in_c ? w[((grp * kg + k) * cg + c) * taps + tap] : T{};
+            const T* from = first[m] + i2 * per_word * step_i[m] + t * step_t[m];
+            // Built in registers: two 16-bit stores read back as one word stall the load.
+            if constexpr (per_word == 1) {
+              out[m] = from[0];
+            } else {
+              const Word hi = halves > 1 ? Word{from[step_i[m]]} : Word{};
+              out[m] = Word{from[0]} | hi << 16;
             }
-            Word word;
-            std::memcpy(&word, pair, sizeof(word));
-            to[((grp * blocks + b) * depth + i2 * taps + t) * kBlockChannels + m] = word;
           }
+      }
+    }
 }
 
 }  // namespace
