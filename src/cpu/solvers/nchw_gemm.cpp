@@ -76,12 +76,16 @@ void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
       Word* o = out + (grp * blocks + b) * words * rows;
       const T* first = w + grp * in_group + b * rows * rs;
       const int live = static_cast<int>(std::min<std::int64_t>(rows, m - b * rows));
+      // Built in registers: two 16-bit stores read back as one word stall the load
+      // (rows_conv.cpp's pack measured it).
       const auto word_at = [&](int r, std::int64_t d, int halves) {
-        T part[per_word] = {};
-        for (int i = 0; i < halves; ++i) part[i] = first[r * rs + (d * per_word + i) * ds];
-        Word word;
-        std::memcpy(&word, part, sizeof(word));
-        return word;
+        const T* at = first + r * rs + d * per_word * ds;
+        if constexpr (per_word == 1) {
+          return Word{at[0]};
+        } else {
+          const Word hi = halves > 1 ? Word{at[ds]} : Word{};
+          return static_cast<Word>(Word{at[0]} | hi << 16);
+        }
       };
       for (std::int64_t d = 0; d < whole; ++d) {
         for (int r = 0; r < live; ++r) o[d * rows + r] = word_at(r, d, per_word);
