@@ -431,51 +431,6 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
   return Status::ok();
 }
 
-// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
-// the driver has none.
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeTiled{nullptr};
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
-  return fn;
-}
-
-// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
-// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
-// past either end the copy fills zeros.
-template <typename T>
-Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
-  const EncodeTiled encode = encode_tiled();
-  if (!encode)
-    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
-  const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(map,
-                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(a.w), dims, strides, box, unit,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return {StatusCode::internal_error,
-            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
-  return Status::ok();
-}
-
 // ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
 // (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
 // (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
