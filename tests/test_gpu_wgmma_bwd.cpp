@@ -118,12 +118,18 @@ TEST(Gpu, TensorCoreWgmmaBackwardDataFilterInPlace) {
 }
 
 // Many tiles: the 128 x 256 (C >= 256) and 256 x 128 tiles of the plan (M = N * H * W), 1x1 and
-// 3x3 (verified by sampling; apart from the shapes above so that racecheck can leave them out).
+// 3x3; and ResNet-50 b32's layers whose plans the in-place path changed (WgPlan's tile_for): 128 x
+// 256 on 104 and 196 tiles (res5[b-c]_branch2a, res4[b-f]_branch2a), 128 x 128 split in 2 on a
+// 32-stage reduction (res5[a-c]_branch2c). Verified by sampling; apart from the shapes above so
+// that racecheck can leave them out.
 TEST(Gpu, TensorCoreWgmmaBackwardDataFilterInPlaceWideTiles) {
   REQUIRE_WGMMA_HERE();
   (void)wgmma;
-  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 4,
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 7,
                              [](auto, int i) {
+                               if (i == 4) return bwd_data(32, 2048, 512, 7, 7, 1, 1);
+                               if (i == 5) return bwd_data(32, 1024, 256, 14, 14, 1, 1);
+                               if (i == 6) return bwd_data(32, 512, 2048, 7, 7, 1, 1);
                                Problem p = i % 2 ? bwd_data(16, 256, 64, 56, 56, 1, 1)
                                                  : bwd_data(32, 136, 128, 56, 56, 1, 1);
                                if (i >= 2) {
@@ -132,7 +138,7 @@ TEST(Gpu, TensorCoreWgmmaBackwardDataFilterInPlaceWideTiles) {
                                }
                                return p;
                              }),
-            4);
+            7);
 }
 
 // Which backward-data problems read the filter in place (no workspace when unsplit) and which

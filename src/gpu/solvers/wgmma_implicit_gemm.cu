@@ -235,6 +235,11 @@ struct Tile {
   int bm, bn;
 };
 
+// Stages of reduction from which few tiles split it in 2 (tile_for, split_count).
+constexpr int long_reduction(bool in_place) {
+  return in_place ? 32 : 48;
+}
+
 // A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
 // as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
 // that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
@@ -247,9 +252,15 @@ struct Tile {
 //    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
 //    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
 //    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
+// Backward-data reading its filter in place (in_place; measured on ResNet-50 b32 with each shape
+// forced, docs/gpu/2026-11-25-bwdnoflip/secondary): 128 x 256 also for N >= 1024 down to 3/4 of
+// an SM's worth of its tiles (res5[b-c]_branch2a, 104 tiles: 0.0130 ms against 0.0161 as 128 x
+// 128; res4[b-f]_branch2a and res5a_branch2a, 196: 3-4% faster), and few tiles with at least 32
+// stages of reduction take 128 x 128 split in 2 rather than 128 x 64 (res5[a-c]_branch2c: 0.0181
+// against 0.0200).
 // CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
 // CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
-Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
+Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place) {
   static const Tile forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
     int bm = 0, bn = 0;
@@ -268,14 +279,17 @@ Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
+  if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
   if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
-  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < 48) return {128, 64};
+  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < long_reduction(in_place))
+    return {128, 64};
   return {128, 128};
 }
 
 // 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
-// least 48 stages, so each split keeps 24); else 1 (tile_for says why).
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
+// least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
+// (tile_for says why).
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
   static const int forced = [] {  // for measuring
     const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
     if (!text) return 0;
@@ -288,7 +302,7 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
-  return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
+  return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
@@ -371,7 +385,7 @@ struct WgPlan : Plan {
         total += a.phase[q].m;
         widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
       }
-      tile = tile_for(total, a.k, longest, true);
+      tile = tile_for(total, a.k, longest, true, false);
       ws = filter_mn ? 0 : ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
@@ -379,10 +393,10 @@ struct WgPlan : Plan {
                   static_cast<unsigned>(a.phases));
       return;
     }
-    tile = tile_for(a.m, a.k, a.kd, ragged);
+    tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
     ws = filter_mn ? 0 : ws_mode(ragged, false, &tile);
-    splits = split_count(a.m, a.k, a.kd, tile);
+    splits = split_count(a.m, a.k, a.kd, tile, filter_mn);
     if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
