@@ -1,5 +1,6 @@
 """Before/after table from bench.sh's interleaved runs: per layer the median of the base runs and
-of the new runs (gpu:wgmma_implicit_gemm, ms), the new binary with the flip forced, new over
+of the new runs (gpu:wgmma_implicit_gemm, ms), the new binary with the flip forced (or a third
+binary, prev), new over
 base, and geomeans; with PEER=peer.log (bench/gpu_peer.py's log of the same call), both medians
 against that log's better peer (the lesser of the plugin's best cuDNN and PyTorch's time).
 
@@ -35,11 +36,15 @@ def main(files):
             cols.setdefault(v, {}).setdefault(key, []).append(d["ms"]["gpu:wgmma_implicit_gemm"])
     print("%-22s %9s %9s %9s %8s %8s %7s %7s" % ("layer", "base ms", "new ms", "flip ms",
                                                  "base/new", "saved us", "base xp", "new xp"))
+    if "prev" in cols:
+        print("(flip ms: the previous state, prev, in this table)")
     ratios, xb, xn = [], [], []
     for k in names:
         b = statistics.median(cols["base"][k])
         n = statistics.median(cols["new"][k])
-        f = statistics.median(cols["flip"][k]) if "flip" in cols else float("nan")
+        # The third column: the flip forced (bench/), or the previous branch state (final/).
+        third = "flip" if "flip" in cols else "prev"
+        f = statistics.median(cols[third][k]) if third in cols else float("nan")
         ratios.append(b / n)
         p = peer.get(k)
         if p:
