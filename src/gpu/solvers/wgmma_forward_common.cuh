@@ -37,6 +37,11 @@ struct WgArgs {
   int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
   int tiles_per_split;  // reduction tiles per blockIdx.z
   float* partial;       // split-K: fp32 partial sums [split][m][k]; null: y directly
+  // Backward-data with kFilterMn (the caller's KRSC filter as B, no flipped copy): w's row per dy
+  // channel (R*S*C elements), and how far the filter's tap moves back per GEMM tap row and column
+  // (the flip: GEMM tap (r, s) of a phase is w's tap at w_off - r * b_dr - s * b_ds, w_off being
+  // its tap (0, 0)'s offset, elements).
+  int b_krow, b_dr, b_ds;
   // Strided backward-data (0: not phased): blockIdx.z is the stride phase, whose geometry (dy's
   // pixels it reads, its sub-filter in the workspace) replaces oh .. wrow, and whose pixels land
   // on y's stride grid (tc::stride_phases).
@@ -88,19 +93,34 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
   }
 }
 
+// Backward-data's filter tile read straight from the caller's KRSC filter (kFilterMn in the
+// kernels): B is MN-major, kBK reduction rows (dy's channels k) of BN filter elements along dx's
+// channels, stored as BN / 64 atoms of 64 channels (kMnAtomBytes each: kBK rows of 128 bytes,
+// 16-byte chunk j of row i at j ^ (i % 8)), so the stage's B bytes are the K-major tile's; a k16
+// step is 16 rows (2048 bytes) further, the atoms kMnAtomBytes apart (the descriptor's LBO).
+constexpr int kMnAtomBytes = kBK * kRowBytes;
+// The 16-byte unit of chunk j (along N) of reduction row i in such a tile.
+__device__ __forceinline__ int swizzle_mn(int row, int chunk) {
+  return (chunk / 8) * (kMnAtomBytes / 16) + row * 8 + ((chunk % 8) ^ (row & 7));
+}
+
 // One stage's multiply by a warpgroup, as one committed wgmma group: its kMI m64 blocks of rows at
 // shared address sa times the BN filter rows at sb, four k16 steps (32 bytes apart in the swizzled
-// rows).
-template <typename T, int BN, int kMI>
+// rows; kFilterMn: B MN-major as above).
+template <typename T, int BN, bool kFilterMn = false, int kMI>
 __device__ __forceinline__ void multiply_stage(float (&acc)[kMI][BN / 2], std::uint32_t sa,
                                                std::uint32_t sb) {
   wg::fence_operands();
 #pragma unroll
   for (int ks = 0; ks < kBK / 16; ++ks)
 #pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-      wg::mma<T, BN>(acc[mi], wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32),
-                     wg::smem_desc(sb + ks * 32), 1);
+    for (int mi = 0; mi < kMI; ++mi) {
+      const std::uint64_t da = wg::smem_desc(sa + mi * 64 * kRowBytes + ks * 32);
+      if constexpr (kFilterMn)
+        wg::mma<T, BN, false, true>(acc[mi], da, wg::smem_desc_mn(sb + ks * 2048, kMnAtomBytes), 1);
+      else
+        wg::mma<T, BN>(acc[mi], da, wg::smem_desc(sb + ks * 32), 1);
+    }
   wg::commit();
 }
 

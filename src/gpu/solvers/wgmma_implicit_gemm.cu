@@ -30,9 +30,14 @@ using namespace wgf;
 // kSplit: a.partial is set (split reduction); a template parameter, so the unsplit kernels carry
 // no fp32 epilogue (with it selected at run time they ran 1-3% slower, v8/ against v7/).
 // kPhased: strided backward-data, blockIdx.z is the stride phase (a.phase; never split).
-template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased>
+// kFilterMn: backward-data with B read from the caller's KRSC filter (no flipped copy; WgPlan says
+// when): a stage's B is kBK rows of dy channels k (all of one tap: K % 64 == 0) x BN of dx's
+// channels c, each a run of C-contiguous filter elements, stored MN-major (swizzle_mn); not ragged.
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
+          bool kFilterMn>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
@@ -66,8 +71,13 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   const int chunk = tid % kChunks;
   int a_img[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
   bool a_ok[kLoadsA], b_ok[kLoadsB];
+  // kFilterMn: this thread's B chunks are column b_col (8 dx channels) of reduction rows
+  // b_row0 + kRowsPerPass i of each stage.
+  constexpr int kRowChunksB = BN / 8, kRowsPerPass = kThreads / kRowChunksB;
+  const int b_col = tid % kRowChunksB, b_row0 = tid / kRowChunksB;
 #pragma unroll
-  for (int i = 0; i < kLoadsB; ++i) b_ok[i] = n0 + (tid + i * kThreads) / kChunks < a.k;
+  for (int i = 0; i < kLoadsB; ++i)
+    b_ok[i] = kFilterMn ? n0 + 8 * b_col < a.k : n0 + (tid + i * kThreads) / kChunks < a.k;
 #pragma unroll
   for (int i = 0; i < kLoadsA; ++i) {
     const int m = m0 + (tid + i * kThreads) / kChunks;
@@ -95,7 +105,10 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   const T* b_src[kLoadsB];
 #pragma unroll
   for (int i = 0; i < kLoadsB; ++i)
-    b_src[i] = w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * wrow;
+    b_src[i] =
+        kFilterMn
+            ? w + static_cast<std::int64_t>(b_row0 + kRowsPerPass * i) * a.b_krow + n0 + 8 * b_col
+            : w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * wrow;
   auto advance = [&] {
     kk += kBK;
     c += kBK;
@@ -131,10 +144,22 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
         const bool v = a_val[i] && in_k;
         cp_async16(&A[swizzle((tid + i * kThreads) / kChunks, chunk)], v ? a_src[i] : x, v);
       }
+      if constexpr (kFilterMn) {
+        // The stage's dy channels start at c - 8 chunk (this thread's A chunk is in the same
+        // tap); the tap (r, s) of the flipped filter is w's at w - r * b_dr - s * b_ds.
+        const std::int64_t off =
+            static_cast<std::int64_t>(c - chunk * 8) * a.b_krow - r * a.b_dr - s * a.b_ds;
 #pragma unroll
-      for (int i = 0; i < kLoadsB; ++i) {
-        const bool v = b_ok[i] && in_k;
-        cp_async16(&B[swizzle((tid + i * kThreads) / kChunks, chunk)], v ? b_src[i] + kk : w, v);
+        for (int i = 0; i < kLoadsB; ++i) {
+          const bool v = b_ok[i] && in_k;
+          cp_async16(&B[swizzle_mn(b_row0 + kRowsPerPass * i, b_col)], v ? b_src[i] + off : w, v);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kLoadsB; ++i) {
+          const bool v = b_ok[i] && in_k;
+          cp_async16(&B[swizzle((tid + i * kThreads) / kChunks, chunk)], v ? b_src[i] + kk : w, v);
+        }
       }
     }
     advance();
@@ -155,7 +180,7 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
     __syncthreads();
     const std::uint32_t sa = base + (kt % kS) * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
     const std::uint32_t sb = base + (kt % kS) * kStageBytes<BM, BN> + BM * kRowBytes;
-    multiply_stage<T, BN>(acc, sa, sb);
+    multiply_stage<T, BN, kFilterMn>(acc, sa, sb);
     if (kt + kAhead < tiles) load((kt + kAhead) % kS);
     tc::cp_async_commit();
     wg::wait<1>();
@@ -210,6 +235,11 @@ struct Tile {
   int bm, bn;
 };
 
+// Stages of reduction from which few tiles split it in 2 (tile_for, split_count).
+constexpr int long_reduction(bool in_place) {
+  return in_place ? 32 : 48;
+}
+
 // A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
 // as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
 // that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
@@ -222,9 +252,15 @@ struct Tile {
 //    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
 //    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
 //    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
+// Backward-data reading its filter in place (in_place; measured on ResNet-50 b32 with each shape
+// forced, docs/gpu/2026-11-25-bwdnoflip/secondary): 128 x 256 also for N >= 1024 down to 3/4 of
+// an SM's worth of its tiles (res5[b-c]_branch2a, 104 tiles: 0.0130 ms against 0.0161 as 128 x
+// 128; res4[b-f]_branch2a and res5a_branch2a, 196: 3-4% faster), and few tiles with at least 32
+// stages of reduction take 128 x 128 split in 2 rather than 128 x 64 (res5[a-c]_branch2c: 0.0181
+// against 0.0200).
 // CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
 // CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
-Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
+Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place) {
   static const Tile forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
     int bm = 0, bn = 0;
@@ -243,14 +279,17 @@ Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged) {
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
+  if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
   if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
-  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < 48) return {128, 64};
+  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < long_reduction(in_place))
+    return {128, 64};
   return {128, 128};
 }
 
 // 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
-// least 48 stages, so each split keeps 24); else 1 (tile_for says why).
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
+// least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
+// (tile_for says why).
+int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
   static const int forced = [] {  // for measuring
     const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
     if (!text) return 0;
@@ -263,7 +302,7 @@ int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t) {
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
-  return 2 * blocks < sms() && tiles >= 48 ? 2 : 1;
+  return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
@@ -295,19 +334,36 @@ int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   return mode == 2 && split_or_phased ? 1 : mode;  // (3 and phased: the launch takes 1)
 }
 
+// Whether backward-data reads the caller's filter as B (kFilterMn) rather than a flipped copy:
+// where a stage's 64 reduction rows are dy channels of one tap (K % 64 == 0) and each row's dx
+// channels are whole 16-byte chunks (C % 8 == 0); other shapes take the flip (tc's kernel writes
+// w' into the workspace each run; ragged C and K load element-wise from it).
+// CONVGUARD_WGMMA_BWD_FLIP=1 forces the flip everywhere, for measuring.
+bool filter_mn_for(const Problem& p) {
+  static const bool flip_forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");
+    return text && text[0] == '1' && text[1] == 0;
+  }();
+  return p.direction == Direction::backward_data && p.k % 64 == 0 && p.c % 8 == 0 && !flip_forced;
+}
+
 // Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
 // gpu:tc_implicit_gemm plans it (tc::stride_phases): x := dy (OH x OW, K channels), w := the
-// flipped filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] (KRSC rows of r*s*K elements, written into
-// the workspace each run by tc::forward_operands), padding R-1-pad (negative: dy rows skipped),
-// y := dx (H x W, C channels); with stride > 1, one such problem per stride phase (a.phase), each
-// with its sub-filter, all in one launch.
+// flipped filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c], padding R-1-pad (negative: dy rows
+// skipped), y := dx (H x W, C channels); with stride > 1, one such problem per stride phase
+// (a.phase), each with its sub-filter, all in one launch. The flipped filter is either read in
+// place (filter_mn: tap (r, s) of a phase's sub-filter is the caller's KRSC tap at w_off - r * b_dr
+// - s * b_ds, its C channels contiguous, so the kernel loads B MN-major) or, for the other shapes,
+// written into the workspace each run by tc::forward_operands as KRSC rows of r*s*K elements.
 struct WgPlan : Plan {
-  explicit WgPlan(const Problem& p) : Plan(p), backward(p.direction == Direction::backward_data) {
+  explicit WgPlan(const Problem& p)
+      : Plan(p), backward(p.direction == Direction::backward_data), filter_mn(filter_mn_for(p)) {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     if (backward) {
       filter_bytes = tc::plan_backward_data(p, i32((p.k + 7) / 8 * 8), a, &count);
       a.oh = a.phase[0].oh, a.ow = a.phase[0].ow, a.r = a.phase[0].r, a.s = a.phase[0].s;
       a.ph = a.phase[0].ph, a.pw = a.phase[0].pw;  // stride 1: the one phase
+      if (filter_mn) plan_filter_in_place(p);
     } else {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
@@ -329,17 +385,18 @@ struct WgPlan : Plan {
         total += a.phase[q].m;
         widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
       }
-      tile = tile_for(total, a.k, longest, true);
-      ws = ws_mode(ragged, true, &tile);
+      tile = tile_for(total, a.k, longest, true, false);
+      ws = filter_mn ? 0 : ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
                   static_cast<unsigned>(a.phases));
       return;
     }
-    tile = tile_for(a.m, a.k, a.kd, ragged);
-    ws = ws_mode(ragged, false, &tile);
-    splits = split_count(a.m, a.k, a.kd, tile);
+    tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
+    // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
+    ws = filter_mn ? 0 : ws_mode(ragged, false, &tile);
+    splits = split_count(a.m, a.k, a.kd, tile, filter_mn);
     if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
     const int tiles = (a.kd + kBK - 1) / kBK;
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
@@ -352,8 +409,26 @@ struct WgPlan : Plan {
     return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
   }
   std::size_t workspace() const { return filter_bytes + partial_bytes(); }
+  // filter_mn: no workspace for the filter; each phase's w_off becomes the element offset of its
+  // sub-filter's tap (0, 0) in the caller's filter (first_tap for stride 1, whose kernel reads no
+  // phase), and b_krow, b_dr, b_ds the steps around it (WgArgs).
+  void plan_filter_in_place(const Problem& p) {
+    filter_bytes = 0;
+    const auto c = static_cast<int>(p.c), s_all = static_cast<int>(p.filter[2]);
+    const auto sh = static_cast<int>(p.stride[1]), sw = static_cast<int>(p.stride[2]);
+    a.b_krow = static_cast<int>(p.taps()) * c;
+    a.b_dr = sh * s_all * c, a.b_ds = sw * c;
+    for (int q = 0; q < count; ++q) {
+      tc::Geo& g = a.phase[q];
+      const int r0 = static_cast<int>((g.qh + p.pad_begin[1]) % sh);
+      const int s0 = static_cast<int>((g.qw + p.pad_begin[2]) % sw);
+      g.w_off = g.r > 0 && g.s > 0 ? ((r0 + (g.r - 1) * sh) * s_all + s0 + (g.s - 1) * sw) * c : 0;
+    }
+    first_tap = a.phase[0].w_off;
+  }
   WgArgs a{};
-  bool backward, ragged = false;
+  bool backward, filter_mn, ragged = false;
+  int first_tap = 0;
   int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};
   int splits = 1, used = 1;
@@ -370,59 +445,15 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
   return Status::ok();
 }
 
-// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
-// the driver has none.
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeTiled{nullptr};
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
-  return fn;
-}
-
-// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
-// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
-// past either end the copy fills zeros.
-template <typename T>
-Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
-  const EncodeTiled encode = encode_tiled();
-  if (!encode)
-    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
-  const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(map,
-                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(a.w), dims, strides, box, unit,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return {StatusCode::internal_error,
-            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
-  return Status::ok();
-}
-
 // ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
 // (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
 // (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
-template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased>
+template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased,
+          bool kFilterMn>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
-  if constexpr (!kRagged && BM * BN <= 128 * 128) {
+  if constexpr (!kRagged && !kFilterMn && BM * BN <= 128 * 128) {
     const CUtensorMap none{};
     if constexpr (BM == 128 && !kPhased) {
       if (ws == 3) {
@@ -458,25 +489,31 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
       return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false, false>>(
           grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
   }
-  return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased>>(
+  return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn>>(
       grid, kThreads, kSmemBytes<BM, BN, S>, a);
 }
 
-template <typename T, int BM, int BN, bool kRagged>
+template <typename T, int BM, int BN, bool kRagged, bool kFilterMn = false>
 Status launch_tiles(const WgArgs& a, dim3 grid, int ws) {
   constexpr int S = kStages<BM, BN>;
   if constexpr (BM == 128 && BN <= 128)  // the stride phases' tiles (WgPlan)
-    if (a.phases) return launch_stages<T, BM, BN, kRagged, S, false, true>(a, grid, ws);
-  return a.partial ? launch_stages<T, BM, BN, kRagged, S, true, false>(a, grid, ws)
-                   : launch_stages<T, BM, BN, kRagged, S, false, false>(a, grid, ws);
+    if (a.phases) return launch_stages<T, BM, BN, kRagged, S, false, true, kFilterMn>(a, grid, ws);
+  return a.partial ? launch_stages<T, BM, BN, kRagged, S, true, false, kFilterMn>(a, grid, ws)
+                   : launch_stages<T, BM, BN, kRagged, S, false, false, kFilterMn>(a, grid, ws);
 }
 
-template <typename T, int BM>
+template <typename T, int BM, bool kFilterMn>
 Status launch_width(const WgPlan& pl, const WgArgs& a) {
   if constexpr (BM == 128)
-    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false>(a, pl.grid, pl.ws);
-  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false>(a, pl.grid, pl.ws)
-                          : launch_tiles<T, BM, 128, false>(a, pl.grid, pl.ws);
+    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false, kFilterMn>(a, pl.grid, pl.ws);
+  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false, kFilterMn>(a, pl.grid, pl.ws)
+                          : launch_tiles<T, BM, 128, false, kFilterMn>(a, pl.grid, pl.ws);
+}
+
+template <typename T, bool kFilterMn>
+Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
+  return pl.tile.bm == 256 ? launch_width<T, 256, kFilterMn>(pl, a)
+                           : launch_width<T, 128, kFilterMn>(pl, a);
 }
 
 template <typename T>
@@ -484,8 +521,8 @@ Status launch(const WgPlan& pl, WgArgs a) {
   // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
   const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
                                                   : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
-                    : pl.tile.bm == 256 ? launch_width<T, 256>(pl, a)
-                                        : launch_width<T, 128>(pl, a);
+                    : pl.filter_mn ? launch_aligned<T, true>(pl, a)
+                                   : launch_aligned<T, false>(pl, a);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,
@@ -512,7 +549,7 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
     return not_applicable("backward-data with dilation 1 only (dilated: gpu:implicit_gemm)");
   if (auto s = tc::gemm_fits(p); !s) return s;
   return wg::hopper_here<
-      wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false>>();
+      wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false, false>>();
 }
 
 Result<std::size_t> WgmmaImplicitGemmSolver::workspace_bytes(const Problem& p) const {
@@ -532,10 +569,17 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: workspace smaller than planned"};
   if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_implicit_gemm"); !st) return st;
   WgArgs a = pl.a;
-  // Backward-data: dx = forward(dy, flipped w), the flipped filter first in the workspace.
+  // Backward-data: dx = forward(dy, flipped w), the caller's filter read in place (filter_mn; a
+  // phased kernel adds its phase's w_off) or the flipped filter first in the workspace.
   tc::Operands o{};
-  if (auto st = tc::forward_operands(plan.problem, pl.a.phase, pl.count, t, ws.data(), &o); !st)
+  if (pl.filter_mn) {
+    const std::size_t first = pl.count == 1 ? static_cast<std::size_t>(pl.first_tap) : 0;
+    o = {t.y.data, static_cast<const std::byte*>(t.w.data) + first * size_of(plan.problem.dtype),
+         t.x.data};
+  } else if (auto st = tc::forward_operands(plan.problem, pl.a.phase, pl.count, t, ws.data(), &o);
+             !st) {
     return st;
+  }
   a.x = o.x, a.w = o.w, a.y = o.y;
   a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data() + pl.filter_bytes) : nullptr;
   switch (plan.problem.dtype) {

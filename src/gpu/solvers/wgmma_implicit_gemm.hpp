@@ -18,9 +18,13 @@
 // w[k][R-1-r][S-1-s][c]), padded R-1-pad_begin (negative: dy rows skipped), sized H x W; with
 // stride sh x sw, dx splits into sh*sw stride phases, each a stride-1 forward convolution of dy
 // with a flipped sub-filter, all in one launch (kernel variant kPhased, blockIdx.z the phase, no
-// split) writing their pixels on dx's stride grid. Each run first writes the (sub-)filters into
-// the workspace (its first bytes; split-K's partials follow) with tc's transposing kernel
-// (tc::forward_operands).
+// split) writing their pixels on dx's stride grid. Where K % 64 == 0 and C % 8 == 0 (every
+// ResNet-50 layer but conv1) the kernel reads the caller's KRSC filter in place: a stage's filter
+// tile is 64 dy channels k of one tap of the flipped (sub-)filter, rows w[k][tap][c..] that run
+// along dx's channels, which wgmma takes as an MN-major B operand (its transpose-B immediate), so
+// there is no flipped copy and no workspace for it. Other shapes first write the flipped
+// (sub-)filters into the workspace (its first bytes; split-K's partials follow) with tc's
+// transposing kernel (tc::forward_operands), once per run.
 //
 // Loads: in the two-warpgroup kernel the computing warps load their own stages (cp.async, one
 // block barrier per stage). A warp-specialised kernel (a producer warpgroup feeding the two
@@ -42,8 +46,8 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
  public:
   std::string_view id() const override { return "gpu:wgmma_implicit_gemm"; }
   Status check(const Problem& p) const override;
-  // Backward-data's flipped filter, then split-K's fp32 partial sums when the output tiles alone
-  // would not fill the GPU; 0 for a forward problem that is not split.
+  // Backward-data's flipped filter (where it is not read in place), then split-K's fp32 partial
+  // sums when the output tiles alone would not fill the GPU; 0 for an unsplit problem otherwise.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;

@@ -167,19 +167,26 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
       : "memory")
 
 // kMnMajor: both operands MN-major in shared memory (imm-trans-a and imm-trans-b set, 16-bit
-// types only): smem_desc_mn's layout, for operands stored with the reduction along rows.
-template <typename T, int N, bool kMnMajor = false>
+// types only): smem_desc_mn's layout, for operands stored with the reduction along rows. kMnB: B
+// alone MN-major (imm-trans-b only; A K-major): backward-data's filter tile read straight from the
+// caller's KRSC filter, whose rows along the GEMM's N (dx's channels) are contiguous.
+template <typename T, int N, bool kMnMajor = false, bool kMnB = kMnMajor>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "m64n64k16, m64n128k16 or m64n256k16");
+  static_assert(kMnB || !kMnMajor, "kMnMajor transposes both operands");
 #define CG_WGMMA_TYPED(shape)                 \
   if constexpr (std::is_same_v<T, cg_bf16>) { \
     if constexpr (kMnMajor)                   \
       CG_WGMMA_##shape("bf16", "1, 1");       \
+    else if constexpr (kMnB)                  \
+      CG_WGMMA_##shape("bf16", "0, 1");       \
     else                                      \
       CG_WGMMA_##shape("bf16", "0, 0");       \
   } else {                                    \
     if constexpr (kMnMajor)                   \
       CG_WGMMA_##shape("f16", "1, 1");        \
+    else if constexpr (kMnB)                  \
+      CG_WGMMA_##shape("f16", "0, 1");        \
     else                                      \
       CG_WGMMA_##shape("f16", "0, 0");        \
   }

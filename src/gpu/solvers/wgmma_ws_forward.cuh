@@ -18,7 +18,10 @@
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
+#include "gpu/check.hpp"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
@@ -322,6 +325,52 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
   (void)map_b;
 #endif
+}
+
+// Host side of the cluster variant (wgmma_implicit_gemm.cu launches it).
+// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
+// the driver has none.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+inline EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return EncodeTiled{nullptr};
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
+// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
+// past either end the copy fills zeros.
+template <typename T>
+inline Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode)
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r = encode(map,
+                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, const_cast<void*>(a.w), dims, strides, box, unit,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return {StatusCode::internal_error,
+            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
+  return Status::ok();
 }
 
 }  // namespace convguard::gpu::wgf

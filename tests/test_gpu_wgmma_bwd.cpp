@@ -1,0 +1,165 @@
+// gpu:wgmma_implicit_gemm's backward-data with the caller's filter read in place (no flipped copy:
+// K % 64 == 0 and C % 8 == 0, the filter tile loaded MN-major; wgmma_implicit_gemm.cu, WgPlan):
+// random shapes at the edges of that path (filters 1, 2, 3, 5 and R != S, stride 1, 2 and 3,
+// padding beyond R - 1, dx channels that end inside a 16-byte chunk column of the tile and at each
+// tile width, a reduction over several dy-channel stages per tap, split reductions, 256-pixel
+// tiles), and which shapes take it (no workspace) and which keep the flip. Skipped without a
+// Hopper GPU, with the reason.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
+#include "gpu/gpu.hpp"
+#include "gpu_shapes.hpp"
+
+using namespace convguard;
+using convguard::testing::verify_on_shapes;
+
+namespace {
+
+// The solver where it runs (an sm_90 GPU and the build's sm_90a code), else null with the reason.
+const Solver* wgmma_or_reason(std::string* why) {
+  if (gpu::device_count() == 0 || !gpu::open_device(0).is_ok()) {
+    *why = "no GPU here: GPU tests skipped";
+    return nullptr;
+  }
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm");
+  if (!s) {
+    *why = "no CUDA backend in this build";
+    return nullptr;
+  }
+  const auto probe =
+      parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1");
+  if (!probe) {
+    *why = probe.status().message();
+    return nullptr;
+  }
+  if (const Status st = s->check(*probe); !st) {
+    *why = st.message();
+    return nullptr;
+  }
+  return s;
+}
+
+#define REQUIRE_WGMMA_HERE()                                                                \
+  std::string why;                                                                          \
+  const Solver* wgmma = wgmma_or_reason(&why);                                              \
+  if (!wgmma) {                                                                             \
+    /* On a Hopper GPU a build without the kernel's sm_90a code is a defect, not a skip. */ \
+    if (why.find("holds no sm_90a code") != std::string::npos) FAIL() << why;               \
+    GTEST_SKIP() << why;                                                                    \
+  }
+
+Problem bwd_data(int n, int c, int k, int h, int w, int r, int s) {
+  Problem p;
+  p.n = n, p.c = c, p.k = k;
+  p.input = {1, h, w};
+  p.filter = {1, r, s};
+  p.direction = Direction::backward_data;
+  p.dtype = DType::bf16;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
+}  // namespace
+
+TEST(Gpu, TensorCoreWgmmaBackwardDataFilterInPlace) {
+  REQUIRE_WGMMA_HERE();
+  (void)wgmma;
+  // (1) Random shapes of the in-place path: K 64..256 (one to four dy-channel stages per tap), C
+  // a multiple of 8 up to 320 (tile columns of 64, 128 and 256 and their edges), filters 1, 2, 3,
+  // 5 (R != S in half), padding 0..2 at the beginning (beyond R - 1 too) and 0..3 at the end;
+  // stride 1 in half the draws, else 2 or 3 in either dimension (phases without taps too); 1D in
+  // every seventh; f16 and bf16.
+  const int sizes[] = {1, 3, 5, 2};
+  EXPECT_GT(verify_on_shapes(
+                "gpu:wgmma_implicit_gemm", 120,
+                [&](auto pick, int i) {
+                  const bool one_d = i % 7 == 3, strided = i % 2 == 1;
+                  Problem p = bwd_data(pick(1, 4), 8 * pick(1, 40), 64 * pick(1, 4),
+                                       one_d ? 1 : pick(1, 30), pick(1, 30),
+                                       one_d ? 1 : sizes[pick(0, 3)], sizes[pick(0, 3)]);
+                  p.spatial_dims = one_d ? 1 : 2;
+                  p.stride = {1, one_d || !strided ? 1 : pick(1, 3), strided ? pick(2, 3) : 1};
+                  p.pad_begin = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
+                  p.pad_end = {0, one_d ? 0 : pick(0, 3), pick(0, 3)};
+                  p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                  return p;
+                }),
+            80);
+  // (2) Every filter of 1, 3, 5, 7 with padding 0, 1, 2 on odd sizes (M tails), C at a chunk
+  // column's and a tile's edges (8, 72, 136, 264), K 64 and 192, stride 1 and 2.
+  const int filters[] = {1, 3, 5, 7}, channels[] = {8, 72, 136, 264};
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 96,
+                             [&](auto, int i) {
+                               Problem p = bwd_data(2, channels[i % 4], i % 8 < 4 ? 64 : 192, 15,
+                                                    17, filters[i / 12 % 4], filters[i / 12 % 4]);
+                               p.stride = {1, 1 + i / 48, 1 + i / 48};
+                               p.pad_begin = p.pad_end = {0, (i / 4) % 3, (i / 4) % 3};
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               return p;
+                             }),
+            96);
+  // (3) Few tiles and a long reduction (3x3 over 512-1024 dy channels at 5x5 to 9x9): split-K's
+  // partials, no filter workspace before them.
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 8,
+                             [](auto pick, int i) {
+                               Problem p = bwd_data(pick(1, 2), 8 * pick(9, 40), 64 * pick(8, 16),
+                                                    pick(5, 9), pick(5, 9), 3, 3);
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.dtype = i % 2 ? DType::bf16 : DType::f16;
+                               return p;
+                             }),
+            8);
+}
+
+// Many tiles: the 128 x 256 (C >= 256) and 256 x 128 tiles of the plan (M = N * H * W), 1x1 and
+// 3x3; and ResNet-50 b32's layers whose plans the in-place path changed (WgPlan's tile_for): 128 x
+// 256 on 104 and 196 tiles (res5[b-c]_branch2a, res4[b-f]_branch2a), 128 x 128 split in 2 on a
+// 32-stage reduction (res5[a-c]_branch2c). Verified by sampling; apart from the shapes above so
+// that racecheck can leave them out.
+TEST(Gpu, TensorCoreWgmmaBackwardDataFilterInPlaceWideTiles) {
+  REQUIRE_WGMMA_HERE();
+  (void)wgmma;
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_implicit_gemm", 7,
+                             [](auto, int i) {
+                               if (i == 4) return bwd_data(32, 2048, 512, 7, 7, 1, 1);
+                               if (i == 5) return bwd_data(32, 1024, 256, 14, 14, 1, 1);
+                               if (i == 6) return bwd_data(32, 512, 2048, 7, 7, 1, 1);
+                               Problem p = i % 2 ? bwd_data(16, 256, 64, 56, 56, 1, 1)
+                                                 : bwd_data(32, 136, 128, 56, 56, 1, 1);
+                               if (i >= 2) {
+                                 p.filter = {1, 3, 3};
+                                 p.pad_begin = p.pad_end = {0, 1, 1};
+                               }
+                               return p;
+                             }),
+            7);
+}
+
+// Which backward-data problems read the filter in place (no workspace when unsplit) and which
+// keep the flipped copy in the workspace (C or K not whole chunks of the in-place tile).
+TEST(Gpu, TensorCoreWgmmaBackwardDataWorkspace) {
+  REQUIRE_WGMMA_HERE();
+  const std::string nhwc = "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  for (const auto& [text, in_place] : std::vector<std::pair<std::string, bool>>{
+           {"mb32ic256ih14oc256oh14kh3ph1", true},
+           {"mb32ic128ih56oc128oh28kh3sh2ph1", true},
+           {"mb32ic1024ih14oc256oh14kh1", true},
+           {"mb8ic3ih224oc64oh112kh7sh2ph3", false},  // C = 3: ragged dx channels
+           {"mb8ic60ih28oc128oh28kh3ph1", false},     // C % 8 != 0
+           {"mb8ic64ih28oc96oh28kh3ph1", false}}) {   // K % 64 != 0: a stage spans taps
+    const auto p = parse_problem(nhwc + text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    const auto bytes = wgmma->workspace_bytes(*p);
+    ASSERT_TRUE(bytes.is_ok()) << text << ": " << bytes.status().message();
+    if (in_place)
+      EXPECT_EQ(*bytes, 0u) << text;
+    else
+      EXPECT_GT(*bytes, 0u) << text;
+  }
+}
