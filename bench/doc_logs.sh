@@ -46,8 +46,11 @@ timed probe_standard_3dir_jobs2 env CONVGUARD_DB="$tmp/jobs2.db" "$bin/convguard
   --directions fwd,bwd_data,bwd_weights --jobs 2 "${onednn[@]}"
 # The sandbox's own costs: 200 trials of 1x1 problems in a reused worker, and 50 crashes (each a
 # fresh worker).
-for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1kw1"; done; done | head -200 >"$tmp/tiny.txt"
-head -50 "$tmp/tiny.txt" >"$tmp/tiny50.txt"
+# (awk reads all its input: `head` closing the pipe early killed the loop with SIGPIPE, which
+# pipefail made fatal, and the script ended here with no error message.)
+for h in $(seq 4 10); do for w in $(seq 5 33); do echo "mb1ic1ih${h}iw${w}oc1kh1kw1"; done; done |
+  awk 'NR <= 200' >"$tmp/tiny.txt"
+awk 'NR <= 50' "$tmp/tiny.txt" >"$tmp/tiny50.txt"
 timed probe_overhead_200_trials env CONVGUARD_DB="$tmp/ov.db" "$bin/convguard" probe --suite "$tmp/tiny.txt" \
   --solvers cpu:direct
 timed probe_overhead_50_crashes env CONVGUARD_DB="$tmp/cr.db" "$bin/convguard" probe --suite "$tmp/tiny50.txt" \
