@@ -95,8 +95,11 @@ Args parse_args(int argc, char** argv) {
     } else if (s == "--reps") {
       a.reps = std::atoi(value().c_str());
     } else if (s == "--round-ms") {
-      a.round_ms = std::atof(value().c_str());
-      if (!(a.round_ms >= 0 && a.round_ms <= 1e5)) usage("--round-ms: 0 to 100000");
+      const std::string v = value();
+      char* end = nullptr;
+      a.round_ms = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(a.round_ms >= 0 && a.round_ms <= 1e5))
+        usage(("--round-ms: a number of milliseconds from 0 to 100000, not '" + v + "'").c_str());
     } else if (s == "--threads") {
       omp_set_num_threads(std::atoi(value().c_str()));
     } else if (s == "--solver") {
@@ -228,9 +231,15 @@ Row bench_problem(const Problem& p, const Args& a, std::string& notes) {
   if (auto made = bench::OnednnPeer::create(p, t.view()); made) {
     peer = std::move(*made);
     const double t0 = now_ms();
-    if (auto st = peer->exec(); st.is_ok()) st = peer->with_reorders();  // warm-up
+    Status st = peer->exec();  // warm-up
+    if (st.is_ok()) st = peer->with_reorders();
     round += now_ms() - t0;
-    notes = joined(notes, "oneDNN " + peer->implementation());
+    if (st.is_ok()) {
+      notes = joined(notes, "oneDNN " + peer->implementation());
+    } else {
+      notes = joined(notes, "oneDNN FAILED: " + st.message());
+      peer.reset();
+    }
   } else {
     notes = joined(notes, "oneDNN declined: " + made.status().message());
   }

@@ -7,7 +7,8 @@
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
 // verified against the fp64 reference. Also the bf16 variant on random dense problems.
-// Also: the declines (stride, padding beyond the filter's extent), with their reasons.
+// Also: the declines (stride, padding beyond the filter's extent), with their reasons, and the same
+// bits on every thread count.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,6 +17,7 @@
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
 #include "random_problem.hpp"
+#include "thread_bits.hpp"
 
 using namespace convguard;
 
@@ -41,6 +43,11 @@ constexpr const char* kShapes[] = {
     "mb2ic4ih7iw7oc13oh7ow7kh3kw3ph1pw1",
     "mb1ic3ih9iw5oc8oh9ow5kh3kw3ph1pw1",
     "mb1ic2ih11iw50oc5oh11ow50kh3kw3ph1pw1",
+    // Flattened: a tail of padding lanes (kw 1), a dilated tail, a vector over 4 row ends, 1D.
+    "mb1ic3ih9iw7oc8oh9ow7kh3kw1ph1pw0",
+    "mb1ic3ih9iw7oc5oh9ow7kh3kw3dh1dw1ph2pw2",
+    "mb2ic3ih9iw2oc5oh9ow2kh3kw3ph1pw1",
+    "mb2ic3iw9oc5ow9kw3pw1",
 };
 
 }  // namespace
@@ -137,4 +144,25 @@ TEST(RowsConv, DeclinesWithItsReasons) {
     EXPECT_FALSE(st.is_ok()) << c.text;
     EXPECT_NE(st.message().find(c.reason), std::string::npos) << c.text << ": " << st.message();
   }
+}
+
+// The same bits on every thread count, flattened rows and per-row tiles alike, including outputs
+// over 4 MiB (non-temporal stores in the flat path's whole vectors): work items follow the thread
+// count, each output's sum must not.
+TEST(RowsConv, SameBitsOnEveryThreadCount) {
+  for (const char* text : {"mb16ic16ih33iw33oc64oh33ow33kh3kw3ph1pw1",  // flat, 4.5 MB out
+                           "mb2ic8ih20iw64oc13oh20ow64kh3kw3ph1pw1",    // per row
+                           "mb3ic5ih7iw7oc9oh7ow7kh3kw3ph1pw1"})        // flat, narrow
+    for (const char* id : {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16",
+                           "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16"}) {
+      const Solver* s = find_solver(id);
+      ASSERT_NE(s, nullptr);
+      auto p = parse_problem(text);
+      ASSERT_TRUE(p.is_ok()) << text;
+      p->direction = std::string(id).starts_with("cpu:fwd_rows") ? Direction::forward
+                                                                 : Direction::backward_data;
+      if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
+      convguard::testing::expect_same_bits_on_every_thread_count(*s, *p,
+                                                                 std::string(id) + " " + text);
+    }
 }

@@ -43,7 +43,8 @@ constexpr int kBlockChannels = 6;
 // dx rows a work item computes (a multiple of no tile's row count but 1, 2, 4, 8: others end an
 // item with a short tile whose missing rows are not stored).
 constexpr int kRowsPerItem = 8;
-// Floats past a window that vector reads beyond its last row may touch (8 vectors).
+// Words past a window that vector reads beyond its last row may touch: since every tile computes
+// only vectors it stores, at most 15 (a flat or row tile's last vector); 8 vectors kept as margin.
 constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
 void run_bf16_avx512(const Args& a);
