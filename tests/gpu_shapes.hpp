@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
@@ -40,6 +43,45 @@ inline int verify_on_shapes(const char* solver, int count, Make&& make) {
   }
   std::printf("%-28s verified on %d problems of its own\n", solver, verified);
   return verified;
+}
+
+// Runs `s` on `p` twice on the device over the same inputs (seed 5), its output (y, x or w by
+// direction) poisoned before each run, and returns both outputs' bytes (none after a failure,
+// which it reports): a solver's results must not depend on timing, so the two must be the same.
+inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const Problem& p) {
+  TrialTensors t(p);
+  fill_inputs(p, t, 5, FillMode::uniform);
+  auto mem = gpu::device_memory();
+  EXPECT_NE(mem, nullptr);
+  if (!mem) return {};
+  HostTensor* host[3] = {&t.x, &t.w, &t.y};
+  const int out = p.direction == Direction::forward         ? 2
+                  : p.direction == Direction::backward_data ? 0
+                                                            : 1;
+  const auto ws = s.workspace_bytes(p);
+  auto plan = s.plan(p);
+  bool ok = ws.is_ok() && plan.is_ok();
+  void *dev[3] = {}, *scratch = nullptr;
+  for (int i = 0; ok && i < 3; ++i)
+    ok = mem->allocate(&dev[i], host[i]->bytes(), "t").is_ok() &&
+         mem->copy_in(dev[i], host[i]->data(), host[i]->bytes()).is_ok();
+  ok = ok && mem->allocate(&scratch, std::max<std::size_t>(*ws, 1), "ws").is_ok();
+  std::vector<std::vector<unsigned char>> outs;
+  for (int r = 0; ok && r < 2; ++r) {
+    const ConvTensors d{{dev[0], t.x.desc()}, {dev[1], t.w.desc()}, {dev[2], t.y.desc()}};
+    ok = mem->poison(dev[out], host[out]->bytes()).is_ok() &&
+         s.run(**plan, d, {static_cast<std::byte*>(scratch), *ws}).is_ok() &&
+         mem->synchronize("run").is_ok();
+    if (!ok) break;
+    outs.emplace_back(host[out]->bytes());
+    ok = mem->copy_out(outs.back().data(), dev[out], outs.back().size()).is_ok();
+  }
+  EXPECT_TRUE(ok) << s.id() << " " << to_canonical(p) << ": a step of the two runs failed";
+  for (void* q : dev)
+    if (q) mem->release(q);
+  if (scratch) mem->release(scratch);
+  if (!ok) outs.clear();
+  return outs;
 }
 
 }  // namespace convguard::testing

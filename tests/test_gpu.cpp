@@ -721,39 +721,17 @@ TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
   auto p = parse_problem(
       "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1");
   ASSERT_TRUE(p.is_ok());
-  TrialTensors t(*p);
-  fill_inputs(*p, t, 5, FillMode::uniform);
-  auto mem = gpu::device_memory();
-  ASSERT_NE(mem, nullptr);
-  void *x = nullptr, *w = nullptr, *y = nullptr;
-  ASSERT_TRUE(mem->allocate(&x, t.x.bytes(), "x").is_ok());
-  ASSERT_TRUE(mem->allocate(&w, t.w.bytes(), "w").is_ok());
-  ASSERT_TRUE(mem->allocate(&y, t.y.bytes(), "y").is_ok());
-  ASSERT_TRUE(mem->copy_in(x, t.x.data(), t.x.bytes()).is_ok());
-  ASSERT_TRUE(mem->copy_in(y, t.y.data(), t.y.bytes()).is_ok());
   for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     if (std::string_view(id) == "gpu:wgmma_bwd_weights" && !wgmma_here()) continue;
     auto ws = s->workspace_bytes(*p);
-    auto plan = s->plan(*p);
-    ASSERT_TRUE(ws.is_ok() && plan.is_ok()) << id;
+    ASSERT_TRUE(ws.is_ok()) << id;
     EXPECT_GT(*ws, 0u) << id << ": expected a split reduction";
-    void* scratch = nullptr;
-    ASSERT_TRUE(mem->allocate(&scratch, std::max<std::size_t>(*ws, 1), "ws").is_ok());
-    std::vector<unsigned char> out[2];
-    for (auto& o : out) {
-      ASSERT_TRUE(mem->poison(w, t.w.bytes()).is_ok());
-      const ConvTensors dev{{x, t.x.desc()}, {w, t.w.desc()}, {y, t.y.desc()}};
-      ASSERT_TRUE(s->run(**plan, dev, {static_cast<std::byte*>(scratch), *ws}).is_ok()) << id;
-      ASSERT_TRUE(mem->synchronize("run").is_ok());
-      o.resize(t.w.bytes());
-      ASSERT_TRUE(mem->copy_out(o.data(), w, o.size()).is_ok());
-    }
+    const auto out = convguard::testing::two_runs(*s, *p);
+    ASSERT_EQ(out.size(), 2u) << id;
     EXPECT_TRUE(out[0] == out[1]) << id << ": two runs differ";
-    mem->release(scratch);
   }
-  for (void* ptr : {x, w, y}) mem->release(ptr);
 }
 
 // The TF32 variant really computes in TF32: its output is further from the fp64 reference than

@@ -3,7 +3,8 @@
 // random shapes at the edges of that path (filters 1, 2, 3, 5 and R != S, stride 1, 2 and 3,
 // padding beyond R - 1, dx channels that end inside a 16-byte chunk column of the tile and at each
 // tile width, a reduction over several dy-channel stages per tap, split reductions, 256-pixel
-// tiles), and which shapes take it (no workspace) and which keep the flip. Skipped without a
+// tiles), and which shapes take it (no workspace) and which keep the flip; then the plan's wave
+// counting, forward and backward-data (128 x 256 tiles, two blocks per SM). Skipped without a
 // Hopper GPU, with the reason.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
+#include "convguard/trial.hpp"
 #include "gpu/gpu.hpp"
 #include "gpu_shapes.hpp"
 
@@ -162,4 +164,58 @@ TEST(Gpu, TensorCoreWgmmaBackwardDataWorkspace) {
     else
       EXPECT_GT(*bytes, 0u) << text;
   }
+}
+
+namespace {
+
+// Runs gpu:wgmma_implicit_gemm on each problem (sampled host reference: these are large) and
+// returns how many verified.
+int verify_sampled(const Solver& s, const std::vector<std::string>& texts) {
+  int verified = 0;
+  for (const auto& text : texts) {
+    const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+    EXPECT_TRUE(p.is_ok()) << text;
+    if (!p.is_ok()) continue;
+    TrialTensors t(*p);
+    fill_inputs(*p, t, 13, FillMode::uniform);
+    TrialOptions o;
+    o.full_reference_limit = 0;
+    const TrialResult r = gpu::run_trial(s, *p, t, o);
+    EXPECT_TRUE(r.ran()) << text << ": " << r.status.message();
+    EXPECT_TRUE(!r.ran() || (r.verdict && r.verdict->ok))
+        << text << ": " << (r.verdict ? r.verdict->message : "no verdict");
+    verified += r.ran() && r.verdict && r.verdict->ok;
+  }
+  return verified;
+}
+
+}  // namespace
+
+// The plan's wave counting (wgmma_tiles.cuh; on an H100's 132 SMs): forward 1x1 layers at the
+// edge of the 128 x 256 rule (66 pixel tiles x 512 channels: 132 tiles of 128 x 256 in one wave
+// against 264 of 128 x 128 in two, so 128 x 256; 67 x 512: 134 against 268, 2 waves against 3,
+// so 128 x 128; ResNet-50's res5 1x1 layers of 2048 channels, 104 against 208), and
+// backward-data's two blocks per SM (128 x 128 tiles of 3 stages: at least 4 x 132 blocks of at
+// most 8 stages): stride-2 3x3 layers of 16 x 16-pixel phases, 65 images (520 blocks: one per
+// SM), 66 (528: two) and 66 with 192 dy channels (12 stages: one). ResNet-50's res3a_branch2b and
+// res3a_branch1 (two per SM) are in Gpu.LargeLayersVerifyBySampling.
+TEST(Gpu, TensorCoreWgmmaWaveCounting) {
+  REQUIRE_WGMMA_HERE();
+  EXPECT_EQ(verify_sampled(*wgmma, {"mb33ic128ih16oc512oh16kh1", "mb134ic128ih8oc512oh8kh1",
+                                    "mb32ic512ih7oc2048oh7kh1", "mb32ic1024ih14oc2048oh7kh1sh2",
+                                    "--dir=BWD_D mb65ic128ih32oc128oh16kh3sh2ph1",
+                                    "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1",
+                                    "--dir=BWD_D mb66ic128ih32oc192oh16kh3sh2ph1"}),
+            7);
+}
+
+// Two blocks per SM changes no bit from run to run (each output written once, by one block).
+TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
+  REQUIRE_WGMMA_HERE();
+  const auto p = parse_problem(
+      "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb66ic128ih32oc128oh16kh3sh2ph1");
+  ASSERT_TRUE(p.is_ok());
+  const auto out = convguard::testing::two_runs(*wgmma, *p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
 }

@@ -26,6 +26,17 @@ template <int BM, int BN>
 constexpr int kStages = BM + BN == 192 ? 4 : (227 * 1024 - 1024) / kStageBytes<BM, BN>;
 template <int BM, int BN, int S>
 constexpr int kSmemBytes = S* kStageBytes<BM, BN> + 1024;  // + slack to align
+// Two blocks per SM (the plan's per_sm, wgmma_tiles.cuh): as many stages as let two blocks fit in
+// an SM's 228 KiB of shared memory, each block's also holding its 1 KiB of alignment slack and the
+// 1 KiB the hardware reserves per block (128 x 128: 3 stages, 97 KiB). Such a kernel
+// (kMinBlocks 2) is launched through an entry whose launch bounds ask for two blocks, capping it
+// at 128 registers a thread: two blocks of 256 threads fill the 64 K registers.
+template <int BM, int BN>
+constexpr int kStagesTwoPerSm = (114 * 1024 - 2 * 1024) / kStageBytes<BM, BN>;
+template <int BM, int BN, int S>
+constexpr int kMinBlocks = BM* BN >= 128 * 128 && 2 * (kSmemBytes<BM, BN, S> + 1024) <= 228 * 1024
+                               ? 2
+                               : 1;
 
 struct WgArgs {
   const void* x;

@@ -3,6 +3,7 @@
 // object library), so the host code here also asks whether the kernel's image loads on the
 // current device.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_ptx.cuh"
+#include "gpu/solvers/wgmma_tiles.cuh"
 #include "gpu/solvers/wgmma_ws_forward.cuh"
 
 namespace convguard::gpu {
@@ -35,7 +37,7 @@ using namespace wgf;
 // channels c, each a run of C-contiguous filter elements, stored MN-major (swizzle_mn); not ragged.
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
           bool kFilterMn>
-__global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
+__device__ __forceinline__ void forward_body(const WgArgs& a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
@@ -227,82 +229,19 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
 #endif
 }
 
-int sms() {
-  return tc::sm_count();
+// The kernel: as many stages as one block's shared memory holds (kStages), or two blocks an SM
+// (kStagesTwoPerSm; the plan's per_sm), whose launch bounds ask for two blocks so that ptxas keeps
+// it within 128 registers. Separate entries: launch bounds naming a minimum of one block changed
+// the register allocation of the others (conv1's ragged kernel ran 1.26x slower, call1/).
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
+          bool kFilterMn>
+__global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
+  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn>(a);
 }
-
-struct Tile {
-  int bm, bn;
-};
-
-// Stages of reduction from which few tiles split it in 2 (tile_for, split_count).
-constexpr int long_reduction(bool in_place) {
-  return in_place ? 32 : 48;
-}
-
-// A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
-// as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
-// that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
-// and a second kernel: about 10 us on ResNet-50's res4/res5) pays only on long reductions of very
-// few tiles. Measured on ResNet-50 b32 (v4/, v6/ variants.txt):
-//  - K <= 64: 128 x 64 (two blocks per SM);
-//  - 128 x 256 for K >= 256 and 256 x 128 otherwise where they still give every SM two blocks
-//    (res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128);
-//  - else 128 x 128, unsplit down to half an SM's worth of tiles (res4's 98 tiles: 12-16% faster
-//    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
-//    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
-//    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
-// Backward-data reading its filter in place (in_place; measured on ResNet-50 b32 with each shape
-// forced, docs/gpu/2026-11-25-bwdnoflip/secondary): 128 x 256 also for N >= 1024 down to 3/4 of
-// an SM's worth of its tiles (res5[b-c]_branch2a, 104 tiles: 0.0130 ms against 0.0161 as 128 x
-// 128; res4[b-f]_branch2a and res5a_branch2a, 196: 3-4% faster), and few tiles with at least 32
-// stages of reduction take 128 x 128 split in 2 rather than 128 x 64 (res5[a-c]_branch2c: 0.0181
-// against 0.0200).
-// CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
-// CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
-Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place) {
-  static const Tile forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
-    int bm = 0, bn = 0;
-    char extra = 0;
-    if (!text) return Tile{0, 0};
-    if (std::sscanf(text, "%dx%d%c", &bm, &bn, &extra) == 2 &&
-        ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
-      return Tile{bm, bn};
-    std::fprintf(stderr,
-                 "convguard: CONVGUARD_WGMMA_TILE='%s' ignored (one of 128x64, 128x128, 128x256, "
-                 "256x64, 256x128)\n",
-                 text);
-    return Tile{0, 0};
-  }();
-  if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
-  if (k <= 64) return {128, 64};
-  const std::int64_t mt = (m + 127) / 128;
-  if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
-  if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
-  if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
-  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < long_reduction(in_place))
-    return {128, 64};
-  return {128, 128};
-}
-
-// 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
-// least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
-// (tile_for says why).
-int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
-  static const int forced = [] {  // for measuring
-    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
-    if (!text) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (end != text && *end == 0 && v >= 1 && v <= 16) return static_cast<int>(v);
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_SPLIT='%s' ignored (1 to 16)\n", text);
-    return 0;
-  }();
-  const std::int64_t tiles = (kd + kBK - 1) / kBK;
-  if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
-  const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
-  return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
+template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
+          bool kFilterMn>
+__global__ void __launch_bounds__(kThreads, 2) wgmma_forward_2sm(const __grid_constant__ WgArgs a) {
+  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn>(a);
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
@@ -391,6 +330,8 @@ struct WgPlan : Plan {
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
                   static_cast<unsigned>(a.phases));
+      per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, (longest + kBK - 1) / kBK,
+                             tile, ragged, ws);
       return;
     }
     tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
@@ -403,6 +344,8 @@ struct WgPlan : Plan {
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
+    per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
+                           tile, ragged, ws);
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -432,10 +375,24 @@ struct WgPlan : Plan {
   int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};
   int splits = 1, used = 1;
+  int per_sm = 1;  // 2: 128 x 128 tiles two blocks an SM (kStagesTwoPerSm; blocks_per_sm)
   std::size_t filter_bytes = 0;
   int count = 1;  // backward-data's stride phases (a.phase: their geometry)
   dim3 grid;
 };
+
+// Two blocks of 97 KiB fit an SM only where its carveout gives shared memory the most of the
+// unified L1 (228 KiB); asked once per device (a hint: an error is not the launch's).
+template <auto Kernel>
+void prefer_shared() {
+  static std::atomic<bool> done[tc::kCachedDevices] = {};
+  const int dev = tc::current_device();
+  if (dev >= 0 && dev < tc::kCachedDevices && done[dev].load(std::memory_order_acquire)) return;
+  if (cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+    (void)cudaGetLastError();
+  if (dev >= 0 && dev < tc::kCachedDevices) done[dev].store(true, std::memory_order_release);
+}
 
 template <auto Kernel, typename... Args>
 Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
@@ -489,25 +446,40 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
       return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false, false>>(
           grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
   }
+  if constexpr (kMinBlocks<BM, BN, S> == 2) {
+    constexpr auto kernel = wgmma_forward_2sm<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn>;
+    prefer_shared<kernel>();
+    return launch_kernel<kernel>(grid, kThreads, kSmemBytes<BM, BN, S>, a);
+  }
   return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn>>(
       grid, kThreads, kSmemBytes<BM, BN, S>, a);
 }
 
-template <typename T, int BM, int BN, bool kRagged, bool kFilterMn = false>
-Status launch_tiles(const WgArgs& a, dim3 grid, int ws) {
-  constexpr int S = kStages<BM, BN>;
+template <typename T, int BM, int BN, bool kRagged, int S, bool kFilterMn>
+Status launch_depth(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (BM == 128 && BN <= 128)  // the stride phases' tiles (WgPlan)
     if (a.phases) return launch_stages<T, BM, BN, kRagged, S, false, true, kFilterMn>(a, grid, ws);
   return a.partial ? launch_stages<T, BM, BN, kRagged, S, true, false, kFilterMn>(a, grid, ws)
                    : launch_stages<T, BM, BN, kRagged, S, false, false, kFilterMn>(a, grid, ws);
 }
 
+// per_sm (the plan's): 2 takes the 128 x 128 kernel of kStagesTwoPerSm stages (two blocks an SM;
+// the two-warpgroup kernel only), else the kernel of kStages.
+template <typename T, int BM, int BN, bool kRagged, bool kFilterMn = false>
+Status launch_tiles(const WgArgs& a, dim3 grid, int ws, int per_sm = 1) {
+  if constexpr (BM == 128 && BN == 128 && !kRagged)
+    if (per_sm == 2 && ws == 0)
+      return launch_depth<T, BM, BN, kRagged, kStagesTwoPerSm<BM, BN>, kFilterMn>(a, grid, 0);
+  return launch_depth<T, BM, BN, kRagged, kStages<BM, BN>, kFilterMn>(a, grid, ws);
+}
+
 template <typename T, int BM, bool kFilterMn>
 Status launch_width(const WgPlan& pl, const WgArgs& a) {
   if constexpr (BM == 128)
     if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false, kFilterMn>(a, pl.grid, pl.ws);
-  return pl.tile.bn == 64 ? launch_tiles<T, BM, 64, false, kFilterMn>(a, pl.grid, pl.ws)
-                          : launch_tiles<T, BM, 128, false, kFilterMn>(a, pl.grid, pl.ws);
+  return pl.tile.bn == 64
+             ? launch_tiles<T, BM, 64, false, kFilterMn>(a, pl.grid, pl.ws)
+             : launch_tiles<T, BM, 128, false, kFilterMn>(a, pl.grid, pl.ws, pl.per_sm);
 }
 
 template <typename T, bool kFilterMn>

@@ -1,0 +1,131 @@
+// gpu:wgmma_implicit_gemm's plan choices (host code, included by wgmma_implicit_gemm.cu alone):
+// the tile shape, the split of the reduction and how many blocks share an SM, from the problem's
+// GEMM sizes and the device's SM count. Kept apart from the kernels so that the rules and what
+// they were measured on read in one place.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/wgmma_forward_common.cuh"
+
+namespace convguard::gpu::wgf {
+
+inline int sms() {
+  return tc::sm_count();
+}
+
+struct Tile {
+  int bm, bn;
+};
+
+// Stages of reduction from which few tiles split it in 2 (tile_for, split_count).
+constexpr int long_reduction(bool in_place) {
+  return in_place ? 32 : 48;
+}
+
+// A block's reduction rate is bound by what its SM can fetch (a 128 x 128 block's stage took about
+// as long as a 128 x 64 one's when each had an SM to itself, v6/variants.txt), so the largest tile
+// that still keeps the SMs busy wins, and a split reduction (fp32 partials through device memory
+// and a second kernel: about 10 us on ResNet-50's res4/res5) pays only on long reductions of very
+// few tiles. Measured on ResNet-50 b32 (v4/, v6/ variants.txt):
+//  - K <= 64: 128 x 64 (two blocks per SM);
+//  - 128 x 256 for K >= 256 and 256 x 128 otherwise where they still give every SM two blocks
+//    (res2a_branch2c, res3[a-d]_branch2c, res3a_branch1: 11-16% faster than 128 x 128);
+//  - else 128 x 128, unsplit down to half an SM's worth of tiles (res4's 98 tiles: 12-16% faster
+//    than 196 of 128 x 64); below that, with fewer than 48 stages of reduction, 128 x 64 unsplit
+//    (res5[b-c]_branch2a: 0.0197 ms against 0.0229 split in 2), else 128 x 128 split in 2
+//    (res5's 3x3 layers, 72 stages: 0.0338 ms against 0.0435 unsplit and 0.0369 as 128 x 64).
+// Backward-data reading its filter in place (in_place; measured on ResNet-50 b32 with each shape
+// forced, docs/gpu/2026-11-25-bwdnoflip/secondary): 128 x 256 also for N >= 1024 down to 3/4 of
+// an SM's worth of its tiles (res5[b-c]_branch2a, 104 tiles: 0.0130 ms against 0.0161 as 128 x
+// 128; res4[b-f]_branch2a and res5a_branch2a, 196: 3-4% faster), and few tiles with at least 32
+// stages of reduction take 128 x 128 split in 2 rather than 128 x 64 (res5[a-c]_branch2c: 0.0181
+// against 0.0200).
+// Counting waves (docs/gpu/2026-11-25-waves, call1/: every shape forced on ResNet-50 b32): where
+// one block per SM runs 128 x 128 tiles in at least twice the waves of 128 x 256 (waves: tiles
+// over the SM count, rounded up), 128 x 256 for K >= 512 outside the in-place path too, its
+// larger tile reusing each loaded row twice as often in no more time: forward res5a_branch1
+// 0.0244 -> 0.0202 ms, res5[a-c]_branch2c 0.0163 -> 0.0141 (104 tiles in one wave against 208 in
+// two), res5a_branch2a (K = 512, 98 against 196) 0.0252 -> 0.0210; res4[a-f]_branch2c and
+// res4a_branch1 (196 against 392: 2 waves against 3) stay 128 x 128 (0.0180 and 0.0245 as 128 x
+// 256, a tie and a loss).
+// CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
+// CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
+inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place) {
+  static const Tile forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
+    int bm = 0, bn = 0;
+    char extra = 0;
+    if (!text) return Tile{0, 0};
+    if (std::sscanf(text, "%dx%d%c", &bm, &bn, &extra) == 2 &&
+        ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
+      return Tile{bm, bn};
+    std::fprintf(stderr,
+                 "convguard: CONVGUARD_WGMMA_TILE='%s' ignored (one of 128x64, 128x128, 128x256, "
+                 "256x64, 256x128)\n",
+                 text);
+    return Tile{0, 0};
+  }();
+  if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
+  if (k <= 64) return {128, 64};
+  const std::int64_t mt = (m + 127) / 128;
+  if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
+  if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
+  const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
+  if (!ragged && !in_place && k >= 512 &&
+      2 * waves(mt * ((k + 255) / 256)) <= waves(mt * ((k + 127) / 128)))
+    return {128, 256};
+  if (!ragged && ((m + 255) / 256) * ((k + 127) / 128) >= 2 * sms()) return {256, 128};
+  if (2 * mt * ((k + 127) / 128) < sms() && (kd + kBK - 1) / kBK < long_reduction(in_place))
+    return {128, 64};
+  return {128, 128};
+}
+
+// 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
+// least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
+// (tile_for says why).
+inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
+  static const int forced = [] {  // for measuring
+    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
+    if (!text) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end != text && *end == 0 && v >= 1 && v <= 16) return static_cast<int>(v);
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_SPLIT='%s' ignored (1 to 16)\n", text);
+    return 0;
+  }();
+  const std::int64_t tiles = (kd + kBK - 1) / kBK;
+  if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
+  const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
+  return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
+}
+
+// Blocks an SM for the plan's grid (blocks: its x * y * z; stages: the longest reduction, in
+// stages of kBK): 2 takes the 128 x 128 kernel of kStagesTwoPerSm stages (two-warpgroup kernel,
+// non-ragged), else 1. Two blocks an SM give the scheduler twice the warps, so one block's
+// pipeline fill and epilogue overlap the other's multiplies, but each block prefetches one stage
+// ahead instead of five: that paid only where blocks are many and short (measured with it forced,
+// call1/): backward-data's stride-2 layers of res3, 784-1568 blocks of at most 8 stages
+// (res3a_branch2b 0.0441 -> 0.0397 ms, res3a_branch1 0.0625 -> 0.0551), while 196 blocks of 8
+// stages (forward res3[b-d]_branch2a 0.0193 -> 0.0207), 392-784 of 16 (backward-data
+// res4a_branch2b, res4a_branch1: 3-12% slower) or fewer blocks than SMs (res4's 98 tiles: up to
+// 1.7x slower) lost. So: at least four blocks per SM's worth and at most 8 stages.
+// CONVGUARD_WGMMA_PER_SM=1 or 2 forces it where it applies, for measuring.
+inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool ragged, int ws) {
+  static const int forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_PER_SM");
+    if (!text) return 0;
+    if ((text[0] == '1' || text[0] == '2') && text[1] == 0) return text[0] - '0';
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PER_SM='%s' ignored (1 or 2)\n", text);
+    return 0;
+  }();
+  if (ragged || ws != 0 || t.bm != 128 || t.bn != 128) return 1;
+  if (forced) return forced;
+  return blocks >= 4 * sms() && stages <= 8 ? 2 : 1;
+}
+
+}  // namespace convguard::gpu::wgf
