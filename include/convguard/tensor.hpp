@@ -37,22 +37,35 @@ struct ConvTensors {
   TensorView x, w, y;
 };
 
-// An owned, 64-byte-aligned host buffer sized for a descriptor's span.
+// An owned, 64-byte-aligned host buffer sized for a descriptor's span, between two guard zones of
+// kGuardBytes filled with a known pattern: run_trial checks them after a solver's runs, so that a
+// solver writing just past (or before) a tensor, the commonest overrun, is a wrong result with a
+// name instead of silent damage to whatever lies next to it.
 class HostTensor {
  public:
+  static constexpr std::size_t kGuardBytes = 256;
   HostTensor() = default;
   explicit HostTensor(const TensorDesc& desc);
-  TensorView view() { return {data_.get(), desc_}; }
+  TensorView view() { return {data(), desc_}; }
   const TensorDesc& desc() const { return desc_; }
-  void* data() { return data_.get(); }
-  const void* data() const { return data_.get(); }
+  void* data() { return data_ ? static_cast<std::byte*>(data_.get()) + kGuardBytes : nullptr; }
+  const void* data() const {
+    return data_ ? static_cast<const std::byte*>(data_.get()) + kGuardBytes : nullptr;
+  }
   std::size_t bytes() const { return bytes_; }
+  // Whether both guard zones still hold their pattern (true for an empty tensor).
+  [[nodiscard]] bool guards_intact() const;
 
  private:
   struct Free {
     void operator()(void* p) const;
   };
-  std::unique_ptr<void, Free> data_;
+  // Guard zone byte i (which 0: before the data, 1: after): a pattern no fill or poison writes.
+  static unsigned char guard_byte(std::size_t i, int which) {
+    return static_cast<unsigned char>(0xA5 ^ (i * 7) ^ (which * 0x3C));
+  }
+  static void fill_guard(unsigned char* at, int which);
+  std::unique_ptr<void, Free> data_;  // the allocation, guard zones included
   TensorDesc desc_;
   std::size_t bytes_ = 0;
 };

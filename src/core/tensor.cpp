@@ -47,12 +47,31 @@ HostTensor::HostTensor(const TensorDesc& desc) : desc_(desc) {
   // descriptors built any other way, so that a wrapped size can never allocate too little.
   const std::int64_t span = desc.span();
   std::size_t bytes = 0, rounded = 0;
-  if (span < 0 || __builtin_mul_overflow(static_cast<std::size_t>(span), size_of(desc.dtype), &bytes) ||
+  if (span < 0 ||
+      __builtin_mul_overflow(static_cast<std::size_t>(span), size_of(desc.dtype), &bytes) ||
       __builtin_add_overflow(std::max<std::size_t>(bytes, 1), std::size_t{63}, &rounded))
     throw std::bad_alloc();
   bytes_ = bytes;
-  data_.reset(std::aligned_alloc(64, rounded / 64 * 64));
+  // The guard after the data starts right at its end, not at the rounded size: a write one
+  // element past the span must land in it.
+  data_.reset(std::aligned_alloc(64, rounded / 64 * 64 + 2 * kGuardBytes));
   if (!data_) throw std::bad_alloc();  // callers turn it into status oom, never a crash
+  auto* base = static_cast<unsigned char*>(data_.get());
+  fill_guard(base, 0);
+  fill_guard(base + kGuardBytes + bytes_, 1);
+}
+
+void HostTensor::fill_guard(unsigned char* at, int which) {
+  for (std::size_t i = 0; i < kGuardBytes; ++i) at[i] = guard_byte(i, which);
+}
+
+bool HostTensor::guards_intact() const {
+  if (!data_) return true;
+  const auto* base = static_cast<const unsigned char*>(data_.get());
+  for (std::size_t i = 0; i < kGuardBytes; ++i)
+    if (base[i] != guard_byte(i, 0) || base[kGuardBytes + bytes_ + i] != guard_byte(i, 1))
+      return false;
+  return true;
 }
 
 }  // namespace convguard

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "convguard/reference.hpp"
@@ -23,6 +24,9 @@ void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode
 }
 
 namespace {
+// The workspace's guard zones' byte (HostTensor's have a pattern of their own).
+constexpr unsigned char kWorkspaceGuard = 0x5A;
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -110,15 +114,47 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     return r;
   }
   r.workspace_bytes = *ws;
+  // The workspace has guard zones like the tensors' (HostTensor): a solver that writes past the
+  // workspace it asked for is caught here, not by whatever the allocator put next to it.
+  constexpr std::size_t kGuard = HostTensor::kGuardBytes;
   std::unique_ptr<std::byte, decltype(&std::free)> buf(nullptr, &std::free);
   if (*ws > 0) {
-    buf.reset(static_cast<std::byte*>(std::aligned_alloc(64, (*ws + 63) / 64 * 64)));
+    std::size_t rounded = 0;
+    if (!__builtin_add_overflow(*ws, std::size_t{63} + 2 * kGuard, &rounded))
+      buf.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded / 64 * 64)));
     if (!buf) {
       r.status = {StatusCode::out_of_memory, "workspace of " + std::to_string(*ws) + " bytes"};
       return r;
     }
+    std::memset(buf.get(), kWorkspaceGuard, kGuard);
+    std::memset(buf.get() + kGuard + *ws, kWorkspaceGuard, kGuard);
   }
-  const std::span<std::byte> wspan(buf.get(), *ws);
+  const std::span<std::byte> wspan(buf ? buf.get() + kGuard : nullptr, *ws);
+  // Every solver run below is followed by this: a write outside the tensors or the workspace is a
+  // wrong result, named, whatever the output's values.
+  const auto outside = [&]() -> std::string {
+    std::string where;
+    const auto add = [&](bool broken, const char* what) {
+      if (broken) where += (where.empty() ? "" : ", ") + std::string(what);
+    };
+    add(!t.x.guards_intact(), "x");
+    add(!t.w.guards_intact(), "w");
+    add(!t.y.guards_intact(), "y");
+    bool ws_broken = false;
+    for (std::size_t i = 0; buf && i < kGuard; ++i)
+      ws_broken = ws_broken || buf.get()[i] != std::byte{kWorkspaceGuard} ||
+                  buf.get()[kGuard + *ws + i] != std::byte{kWorkspaceGuard};
+    add(ws_broken, "the workspace");
+    return where;
+  };
+  const auto wrote_outside = [&](const std::string& where) {
+    Verdict v;
+    v.ok = false;
+    v.message = "wrote outside its buffers: the " + std::to_string(kGuard) + " bytes next to " +
+                where + " changed";
+    r.verdict = v;
+    return r;
+  };
   poison(t.output(p));
   const double t0 = now_ms();
   auto plan = s.plan(p);
@@ -132,6 +168,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
   }
   r.first_ms = now_ms() - t0;
   if (o.on_first_run) o.on_first_run(r.first_ms);
+  if (const std::string where = outside(); !where.empty()) return wrote_outside(where);
   if (o.verify) {
     if (auto st = verify_output(s, p, t, o, r); !st) {
       r.status = st;
@@ -150,6 +187,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
       r.status = st;
       return r;
     }
+    if (const std::string where = outside(); !where.empty()) return wrote_outside(where);
   }
   return r;
 }
