@@ -37,13 +37,20 @@ struct ConvTensors {
   TensorView x, w, y;
 };
 
+// Guard zones: kGuardZoneBytes of a known pattern on each side of `bytes` bytes that start at
+// base + kGuardZoneBytes. HostTensor's buffers and run_trial's workspace have them: a write just
+// past (or before) a buffer, the commonest overrun, changes one.
+constexpr std::size_t kGuardZoneBytes = 256;
+void fill_guard_zones(void* base, std::size_t bytes);
+[[nodiscard]] bool guard_zones_intact(const void* base, std::size_t bytes);
+
 // An owned, 64-byte-aligned host buffer sized for a descriptor's span, between two guard zones of
 // kGuardBytes filled with a known pattern: run_trial checks them after a solver's runs, so that a
 // solver writing just past (or before) a tensor, the commonest overrun, is a wrong result with a
 // name instead of silent damage to whatever lies next to it.
 class HostTensor {
  public:
-  static constexpr std::size_t kGuardBytes = 256;
+  static constexpr std::size_t kGuardBytes = kGuardZoneBytes;
   HostTensor() = default;
   explicit HostTensor(const TensorDesc& desc);
   TensorView view() { return {data(), desc_}; }
@@ -60,11 +67,6 @@ class HostTensor {
   struct Free {
     void operator()(void* p) const;
   };
-  // Guard zone byte i (which 0: before the data, 1: after): a pattern no fill or poison writes.
-  static unsigned char guard_byte(std::size_t i, int which) {
-    return static_cast<unsigned char>(0xA5 ^ (i * 7) ^ (which * 0x3C));
-  }
-  static void fill_guard(unsigned char* at, int which);
   std::unique_ptr<void, Free> data_;  // the allocation, guard zones included
   TensorDesc desc_;
   std::size_t bytes_ = 0;

@@ -56,20 +56,32 @@ HostTensor::HostTensor(const TensorDesc& desc) : desc_(desc) {
   // element past the span must land in it.
   data_.reset(std::aligned_alloc(64, rounded / 64 * 64 + 2 * kGuardBytes));
   if (!data_) throw std::bad_alloc();  // callers turn it into status oom, never a crash
-  auto* base = static_cast<unsigned char*>(data_.get());
-  fill_guard(base, 0);
-  fill_guard(base + kGuardBytes + bytes_, 1);
-}
-
-void HostTensor::fill_guard(unsigned char* at, int which) {
-  for (std::size_t i = 0; i < kGuardBytes; ++i) at[i] = guard_byte(i, which);
+  fill_guard_zones(data_.get(), bytes_);
 }
 
 bool HostTensor::guards_intact() const {
-  if (!data_) return true;
-  const auto* base = static_cast<const unsigned char*>(data_.get());
-  for (std::size_t i = 0; i < kGuardBytes; ++i)
-    if (base[i] != guard_byte(i, 0) || base[kGuardBytes + bytes_ + i] != guard_byte(i, 1))
+  return !data_ || guard_zones_intact(data_.get(), bytes_);
+}
+
+namespace {
+// Guard zone byte i (which 0: before the data, 1: after): a pattern no fill or poison writes.
+unsigned char guard_byte(std::size_t i, int which) {
+  return static_cast<unsigned char>(0xA5 ^ (i * 7) ^ (which * 0x3C));
+}
+}  // namespace
+
+void fill_guard_zones(void* base, std::size_t bytes) {
+  auto* b = static_cast<unsigned char*>(base);
+  for (std::size_t i = 0; i < kGuardZoneBytes; ++i) {
+    b[i] = guard_byte(i, 0);
+    b[kGuardZoneBytes + bytes + i] = guard_byte(i, 1);
+  }
+}
+
+bool guard_zones_intact(const void* base, std::size_t bytes) {
+  const auto* b = static_cast<const unsigned char*>(base);
+  for (std::size_t i = 0; i < kGuardZoneBytes; ++i)
+    if (b[i] != guard_byte(i, 0) || b[kGuardZoneBytes + bytes + i] != guard_byte(i, 1))
       return false;
   return true;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 #include "convguard/reference.hpp"
@@ -24,9 +23,6 @@ void fill_inputs(const Problem& p, TrialTensors& t, std::uint64_t seed, FillMode
 }
 
 namespace {
-// The workspace's guard zones' byte (HostTensor's have a pattern of their own).
-constexpr unsigned char kWorkspaceGuard = 0x5A;
-
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -116,7 +112,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
   r.workspace_bytes = *ws;
   // The workspace has guard zones like the tensors' (HostTensor): a solver that writes past the
   // workspace it asked for is caught here, not by whatever the allocator put next to it.
-  constexpr std::size_t kGuard = HostTensor::kGuardBytes;
+  constexpr std::size_t kGuard = kGuardZoneBytes;
   std::unique_ptr<std::byte, decltype(&std::free)> buf(nullptr, &std::free);
   if (*ws > 0) {
     std::size_t rounded = 0;
@@ -126,8 +122,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
       r.status = {StatusCode::out_of_memory, "workspace of " + std::to_string(*ws) + " bytes"};
       return r;
     }
-    std::memset(buf.get(), kWorkspaceGuard, kGuard);
-    std::memset(buf.get() + kGuard + *ws, kWorkspaceGuard, kGuard);
+    fill_guard_zones(buf.get(), *ws);
   }
   const std::span<std::byte> wspan(buf ? buf.get() + kGuard : nullptr, *ws);
   // Every solver run below is followed by this: a write outside the tensors or the workspace is a
@@ -140,11 +135,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     add(!t.x.guards_intact(), "x");
     add(!t.w.guards_intact(), "w");
     add(!t.y.guards_intact(), "y");
-    bool ws_broken = false;
-    for (std::size_t i = 0; buf && i < kGuard; ++i)
-      ws_broken = ws_broken || buf.get()[i] != std::byte{kWorkspaceGuard} ||
-                  buf.get()[kGuard + *ws + i] != std::byte{kWorkspaceGuard};
-    add(ws_broken, "the workspace");
+    add(buf && !guard_zones_intact(buf.get(), *ws), "the workspace");
     return where;
   };
   const auto wrote_outside = [&](const std::string& where) {

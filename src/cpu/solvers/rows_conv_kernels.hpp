@@ -168,7 +168,8 @@ struct Shape {
 // The tile for MR channels and rows of `width` pixels: about 24 accumulators, as many whole rows
 // as fit when a row is narrower than the tile.
 template <class P, int MR, int NV>
-Shape<P> shape_for(std::int64_t width) {
+Shape<P> shape_for(std::int64_t width, bool flat) {
+  if (flat) return {&flat_of<P, MR, NV>, kRowsPerItem};
   const std::int64_t v = (width + 15) / 16;
   if constexpr (NV == 8) {
     if (v <= 1) return {&rows_of<P, MR, 8, 1>, 8};
@@ -197,38 +198,22 @@ inline bool flattens(const Args& a) {
   const double flat = static_cast<double>(a.iw) / static_cast<double>(a.padded_w);
   return a.padded_w >= a.iw && flat > 1.2 * by_row;
 }
+// flat: the item's rows as one flat run (flattens()), whatever the width.
 template <class P>
-Shape<P> flat_shape_for(int mr) {
+Shape<P> shape_for(int mr, std::int64_t width, bool flat) {
   switch (mr) {
     case 1:
-      return {&flat_of<P, 1, 8>, kRowsPerItem};
+      return shape_for<P, 1, 8>(width, flat);
     case 2:
-      return {&flat_of<P, 2, 8>, kRowsPerItem};
+      return shape_for<P, 2, 8>(width, flat);
     case 3:
-      return {&flat_of<P, 3, 8>, kRowsPerItem};
+      return shape_for<P, 3, 8>(width, flat);
     case 4:
-      return {&flat_of<P, 4, 6>, kRowsPerItem};
+      return shape_for<P, 4, 6>(width, flat);
     case 5:
-      return {&flat_of<P, 5, 4>, kRowsPerItem};
+      return shape_for<P, 5, 4>(width, flat);
     default:
-      return {&flat_of<P, 6, 4>, kRowsPerItem};
-  }
-}
-template <class P>
-Shape<P> shape_for(int mr, std::int64_t width) {
-  switch (mr) {
-    case 1:
-      return shape_for<P, 1, 8>(width);
-    case 2:
-      return shape_for<P, 2, 8>(width);
-    case 3:
-      return shape_for<P, 3, 8>(width);
-    case 4:
-      return shape_for<P, 4, 6>(width);
-    case 5:
-      return shape_for<P, 5, 4>(width);
-    default:
-      return shape_for<P, 6, 4>(width);
+      return shape_for<P, 6, 4>(width, flat);
   }
 }
 
@@ -291,7 +276,7 @@ void run(const Args& a) {
             const std::int64_t c0 = b * kBlockChannels;
             const int mr =
                 static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
-            const Shape<P> shape = flat ? flat_shape_for<P>(mr) : shape_for<P>(mr, a.iw);
+            const Shape<P> shape = shape_for<P>(mr, a.iw, flat);
             const auto* w = static_cast<const typename P::Word*>(a.w) +
                             (grp * blocks + b) * a.depth * kBlockChannels;
             for (std::int64_t h = h0; h < h_end; h += shape.rows) {
