@@ -13,7 +13,8 @@
 #                 (2) the standard suite over gpu:* and cudnn:*, three directions, f32 and bf16,
 #                 on cuda:all and then on cuda:0, each into a fresh database, timed, rows compared
 #                 (TWOGPU_DEVS names the runs of (2), default "cuda:all cuda:0", so that each can
-#                 have a call of its own; TWOGPU_FAULT=0 leaves out (1))
+#                 have a call of its own, TWOGPU_TIMEOUTS their limits in seconds, one per run
+#                 (default 420 each); TWOGPU_FAULT=0 leaves out (1), TWOGPU_FAULT_DEVS names its runs)
 #   PARTS=bench   the GPU benchmark (own solvers vs cuDNN, device events)
 #   PARTS=peer    the honest peer: gpu_bench on ResNet-50 b32 (bf16 NHWC in all three directions,
 #                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
@@ -136,7 +137,7 @@ if has twogpu; then
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 { nvidia-smi topo -m; nproc; grep -m1 "model name" /proc/cpuinfo; } >"$OUT/topology.txt" 2>&1
 step "a fault on one GPU: chaos_hang and chaos_oob among good solvers, cuda:all then cuda:0"
-fault_devs="cuda:all cuda:0"; [[ ${TWOGPU_FAULT:-1} == 1 ]] || fault_devs=""
+fault_devs=${TWOGPU_FAULT_DEVS:-cuda:all cuda:0}; [[ ${TWOGPU_FAULT:-1} == 1 ]] || fault_devs=""
 grep -v -- --dir data/suites/standard.txt | grep -m 8 . >/tmp/chaos2_suite.txt
 for dev in $fault_devs; do
   db="/tmp/chaos2_${dev/:/_}.db"; rm -f "$db"*
@@ -149,18 +150,20 @@ for dev in $fault_devs; do
   tail -2 "$OUT/chaos2_${dev/:/_}.txt"
   "$CG" db export --db "$db" >"$OUT/chaos2_${dev/:/_}.jsonl"
 done
-if [[ -f "$OUT/chaos2_cuda_0.jsonl" ]]; then
-  python3 scripts/compare_device_rows.py "$OUT/chaos2_cuda_0.jsonl" "$OUT/chaos2_cuda_all.jsonl" \
-    | tee "$OUT/chaos2_compare.txt"
+if compgen -G "$OUT/chaos2_*" >/dev/null; then
+  [[ -f "$OUT/chaos2_cuda_0.jsonl" ]] && python3 scripts/compare_device_rows.py \
+    "$OUT/chaos2_cuda_0.jsonl" "$OUT/chaos2_cuda_all.jsonl" | tee "$OUT/chaos2_compare.txt"
   # One file (the device tool brings back few).
   tar -C "$OUT" -czf "$OUT/chaos2.tar.gz" $(cd "$OUT" && ls chaos2_*) && rm -f "$OUT"/chaos2_*
 fi
 
 step "the standard suite, gpu:* and cudnn:*, three directions, f32 and bf16: cuda:all, then cuda:0"
-for dev in ${TWOGPU_DEVS:-cuda:all cuda:0}; do
+devs=(${TWOGPU_DEVS:-cuda:all cuda:0}); limits=(${TWOGPU_TIMEOUTS:-})
+for i in "${!devs[@]}"; do
+  dev=${devs[$i]}
   db="/tmp/two_${dev/:/_}.db"; rm -f "$db"*
   start=$(date +%s.%N)
-  timeout ${TWOGPU_TIMEOUT:-420} "$CG" probe --device "$dev" --db "$db" --suite standard \
+  timeout "${limits[$i]:-420}" "$CG" probe --device "$dev" --db "$db" --suite standard \
     --plugin "$B/convguard_cudnn.so" --solvers 'gpu:*,cudnn:*' --workarounds off \
     --directions fwd,bwd_data,bwd_weights --dtypes f32,bf16 >"$OUT/two_${dev/:/_}.txt" 2>&1
   echo "$dev: rc $? elapsed $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/two_${dev/:/_}.txt"
