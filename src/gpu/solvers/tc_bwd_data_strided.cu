@@ -131,7 +131,7 @@ namespace {
 // Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became 0).
 Status arguments_fit(const Problem& p) {
   constexpr std::int64_t kIntLimit = std::int64_t{1} << 30;
-  for (int i = 1; i <= 2; ++i)
+  for (int i = 0; i <= 2; ++i)  // depth too: a 3D forward problem's (the k3D kernels)
     for (const std::int64_t v : {p.input[i], p.output(i), p.filter[i], p.stride[i], p.dilation[i],
                                  p.pad_begin[i], p.pad_end[i]})
       if (v >= kIntLimit || v <= -kIntLimit)
@@ -157,10 +157,11 @@ Status gemm_fits(const Problem& p) {
   if (auto s = arguments_fit(p); !s) return s;
   const bool bwd = p.direction == Direction::backward_data;
   const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
-  const double m =
-      static_cast<double>(p.n) * (bwd ? p.input[1] * p.input[2] : p.output(1) * p.output(2));
-  const double src =
-      static_cast<double>(p.n) * red * (bwd ? p.output(1) * p.output(2) : p.input[1] * p.input[2]);
+  // Depth counts (3D: forward only, where input[0] and output(0) are the depths; 1 in 2D).
+  const double m = static_cast<double>(p.n) *
+                   (bwd ? p.input[1] * p.input[2] : p.output(0) * p.output(1) * p.output(2));
+  const double src = static_cast<double>(p.n) * red *
+                     (bwd ? p.output(1) * p.output(2) : p.input[0] * p.input[1] * p.input[2]);
   if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
       (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
     return not_applicable("sizes beyond 32-bit GEMM indexing");

@@ -101,6 +101,27 @@ __device__ __forceinline__ uint4 load_ragged(const T* src, int n) {
 
 // An accumulator pair's epilogue store at `off` of a row-major [rows][cols] result: to the
 // output, or (split-K) to this split's fp32 partial sums, plane blockIdx.z of `plane` elements.
+// The loaders of the implicit-GEMM kernels' k3D forms (Depth, tc_implicit_gemm_args.cuh): a GEMM
+// row's image index img (over N * OD) as its batch index n and first input depth id0, and the
+// source of tap row tr = t * taps_r + r, tap column s and channel c of a row whose window starts at
+// (id0, ih0, iw0) of image n (x dense NDHWC, cs channels), `valid` being `row_ok` and the tap
+// inside the input (else the load zero-fills). Plain ints, not the Depth: a reference into the
+// kernel's parameters turns every later use into a load through it. The 2D kernels keep their own
+// two lines for this (their code is then what it was before 3D).
+__device__ __forceinline__ void depth_of_row(int img, int od, int sd, int pd, int& n, int& id0) {
+  n = img / od, id0 = img % od * sd - pd;
+}
+template <typename T>
+__device__ __forceinline__ const T* tap_source_3d(const T* x, int d, int dd, int taps_r, int h,
+                                                  int w, int cs, int n, int id0, int ih0, int iw0,
+                                                  int tr, int s, int dh, int dw, int c, bool row_ok,
+                                                  bool& valid) {
+  const int t = tr / taps_r, id = id0 + t * dd;
+  const int ih = ih0 + (tr - t * taps_r) * dh, iw = iw0 + s * dw;
+  valid = row_ok && id >= 0 && id < d && ih >= 0 && ih < h && iw >= 0 && iw < w;
+  return x + (((static_cast<std::int64_t>(n) * d + id) * h + ih) * w + iw) * cs + c;
+}
+
 template <typename T>
 __device__ __forceinline__ void store_result(T* out, float* partial, std::int64_t plane,
                                              std::int64_t off, float a, float b) {
@@ -266,9 +287,16 @@ Error allow_dynamic_shared_memory(int bytes) {
 }
 
 inline bool dense_channels_last(const TensorDesc& d) {
-  // Logical order N, C, H, W; dense NHWC strides are H*W*C, 1, W*C, C.
-  return d.rank == 4 && d.strides[1] == 1 && d.strides[3] == d.dims[1] &&
-         d.strides[2] == d.dims[3] * d.dims[1] && d.strides[0] == d.dims[2] * d.strides[2];
+  // Logical order N, C, (D,) H, W; dense NHWC strides are H*W*C, 1, W*C, C (NDHWC: D*H*W*C, 1,
+  // H*W*C, W*C, C).
+  if (d.rank != 4 && d.rank != 5) return false;
+  std::int64_t expected = d.dims[1];
+  if (d.strides[1] != 1) return false;
+  for (int i = d.rank - 1; i >= 2; --i) {
+    if (d.strides[i] != expected) return false;
+    expected *= d.dims[i];
+  }
+  return d.strides[0] == expected;
 }
 
 // cp.async and 16-byte stores need 16-byte-aligned tensors and workspace (trial, plan and transform
@@ -283,10 +311,13 @@ inline Status require_aligned16(const ConvTensors& t, const void* ws, const char
   return Status::ok();
 }
 
-// What every tensor-core solver needs of a problem's shape and layout: 1D or 2D, one group, dense
-// NHWC x and y and KRSC w; else not_applicable with the reason.
-inline Status dense_2d_one_group(const Problem& p) {
-  if (p.spatial_dims == 3) return not_applicable("1D and 2D only (3D problem)");
+// What every tensor-core solver needs of a problem's shape and layout: 1D or 2D (3D for the
+// forward implicit GEMMs when three_d_forward: their k3D kernels), one group, dense NHWC (NDHWC)
+// x and y and KRSC (KTRSC) w; else not_applicable with the reason.
+inline Status dense_2d_one_group(const Problem& p, bool three_d_forward = false) {
+  if (p.spatial_dims == 3 && !three_d_forward) return not_applicable("1D and 2D only (3D problem)");
+  if (p.spatial_dims == 3 && p.direction != Direction::forward)
+    return not_applicable("3D: forward only (backward-data 3D: gpu:implicit_gemm)");
   if (p.g != 1) return not_applicable("one group only");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))

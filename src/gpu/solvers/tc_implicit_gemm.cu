@@ -45,9 +45,11 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // (element-wise stores). kPhased: strided backward-data, blockIdx.z is the stride phase, whose
 // geometry and output grid replace the problem's (a template parameter, so the other kernels read
 // their geometry straight from the parameters: selecting it at run time cost 15% on ResNet-50's
-// stride-1 3x3 layers on the H100).
-template <typename T, int BN, bool kRagged, bool kPhased>
+// stride-1 3x3 layers on the H100). k3D: a 3D forward problem (a.depth; never phased): a row's
+// image index counts (n, od) and its tap rows (t, r) (tc::Depth, tap_source).
+template <typename T, int BN, bool kRagged, bool kPhased, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ Args a) {
+  static_assert(!(k3D && kPhased), "3D is forward only");
   constexpr int kWN = TileN<BN>::kWN, kNI = TileN<BN>::kNI, kLoadsB = TileN<BN>::kLoadsB;
   extern __shared__ uint4 smem_raw[];  // kStages stages of (kBM + BN) rows (dynamic: > 48 KiB)
   auto smem = reinterpret_cast<uint4(*)[(kBM + BN) * kChunks]>(smem_raw);
@@ -78,7 +80,7 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
 
   // Each thread loads kLoadsA A and kLoadsB B chunks per stage: fixed rows, one chunk column.
   const int chunk = tid % kChunks;
-  int a_img[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
+  int a_img[kLoadsA], a_id0[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
   bool a_ok[kLoadsA], b_ok[kLoadsB];
 #pragma unroll
   for (int i = 0; i < kLoadsB; ++i) b_ok[i] = n0 + (tid + i * kThreads) / kChunks < a.k;
@@ -90,6 +92,8 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
     const int mm = a_ok[i] ? m : 0;
     const int ow = mm % g.ow, oh = (mm / g.ow) % g.oh;
     a_img[i] = mm / (g.ow * g.oh);
+    if constexpr (k3D)
+      depth_of_row(a_img[i], a.depth.od, a.depth.sd, a.depth.pd, a_img[i], a_id0[i]);
     a_ih0[i] = oh * a.sh - g.ph;
     a_iw0[i] = ow * a.sw - g.pw;
   }
@@ -108,6 +112,12 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
   auto at_tap = [&] {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
+      if constexpr (k3D) {
+        a_src[i] =
+            tap_source_3d(x, a.depth.d, a.depth.dd, a.depth.taps_r, a.h, a.w_, a.c, a_img[i],
+                          a_id0[i], a_ih0[i], a_iw0[i], r, s, a.dh, a.dw, c, a_ok[i], a_val[i]);
+        continue;
+      }
       const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
       a_val[i] = a_ok[i] && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
       a_src[i] = x + ((static_cast<std::int64_t>(a_img[i]) * a.h + ih) * a.w_ + iw) * a.c + c;
@@ -280,27 +290,30 @@ int stage_elements(DType dt) {
   return dt == DType::f32 ? kBK<float> : kBK<cg_half>;
 }
 
-template <typename T, int BN, bool kRagged, bool kPhased>
+template <typename T, int BN, bool kRagged, bool kPhased, bool k3D>
 Status launch_tiles(const Args& a, dim3 grid) {
   constexpr int bytes = kStages * (kBM + BN) * kChunks * 16;
-  const Error opt_in = allow_dynamic_shared_memory<tc_forward<T, BN, kRagged, kPhased>>(bytes);
+  constexpr auto kernel = tc_forward<T, BN, kRagged, kPhased, k3D>;
+  const Error opt_in = allow_dynamic_shared_memory<kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:tc_implicit_gemm shared memory opt-in");
-  tc_forward<T, BN, kRagged, kPhased><<<grid, kThreads, bytes>>>(a);
+  kernel<<<grid, kThreads, bytes>>>(a);
   return Status::ok();
 }
 
-template <typename T, bool kRagged, bool kPhased>
+template <typename T, bool kRagged, bool kPhased, bool k3D = false>
 Status launch_width(const Args& a, dim3 grid, int bn) {
-  return bn == 64 ? launch_tiles<T, 64, kRagged, kPhased>(a, grid)
-                  : launch_tiles<T, 128, kRagged, kPhased>(a, grid);
+  return bn == 64 ? launch_tiles<T, 64, kRagged, kPhased, k3D>(a, grid)
+                  : launch_tiles<T, 128, kRagged, kPhased, k3D>(a, grid);
 }
 
 template <typename T>
-Status launch(const Args& a, dim3 grid, int used, int bn, bool ragged) {
-  const Status st = a.phases ? (ragged ? launch_width<T, true, true>(a, grid, bn)
-                                       : launch_width<T, false, true>(a, grid, bn))
-                             : (ragged ? launch_width<T, true, false>(a, grid, bn)
-                                       : launch_width<T, false, false>(a, grid, bn));
+Status launch(const Args& a, dim3 grid, int used, int bn, bool ragged, bool three_d) {
+  const Status st = three_d    ? (ragged ? launch_width<T, true, false, true>(a, grid, bn)
+                                         : launch_width<T, false, false, true>(a, grid, bn))
+                    : a.phases ? (ragged ? launch_width<T, true, true>(a, grid, bn)
+                                         : launch_width<T, false, true>(a, grid, bn))
+                               : (ragged ? launch_width<T, true, false>(a, grid, bn)
+                                         : launch_width<T, false, false>(a, grid, bn));
   if (!st) return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.g.m) * a.k;
@@ -331,7 +344,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (!tf32_ && p.dtype == DType::f32)
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
-  if (auto s = dense_2d_one_group(p); !s) return s;
+  if (auto s = dense_2d_one_group(p, true); !s) return s;
   if (bwd) {
     for (int i = 1; i < 3; ++i)
       if (p.dilation[i] != 1) return not_applicable("backward-data with dilation 1 only");
@@ -368,6 +381,12 @@ struct TcPlan : Plan {
       g.r = i32(p.filter[1]), g.s = i32(p.filter[2]);
       g.ph = i32(p.pad_begin[1]), g.pw = i32(p.pad_begin[2]);
       g.m = a.n * g.oh * g.ow;
+      if (p.spatial_dims == 3) {  // the k3D kernel: rows over (n, od), tap rows over (t, r)
+        three_d = true;
+        a.depth = depth_of(p);
+        g.m *= a.depth.od;
+        g.r *= i32(p.filter[0]);
+      }
       g.kd = g.r * g.s * a.cp;
       g.wrow = g.r * g.s * a.c;
     }
@@ -400,7 +419,7 @@ struct TcPlan : Plan {
   }
   std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   Args a{};
-  bool backward, ragged = false;
+  bool backward, ragged = false, three_d = false;
   int splits = 1, used = 1, bn = 128;
   std::size_t elem = 2, filter_bytes = 0;
   dim3 grid;
@@ -435,11 +454,11 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   a.partial = tp.splits > 1 ? reinterpret_cast<float*>(ws.data() + tp.filter_bytes) : nullptr;
   switch (p.dtype) {
     case DType::f32:
-      return launch<float>(a, tp.grid, tp.used, tp.bn, tp.ragged);
+      return launch<float>(a, tp.grid, tp.used, tp.bn, tp.ragged, tp.three_d);
     case DType::bf16:
-      return launch<cg_bf16>(a, tp.grid, tp.used, tp.bn, tp.ragged);
+      return launch<cg_bf16>(a, tp.grid, tp.used, tp.bn, tp.ragged, tp.three_d);
     case DType::f16:
-      return launch<cg_half>(a, tp.grid, tp.used, tp.bn, tp.ragged);
+      return launch<cg_half>(a, tp.grid, tp.used, tp.bn, tp.ragged, tp.three_d);
   }
   return {StatusCode::internal_error, "dtype"};
 }

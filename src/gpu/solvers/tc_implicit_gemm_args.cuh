@@ -28,6 +28,24 @@ struct Geo {
   int qh, qw;  // phased: dst pixel (i, j) is y's (i * sh + qh, j * sw + qw)
 };
 
+// A 3D forward problem's depth, for the loaders of the implicit-GEMM kernels' k3D forms
+// (gpu:tc_implicit_gemm, gpu:wgmma_implicit_gemm). Their GEMM rows are then the (n, od, oh, ow)
+// output pixels (dense NDHWC y) and the reduction runs over (t, r, s, c), the KTRSC filter's own
+// element order, with the depth tap t and the row tap r counted as one tap row tr = t * R + r:
+// the (tr, s, c) walk of the reduction, the filter tile and the output are the 2D kernels', and
+// only a row's source address learns the depth (tap_source, tc_common.cuh). Unused in 2D.
+struct Depth {
+  int d, od, sd, dd, pd;  // input depth, output depth, stride, dilation, front padding
+  int taps_r;             // the filter's R: tap row tr is depth tap tr / R and row tap tr % R
+};
+
+// The depth of a forward 3D problem (Depth above), and the GEMM's tap rows T * R.
+inline Depth depth_of(const Problem& p) {
+  auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+  return {i32(p.input[0]),    i32(p.output(0)),    i32(p.stride[0]),
+          i32(p.dilation[0]), i32(p.pad_begin[0]), i32(p.filter[1])};
+}
+
 struct Args {
   const void* x;
   const void* w;
@@ -41,6 +59,7 @@ struct Args {
   int yh, yw;           // phased: y's pixel rows and columns
   int sh_y, sw_y;       // phased: the stride grid of a phase's pixels in y
   Geo phase[kMaxPhases];
+  Depth depth;  // a 3D problem's (the k3D kernel; last, so the 2D kernels' offsets stay)
 };
 
 // Whether the forward GEMM that computes p (backward-data's: M pixels of dx, reduction over K,

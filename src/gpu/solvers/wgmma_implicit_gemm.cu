@@ -35,11 +35,14 @@ using namespace wgf;
 // kFilterMn: backward-data with B read from the caller's KRSC filter (no flipped copy; WgPlan says
 // when): a stage's B is kBK rows of dy channels k (all of one tap: K % 64 == 0) x BN of dx's
 // channels c, each a run of C-contiguous filter elements, stored MN-major (swizzle_mn); not ragged.
+// k3D: a 3D forward problem (a.depth): a row's image index counts (n, od), r the tap rows (t, r)
+// (tc::Depth, tc::tap_source); never phased or in place.
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
-          bool kFilterMn>
+          bool kFilterMn, bool k3D = false>
 __device__ __forceinline__ void forward_body(const WgArgs& a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
+  static_assert(!(k3D && (kPhased || kFilterMn)), "3D is forward only");
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
@@ -71,7 +74,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   // Loads: each thread fixed rows (tid / 8 + 32 i) and one chunk column; the reduction position
   // (r, s, c) of its chunk advances by kBK per stage loaded, so the loop has no divisions.
   const int chunk = tid % kChunks;
-  int a_img[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
+  int a_img[kLoadsA], a_id0[kLoadsA], a_ih0[kLoadsA], a_iw0[kLoadsA];
   bool a_ok[kLoadsA], b_ok[kLoadsB];
   // kFilterMn: this thread's B chunks are column b_col (8 dx channels) of reduction rows
   // b_row0 + kRowsPerPass i of each stage.
@@ -86,6 +89,8 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
     a_ok[i] = m < m_all;
     const int mm = a_ok[i] ? m : 0;
     a_img[i] = mm / (ow * oh);
+    if constexpr (k3D)
+      tc::depth_of_row(a_img[i], a.depth.od, a.depth.sd, a.depth.pd, a_img[i], a_id0[i]);
     a_ih0[i] = (mm / ow) % oh * a.sh - ph;
     a_iw0[i] = mm % ow * a.sw - pw;
   }
@@ -98,6 +103,12 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   auto at_tap = [&] {  // A sources for tap (r, s): recomputed only when the tap changes
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
+      if constexpr (k3D) {
+        a_src[i] =
+            tc::tap_source_3d(x, a.depth.d, a.depth.dd, a.depth.taps_r, a.h, a.w_, a.c, a_img[i],
+                              a_id0[i], a_ih0[i], a_iw0[i], r, s, a.dh, a.dw, c, a_ok[i], a_val[i]);
+        continue;
+      }
       const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
       a_val[i] = a_ok[i] && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
       a_src[i] = x + ((static_cast<std::int64_t>(a_img[i]) * a.h + ih) * a.w_ + iw) * a.c + c;
@@ -234,9 +245,9 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
 // it within 128 registers. Separate entries: launch bounds naming a minimum of one block changed
 // the register allocation of the others (conv1's ragged kernel ran 1.26x slower, call1/).
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
-          bool kFilterMn>
+          bool kFilterMn, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant__ WgArgs a) {
-  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn>(a);
+  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn, k3D>(a);
 }
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
           bool kFilterMn>
@@ -311,8 +322,13 @@ struct WgPlan : Plan {
       a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
       a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
       a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
+      if (p.spatial_dims == 3) {  // the k3D kernel: rows over (n, od), tap rows over (t, r)
+        three_d = true;
+        a.depth = tc::depth_of(p);
+        a.r *= i32(p.filter[0]);
+      }
     }
-    a.m = i32(p.n) * a.oh * a.ow;
+    a.m = i32(p.n) * (three_d ? a.depth.od : 1) * a.oh * a.ow;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
@@ -335,8 +351,10 @@ struct WgPlan : Plan {
       return;
     }
     tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
+    // 3D takes the two-warpgroup kernel's k3D form, 128-pixel tiles at most 128 wide (launch_3d).
+    if (three_d) tile = Tile{128, std::min(tile.bn, 128)};
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
-    ws = filter_mn ? 0 : ws_mode(ragged, false, &tile);
+    ws = filter_mn || three_d ? 0 : ws_mode(ragged, false, &tile);
     splits = split_count(a.m, a.k, a.kd, tile, filter_mn);
     if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
     const int tiles = (a.kd + kBK - 1) / kBK;
@@ -344,8 +362,9 @@ struct WgPlan : Plan {
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
-    per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
-                           tile, ragged, ws);
+    per_sm = three_d ? 1
+                     : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
+                                     std::int64_t{a.tiles_per_split}, tile, ragged, ws);
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -370,7 +389,7 @@ struct WgPlan : Plan {
     first_tap = a.phase[0].w_off;
   }
   WgArgs a{};
-  bool backward, filter_mn, ragged = false;
+  bool backward, filter_mn, ragged = false, three_d = false;
   int first_tap = 0;
   int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};
@@ -488,11 +507,34 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
                            : launch_width<T, 128, kFilterMn>(pl, a);
 }
 
+// 3D forward (WgPlan::three_d): the two-warpgroup kernel's k3D form, 128-pixel tiles 64 or 128
+// channels wide, ragged or not, split or not.
+template <typename T, int BN, bool kRagged>
+Status launch_3d_tiles(const WgArgs& a, dim3 grid) {
+  constexpr int S = kStages<128, BN>, bytes = kSmemBytes<128, BN, S>;
+  return a.partial
+             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, false, true>>(
+                   grid, kThreads, bytes, a)
+             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, false, true>>(
+                   grid, kThreads, bytes, a);
+}
+
+template <typename T>
+Status launch_3d(const WgPlan& pl, const WgArgs& a) {
+  if (pl.tile.bn == 64)
+    return pl.ragged ? launch_3d_tiles<T, 64, true>(a, pl.grid)
+                     : launch_3d_tiles<T, 64, false>(a, pl.grid);
+  return pl.ragged ? launch_3d_tiles<T, 128, true>(a, pl.grid)
+                   : launch_3d_tiles<T, 128, false>(a, pl.grid);
+}
+
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
   // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
-  const Status st = pl.ragged ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
-                                                  : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
+  const Status st = pl.three_d ? launch_3d<T>(pl, a)
+                    : pl.ragged
+                        ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
+                                            : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
                     : pl.filter_mn ? launch_aligned<T, true>(pl, a)
                                    : launch_aligned<T, false>(pl, a);
   if (!st) return st;
@@ -512,7 +554,7 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
         "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
         "gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (auto s = tc::dense_2d_one_group(p); !s) return s;
+  if (auto s = tc::dense_2d_one_group(p, true); !s) return s;
   if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
     return not_applicable(
         "backward-data with at most 16 stride phases (stride_h * stride_w <= 16; more: "

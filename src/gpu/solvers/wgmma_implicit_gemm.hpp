@@ -33,9 +33,12 @@
 // persistent 128 x 128 form beats the 256 x 128 tiles the two-warpgroup kernel would use
 // (docs/gpu/2026-11-25-wsfwd): what bounds a block is not the loader's instructions.
 //
+// 3D forward (dense NDHWC, KTRSC filters): the two-warpgroup kernel's k3D form (128-pixel tiles
+// 64 or 128 wide), GEMM rows over (n, od, oh, ow) and tap rows over (t, r) (tc::Depth).
+//
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code; dilated
-// backward-data or more than 16 stride phases, backward-weights, 3D and groups are declined
-// (gpu:implicit_gemm and gpu:tc_bwd_weights take them).
+// backward-data or more than 16 stride phases, backward-weights, 3D backward-data and groups are
+// declined (gpu:implicit_gemm and gpu:tc_bwd_weights take them).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

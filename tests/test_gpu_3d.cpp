@@ -1,0 +1,144 @@
+// 3D forward convolutions on the tensor-core implicit GEMMs (gpu:tc_implicit_gemm and its TF32
+// variant on any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper): their k3D kernels count a GEMM
+// row's image over (n, od) and the reduction's tap rows over (t, r) (tc::Depth). What they take
+// and decline is checked without a GPU; the shapes (ragged and aligned channels, depth strides,
+// dilations and paddings that leave whole depth taps outside the input, 1-deep inputs, split
+// reductions, a real 3D layer by sampling, bit-identical repeated runs) need one.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
+#include "convguard/trial.hpp"
+#include "gpu/gpu.hpp"
+#include "gpu_shapes.hpp"
+
+using namespace convguard;
+using convguard::testing::two_runs;
+using convguard::testing::verify_on_shapes;
+
+namespace {
+
+bool gpu_here() {
+  static const bool ok = gpu::device_count() > 0 && gpu::open_device(0).is_ok();
+  return ok;
+}
+
+// Whether `id` runs 3D problems here (the wgmma solver only on sm_90 with the build's sm_90a code).
+bool takes_3d_here(const char* id) {
+  const Solver* s = find_solver(id);
+  const auto probe = parse_problem(
+      "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8id4ih8iw8oc8kd3kh3kw3pd1ph1pw1");
+  return s && probe && s->check(*probe).is_ok();
+}
+
+// A random 3D forward problem for `id` (f32 for the TF32 variant, else f16 or bf16): channels on
+// and off 16-byte chunks, depth sizes 1-9 with filter depths 1-3, depth strides and dilations 1-2,
+// paddings 0-2 at each end (a tap whose whole depth slice lies in the padding loads zeros).
+template <typename Pick>
+Problem random_3d(Pick pick, int i, bool f32) {
+  const int channels[] = {3, 8, 16, 20, 64, 5};
+  Problem p;
+  p.spatial_dims = 3;
+  p.n = pick(1, 3);
+  p.c = channels[pick(0, 5)];
+  p.k = i % 5 == 0 ? pick(1, 9) : 8 * pick(1, 20);  // odd K: the element-wise epilogue
+  p.input = {pick(1, 9), pick(1, 17), pick(1, 17)};
+  p.filter = {pick(1, 3), pick(1, 3), pick(1, 3)};
+  p.stride = {pick(1, 2), pick(1, 2), pick(1, 2)};
+  p.dilation = {pick(1, 2), pick(1, 2), 1};
+  p.pad_begin = {pick(0, 2), pick(0, 1), pick(0, 1)};
+  p.pad_end = {pick(0, 2), pick(0, 1), pick(0, 1)};
+  p.direction = Direction::forward;
+  p.dtype = f32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
+}  // namespace
+
+// What the tensor-core solvers say of 3D problems: forward NDHWC taken, everything else declined
+// with its reason (no GPU needed, but for the wgmma solver, which declines off Hopper).
+TEST(Gpu, TensorCore3DTakesForwardOnly) {
+  if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--stag=axb --wtag=axb --dtag=axb ";
+  for (const char* id :
+       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
+    const bool tf32 = std::string_view(id).ends_with(":tf32");
+    const std::string dt = tf32 ? "" : "--dt=bf16 ";
+    const bool here = std::string_view(id) != "gpu:wgmma_implicit_gemm" ||
+                      takes_3d_here("gpu:wgmma_implicit_gemm");
+    if (here) {
+      for (const std::string& ok : {dt + nhwc + "mb2ic3id8ih16iw16oc16kd3kh3kw3pd1ph1pw1",
+                                    dt + nhwc + "mb1ic64id5ih9iw9oc40kd3kh3kw3sd2sh2sw2",
+                                    dt + nhwc + "mb1ic20id1ih7iw7oc9kd1kh3kw3ph1pw1"}) {
+        auto p = parse_problem(ok);
+        ASSERT_TRUE(p.is_ok()) << ok << ": " << p.status().message();
+        EXPECT_TRUE(s->check(*p).is_ok()) << id << " " << ok << ": " << s->check(*p).message();
+      }
+    }
+    for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1",
+              "forward only"},
+             {dt + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "NHWC"},
+             {dt + nhwc + "g2mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "one group"}}) {
+      auto p = parse_problem(text);
+      ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+      const Status st = s->check(*p);
+      EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
+      if (here) {
+        EXPECT_NE(st.message().find(why), std::string::npos) << id << ": " << st.message();
+      }
+    }
+  }
+}
+
+TEST(Gpu, TensorCore3DOnItsShapes) {
+  if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
+  for (const char* id :
+       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm"}) {
+    if (!takes_3d_here(id) && std::string_view(id) != "gpu:tc_implicit_gemm:tf32") {
+      std::printf("%s: not on this GPU\n", id);
+      continue;
+    }
+    const bool tf32 = std::string_view(id).ends_with(":tf32");
+    // Draws with an empty output are skipped; most are valid.
+    EXPECT_GT(verify_on_shapes(id, 120, [&](auto pick, int i) { return random_3d(pick, i, tf32); }),
+              60)
+        << id;
+  }
+}
+
+// Real 3D layers, verified by sampling against the fp64 reference: a C3D-style 3x3x3 layer with
+// many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3); then two
+// runs of the split one must give the same bits (partial sums in a fixed order).
+TEST(Gpu, TensorCore3DLayers) {
+  if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
+  const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  const std::vector<std::string> layers = {nhwc + "mb2ic64id16ih56iw56oc64kd3kh3kw3pd1ph1pw1",
+                                           nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
+                                           nhwc + "mb4ic3id16ih112iw112oc64kd3kh3kw3pd1ph1pw1"};
+  for (const char* id : {"gpu:tc_implicit_gemm", "gpu:wgmma_implicit_gemm"}) {
+    const Solver* s = find_solver(id);
+    if (!s || !takes_3d_here(id)) continue;
+    for (const std::string& text : layers) {
+      auto p = parse_problem(text);
+      ASSERT_TRUE(p.is_ok()) << text;
+      TrialTensors t(*p);
+      fill_inputs(*p, t, 7, FillMode::uniform);
+      const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
+      EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
+          << id << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
+    }
+    auto split = parse_problem(layers[1]);
+    ASSERT_TRUE(split.is_ok());
+    const auto outs = two_runs(*s, *split);
+    ASSERT_EQ(outs.size(), 2u) << id;
+    EXPECT_TRUE(outs[0] == outs[1]) << id << ": two runs of " << layers[1] << " differ";
+  }
+}
