@@ -1,9 +1,11 @@
-// 3D forward convolutions on the tensor-core implicit GEMMs (gpu:tc_implicit_gemm and its TF32
-// variant on any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper): their k3D kernels count a GEMM
-// row's image over (n, od) and the reduction's tap rows over (t, r) (tc::Depth). What they take
-// and decline is checked without a GPU; the shapes (ragged and aligned channels, depth strides,
-// dilations and paddings that leave whole depth taps outside the input, 1-deep inputs, split
-// reductions, a real 3D layer by sampling, bit-identical repeated runs) need one.
+// 3D convolutions on the tensor-core implicit GEMMs (gpu:tc_implicit_gemm and its TF32 variant on
+// any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper): forward, and backward-data with stride and
+// dilation 1. Their k3D kernels count a GEMM row's image over (n, od) and the reduction's tap rows
+// over (t, r) (tc::Depth); backward-data runs them on dy with the filter flipped, which at stride
+// 1 reverses the combined tap row. What they take and decline is checked without a GPU; the shapes
+// (ragged and aligned channels, depth strides, dilations and paddings that leave whole depth taps
+// outside the input, paddings beyond the filter, 1-deep inputs, the filter read in place and
+// flipped, split reductions, real 3D layers by sampling, bit-identical repeated runs) need one.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -49,20 +51,37 @@ Problem random_3d(Pick pick, int i, bool f32) {
   p.input = {pick(1, 9), pick(1, 17), pick(1, 17)};
   p.filter = {pick(1, 3), pick(1, 3), pick(1, 3)};
   p.stride = {pick(1, 2), pick(1, 2), pick(1, 2)};
-  p.dilation = {pick(1, 2), pick(1, 2), 1};
+  p.dilation = {pick(1, 2), pick(1, 2), pick(1, 2)};
   p.pad_begin = {pick(0, 2), pick(0, 1), pick(0, 1)};
-  p.pad_end = {pick(0, 2), pick(0, 1), pick(0, 1)};
+  p.pad_end = {pick(-1, 2), pick(0, 1), pick(0, 1)};  // -1: the last input depth unread
   p.direction = Direction::forward;
   p.dtype = f32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
   p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
   return p;
 }
 
+// A random 3D backward-data problem (stride and dilation 1): as random_3d, with every third draw
+// of K 64 or 128 and C a multiple of 8, where gpu:wgmma_implicit_gemm reads the caller's filter in
+// place (the others flip it into the workspace), and paddings up to 3 (beyond a filter of 1 or 2:
+// dy rows skipped).
+template <typename Pick>
+Problem random_3d_bwd_data(Pick pick, int i, bool f32) {
+  Problem p = random_3d(pick, i, f32);
+  p.direction = Direction::backward_data;
+  p.stride = {1, 1, 1};
+  p.dilation = {1, 1, 1};
+  p.pad_begin = {pick(0, 3), pick(0, 2), pick(0, 2)};
+  p.pad_end = {pick(0, 2), pick(0, 2), pick(0, 2)};
+  if (i % 3 == 0) p.k = 64 * pick(1, 2), p.c = 8 * pick(1, 12);
+  return p;
+}
+
 }  // namespace
 
-// What the tensor-core solvers say of 3D problems: forward NDHWC taken, everything else declined
-// with its reason (no GPU needed, but for the wgmma solver, which declines off Hopper).
-TEST(Gpu, TensorCore3DTakesForwardOnly) {
+// What the tensor-core solvers say of 3D problems: forward and stride-1 backward-data NDHWC taken,
+// everything else declined with its reason (no GPU needed, but for the wgmma solver, which
+// declines off Hopper).
+TEST(Gpu, TensorCore3DTakesForwardAndBackwardData) {
   if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
   const std::string nhwc = "--stag=axb --wtag=axb --dtag=axb ";
   for (const char* id :
@@ -74,17 +93,23 @@ TEST(Gpu, TensorCore3DTakesForwardOnly) {
     const bool here = std::string_view(id) != "gpu:wgmma_implicit_gemm" ||
                       takes_3d_here("gpu:wgmma_implicit_gemm");
     if (here) {
-      for (const std::string& ok : {dt + nhwc + "mb2ic3id8ih16iw16oc16kd3kh3kw3pd1ph1pw1",
-                                    dt + nhwc + "mb1ic64id5ih9iw9oc40kd3kh3kw3sd2sh2sw2",
-                                    dt + nhwc + "mb1ic20id1ih7iw7oc9kd1kh3kw3ph1pw1"}) {
+      for (const std::string& ok :
+           {dt + nhwc + "mb2ic3id8ih16iw16oc16kd3kh3kw3pd1ph1pw1",
+            dt + nhwc + "mb1ic64id5ih9iw9oc40kd3kh3kw3sd2sh2sw2",
+            dt + nhwc + "mb1ic20id1ih7iw7oc9kd1kh3kw3ph1pw1",
+            "--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1"}) {
         auto p = parse_problem(ok);
         ASSERT_TRUE(p.is_ok()) << ok << ": " << p.status().message();
         EXPECT_TRUE(s->check(*p).is_ok()) << id << " " << ok << ": " << s->check(*p).message();
       }
     }
     for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
-             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1",
-              "forward only"},
+             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sd2sh1sw1pd1ph1pw1",
+              "stride and dilation 1"},
+             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sh2sw2pd1ph1pw1",
+              "stride and dilation 1"},
+             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3dd1pd2ph1pw1",
+              "stride and dilation 1"},
              {dt + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "NHWC"},
              {dt + nhwc + "g2mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "one group"}}) {
       auto p = parse_problem(text);
@@ -111,23 +136,39 @@ TEST(Gpu, TensorCore3DOnItsShapes) {
     EXPECT_GT(verify_on_shapes(id, 120, [&](auto pick, int i) { return random_3d(pick, i, tf32); }),
               60)
         << id;
+    EXPECT_GT(verify_on_shapes(id, 90,
+                               [&](auto pick, int i) { return random_3d_bwd_data(pick, i, tf32); }),
+              45)
+        << id << " backward-data";
   }
 }
 
 // Real 3D layers, verified by sampling against the fp64 reference: a C3D-style 3x3x3 layer with
-// many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3); then two
-// runs of the split one must give the same bits (partial sums in a fixed order).
+// many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3), forward,
+// and the first two backward-data; then two runs of each split one must give the same bits
+// (partial sums in a fixed order).
 TEST(Gpu, TensorCore3DLayers) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
-  const std::vector<std::string> layers = {nhwc + "mb2ic64id16ih56iw56oc64kd3kh3kw3pd1ph1pw1",
-                                           nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
-                                           nhwc + "mb4ic3id16ih112iw112oc64kd3kh3kw3pd1ph1pw1"};
-  for (const char* id : {"gpu:tc_implicit_gemm", "gpu:wgmma_implicit_gemm"}) {
+  const std::vector<std::string> layers = {
+      nhwc + "mb2ic64id16ih56iw56oc64kd3kh3kw3pd1ph1pw1",
+      nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
+      nhwc + "mb4ic3id16ih112iw112oc64kd3kh3kw3pd1ph1pw1",
+      // backward-data: the filter read in place (K = 64) by the wgmma solver, and a split one
+      "--dir=BWD_D " + nhwc + "mb2ic64id16ih56iw56oc64kd3kh3kw3pd1ph1pw1",
+      "--dir=BWD_D " + nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1"};
+  for (const char* id :
+       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm"}) {
     const Solver* s = find_solver(id);
-    if (!s || !takes_3d_here(id)) continue;
+    const bool tf32 = std::string_view(id).ends_with(":tf32");
+    if (!s || !takes_3d_here(tf32 ? "gpu:tc_implicit_gemm" : id)) continue;
+    // The TF32 variant on the same layers in f32.
+    auto as_dtype = [&](std::string text) {
+      if (tf32) text.erase(text.find("--dt=bf16 "), 10);
+      return text;
+    };
     for (const std::string& text : layers) {
-      auto p = parse_problem(text);
+      auto p = parse_problem(as_dtype(text));
       ASSERT_TRUE(p.is_ok()) << text;
       TrialTensors t(*p);
       fill_inputs(*p, t, 7, FillMode::uniform);
@@ -135,10 +176,12 @@ TEST(Gpu, TensorCore3DLayers) {
       EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
           << id << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
     }
-    auto split = parse_problem(layers[1]);
-    ASSERT_TRUE(split.is_ok());
-    const auto outs = two_runs(*s, *split);
-    ASSERT_EQ(outs.size(), 2u) << id;
-    EXPECT_TRUE(outs[0] == outs[1]) << id << ": two runs of " << layers[1] << " differ";
+    for (const std::size_t i : {1, 4}) {
+      auto split = parse_problem(as_dtype(layers[i]));
+      ASSERT_TRUE(split.is_ok());
+      const auto outs = two_runs(*s, *split);
+      ASSERT_EQ(outs.size(), 2u) << id;
+      EXPECT_TRUE(outs[0] == outs[1]) << id << ": two runs of " << layers[i] << " differ";
+    }
   }
 }

@@ -10,6 +10,7 @@
 // with the whole filter flipped and padding R - 1 - pad.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "gpu/check.hpp"
@@ -87,6 +88,9 @@ int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t
       g.r = v.taps, g.s = u.taps;
       g.ph = v.pad, g.pw = u.pad;
       g.m = i32(p.n) * g.oh * g.ow;
+      // 3D (stride 1, one phase: tc::Depth): the rows count dx's depth too, the tap rows the
+      // filter's depth (tr = t * R + r), so the flip reverses tr: w'[tr'] = w[T * R - 1 - tr'].
+      if (p.spatial_dims == 3) g.m *= i32(p.input[0]), g.r *= i32(p.filter[0]);
       g.kd = g.r * g.s * cp;
       g.wrow = g.r * g.s * i32(p.k);
       g.w_off = i32(off);
@@ -128,14 +132,23 @@ Status launch_phase_filters(const Problem& p, const Geo* phases, int count, cons
 
 namespace {
 
-// Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became 0).
+// Every size, stride and padding is an int in the kernels' arguments (a padding of 2^32 became 0),
+// and so is every product the loaders form of them: an output position times the stride, a tap
+// times the dilation, a padded input extent.
 Status arguments_fit(const Problem& p) {
   constexpr std::int64_t kIntLimit = std::int64_t{1} << 30;
-  for (int i = 0; i <= 2; ++i)  // depth too: a 3D forward problem's (the k3D kernels)
+  constexpr double kProductLimit = 2147483647.0;
+  for (int i = 0; i <= 2; ++i) {  // depth too: a 3D problem's (the k3D kernels)
     for (const std::int64_t v : {p.input[i], p.output(i), p.filter[i], p.stride[i], p.dilation[i],
                                  p.pad_begin[i], p.pad_end[i]})
       if (v >= kIntLimit || v <= -kIntLimit)
         return not_applicable("a size, stride or padding beyond 32-bit kernel arguments");
+    const double out = static_cast<double>(p.output(i)), in = static_cast<double>(p.input[i]);
+    if (out * p.stride[i] >= kProductLimit ||
+        static_cast<double>(p.filter[i]) * p.dilation[i] >= kProductLimit ||
+        in + std::abs(p.pad_begin[i]) + std::abs(p.pad_end[i]) + out * p.stride[i] >= kProductLimit)
+      return not_applicable("a size, stride or padding beyond 32-bit kernel arguments");
+  }
   return Status::ok();
 }
 
@@ -157,11 +170,12 @@ Status gemm_fits(const Problem& p) {
   if (auto s = arguments_fit(p); !s) return s;
   const bool bwd = p.direction == Direction::backward_data;
   const std::int64_t red = bwd ? p.k : p.c, out = bwd ? p.c : p.k;
-  // Depth counts (3D: forward only, where input[0] and output(0) are the depths; 1 in 2D).
-  const double m = static_cast<double>(p.n) *
-                   (bwd ? p.input[1] * p.input[2] : p.output(0) * p.output(1) * p.output(2));
-  const double src = static_cast<double>(p.n) * red *
-                     (bwd ? p.output(1) * p.output(2) : p.input[0] * p.input[1] * p.input[2]);
+  // Depth counts (input[0] and output(0): 1 in 2D).
+  const double m = static_cast<double>(p.n) * (bwd ? p.input[0] * p.input[1] * p.input[2]
+                                                   : p.output(0) * p.output(1) * p.output(2));
+  const double src =
+      static_cast<double>(p.n) * red *
+      (bwd ? p.output(0) * p.output(1) * p.output(2) : p.input[0] * p.input[1] * p.input[2]);
   if (m >= 2e9 || static_cast<double>(red + 8) * p.taps() >= 2e9 || src >= 9e18 ||
       (bwd && static_cast<double>(p.c) * p.k * p.taps() + 64.0 * kMaxPhases >= 2e9))
     return not_applicable("sizes beyond 32-bit GEMM indexing");

@@ -99,8 +99,6 @@ __device__ __forceinline__ uint4 load_ragged(const T* src, int n) {
   return make_uint4(v[0], v[1], v[2], v[3]);
 }
 
-// An accumulator pair's epilogue store at `off` of a row-major [rows][cols] result: to the
-// output, or (split-K) to this split's fp32 partial sums, plane blockIdx.z of `plane` elements.
 // The loaders of the implicit-GEMM kernels' k3D forms (Depth, tc_implicit_gemm_args.cuh): a GEMM
 // row's image index img (over N * OD) as its batch index n and first input depth id0, and the
 // source of tap row tr = t * taps_r + r, tap column s and channel c of a row whose window starts at
@@ -122,6 +120,8 @@ __device__ __forceinline__ const T* tap_source_3d(const T* x, int d, int dd, int
   return x + (((static_cast<std::int64_t>(n) * d + id) * h + ih) * w + iw) * cs + c;
 }
 
+// An accumulator pair's epilogue store at `off` of a row-major [rows][cols] result: to the
+// output, or (split-K) to this split's fp32 partial sums, plane blockIdx.z of `plane` elements.
 template <typename T>
 __device__ __forceinline__ void store_result(T* out, float* partial, std::int64_t plane,
                                              std::int64_t off, float a, float b) {
@@ -312,12 +312,18 @@ inline Status require_aligned16(const ConvTensors& t, const void* ws, const char
 }
 
 // What every tensor-core solver needs of a problem's shape and layout: 1D or 2D (3D for the
-// forward implicit GEMMs when three_d_forward: their k3D kernels), one group, dense NHWC (NDHWC)
-// x and y and KRSC (KTRSC) w; else not_applicable with the reason.
-inline Status dense_2d_one_group(const Problem& p, bool three_d_forward = false) {
-  if (p.spatial_dims == 3 && !three_d_forward) return not_applicable("1D and 2D only (3D problem)");
-  if (p.spatial_dims == 3 && p.direction != Direction::forward)
-    return not_applicable("3D: forward only (backward-data 3D: gpu:implicit_gemm)");
+// implicit GEMMs' k3D kernels when three_d: forward, and backward-data with stride and dilation 1
+// in every dimension, its one phase), one group, dense NHWC (NDHWC) x and y and KRSC (KTRSC) w;
+// else not_applicable with the reason.
+inline Status dense_2d_one_group(const Problem& p, bool three_d = false) {
+  if (p.spatial_dims == 3 && !three_d) return not_applicable("1D and 2D only (3D problem)");
+  if (p.spatial_dims == 3 && p.direction == Direction::backward_weights)
+    return not_applicable("3D: forward and backward-data only");
+  if (p.spatial_dims == 3 && p.direction == Direction::backward_data)
+    for (int i = 0; i < 3; ++i)
+      if (p.stride[i] != 1 || p.dilation[i] != 1)
+        return not_applicable(
+            "3D backward-data with stride and dilation 1 only (others: gpu:implicit_gemm)");
   if (p.g != 1) return not_applicable("one group only");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))

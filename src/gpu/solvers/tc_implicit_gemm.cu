@@ -46,7 +46,7 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // geometry and output grid replace the problem's (a template parameter, so the other kernels read
 // their geometry straight from the parameters: selecting it at run time cost 15% on ResNet-50's
 // stride-1 3x3 layers on the H100). k3D: a 3D forward problem (a.depth; never phased): a row's
-// image index counts (n, od) and its tap rows (t, r) (tc::Depth, tap_source).
+// image index counts (n, od) and its tap rows (t, r) (tc::Depth, tap_source_3d).
 template <typename T, int BN, bool kRagged, bool kPhased, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ Args a) {
   static_assert(!(k3D && kPhased), "3D is forward only");
@@ -372,6 +372,7 @@ struct TcPlan : Plan {
       int count = 1;
       filter_bytes = plan_backward_data(p, padded(p.k), a, &count);
       if (count == 1) g = a.phase[0];  // one phase: dense dx, split-K allowed
+      three_d = p.spatial_dims == 3;   // stride 1: one phase, the k3D kernel
     } else {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);

@@ -1,8 +1,9 @@
 // gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward and backward-data
 // 2D convolution in f16/bf16 with fp32 accumulation (and, as gpu:tc_implicit_gemm:tf32, f32 in
-// TF32), dense NHWC x and y and KRSC filters, one group; also 3D forward (dense NDHWC, KTRSC
-// filters: the kernel's k3D form, GEMM rows over (n, od, oh, ow) and the reduction's tap rows over
-// (t, r), tc::Depth in tc_implicit_gemm_args.cuh).
+// TF32), dense NHWC x and y and KRSC filters, one group; also 3D forward and backward-data with
+// stride and dilation 1 (dense NDHWC, KTRSC filters: the kernel's k3D form, GEMM rows over
+// (n, od, oh, ow) and the reduction's tap rows over (t, r), tc::Depth in tc_implicit_gemm_args.cuh;
+// at stride 1 the flip of (t, r) is the flip of the combined tap row).
 //
 // GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
 // so when C is a multiple of a 16-byte chunk (8 f16/bf16, 4 f32) each chunk is one 16-byte load

@@ -39,7 +39,7 @@ struct Depth {
   int taps_r;             // the filter's R: tap row tr is depth tap tr / R and row tap tr % R
 };
 
-// The depth of a forward 3D problem (Depth above), and the GEMM's tap rows T * R.
+// The depth of a forward 3D problem (Depth above; backward-data's: plan_backward_data).
 inline Depth depth_of(const Problem& p) {
   auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
   return {i32(p.input[0]),    i32(p.output(0)),    i32(p.stride[0]),
@@ -94,6 +94,9 @@ std::size_t plan_backward_data(const Problem& p, int cp, A& a, int* count) {
     a.yh = i32(p.input[1]), a.yw = i32(p.input[2]);
     a.sh_y = i32(p.stride[1]), a.sw_y = i32(p.stride[2]);
   }
+  if (p.spatial_dims == 3)  // stride 1: dy's depth in, dx's out, padding T - 1 - pad (one phase)
+    a.depth = {i32(p.output(0)), i32(p.input[0]), 1, 1, i32(p.filter[0] - 1 - p.pad_begin[0]),
+               i32(p.filter[1])};
   return (static_cast<std::size_t>(elements) * size_of(p.dtype) + 255) / 256 * 256;
 }
 

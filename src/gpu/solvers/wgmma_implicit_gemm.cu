@@ -35,14 +35,15 @@ using namespace wgf;
 // kFilterMn: backward-data with B read from the caller's KRSC filter (no flipped copy; WgPlan says
 // when): a stage's B is kBK rows of dy channels k (all of one tap: K % 64 == 0) x BN of dx's
 // channels c, each a run of C-contiguous filter elements, stored MN-major (swizzle_mn); not ragged.
-// k3D: a 3D forward problem (a.depth): a row's image index counts (n, od), r the tap rows (t, r)
-// (tc::Depth, tc::tap_source); never phased or in place.
+// k3D: a 3D problem (a.depth): a row's image index counts (n, od), r the tap rows (t, r)
+// (tc::Depth, tc::tap_source_3d); forward, or stride-1 backward-data (never phased), whose filter
+// read in place steps back b_dr per tap row: at stride 1 the flip of (t, r) is the flip of tr.
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
           bool kFilterMn, bool k3D = false>
 __device__ __forceinline__ void forward_body(const WgArgs& a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
-  static_assert(!(k3D && (kPhased || kFilterMn)), "3D is forward only");
+  static_assert(!(k3D && kPhased), "3D backward-data is stride 1 only");
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
@@ -311,6 +312,7 @@ struct WgPlan : Plan {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     if (backward) {
       filter_bytes = tc::plan_backward_data(p, i32((p.k + 7) / 8 * 8), a, &count);
+      three_d = p.spatial_dims == 3;  // stride 1 (check): one phase, a.depth set, r = T * R
       a.oh = a.phase[0].oh, a.ow = a.phase[0].ow, a.r = a.phase[0].r, a.s = a.phase[0].s;
       a.ph = a.phase[0].ph, a.pw = a.phase[0].pw;  // stride 1: the one phase
       if (filter_mn) plan_filter_in_place(p);
@@ -507,20 +509,23 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
                            : launch_width<T, 128, kFilterMn>(pl, a);
 }
 
-// 3D forward (WgPlan::three_d): the two-warpgroup kernel's k3D form, 128-pixel tiles 64 or 128
-// channels wide, ragged or not, split or not.
-template <typename T, int BN, bool kRagged>
+// 3D (WgPlan::three_d): the two-warpgroup kernel's k3D form, 128-pixel tiles 64 or 128 channels
+// wide, ragged or not, split or not; backward-data's filter read in place (kFilterMn) or flipped.
+template <typename T, int BN, bool kRagged, bool kFilterMn = false>
 Status launch_3d_tiles(const WgArgs& a, dim3 grid) {
   constexpr int S = kStages<128, BN>, bytes = kSmemBytes<128, BN, S>;
   return a.partial
-             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, false, true>>(
+             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, kFilterMn, true>>(
                    grid, kThreads, bytes, a)
-             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, false, true>>(
+             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, kFilterMn, true>>(
                    grid, kThreads, bytes, a);
 }
 
 template <typename T>
 Status launch_3d(const WgPlan& pl, const WgArgs& a) {
+  if (pl.filter_mn)
+    return pl.tile.bn == 64 ? launch_3d_tiles<T, 64, false, true>(a, pl.grid)
+                            : launch_3d_tiles<T, 128, false, true>(a, pl.grid);
   if (pl.tile.bn == 64)
     return pl.ragged ? launch_3d_tiles<T, 64, true>(a, pl.grid)
                      : launch_3d_tiles<T, 64, false>(a, pl.grid);
