@@ -6,7 +6,9 @@
 For each kernel (.entry) of OLD, whether NEW holds a kernel with the same PTX once the names that
 a build changes are set aside: the kernel's own (mangled) name, which a new template parameter
 changes, the anonymous namespace's per-build hash, branch labels (numbered by the kernel's place
-in the file) and the size of the parameter block. Used to show that a change which adds a kernel
+in the file), the size of the parameter block and the numbering of PTX's virtual registers, renamed in order
+of first use (ptxas allocates the machine's own; a larger by-value parameter struct shifts the
+numbers). Used to show that a change which adds a kernel
 variant (a template parameter) leaves the existing kernels' code as it was (docs/gpu.md: the
 k3D kernels). The PTX comes from `nvcc -ptx` with the build's flags, e.g.
     nvcc -I src -I include -O3 -DNDEBUG -arch=compute_90a -std=c++20 -ptx -x cu FILE.cu -o OUT.ptx
@@ -15,6 +17,17 @@ Exit status 1 when a kernel of OLD has no unchanged counterpart.
 import collections
 import re
 import sys
+
+
+def renumbered(body):
+    """The body with its virtual registers renamed in order of first use: a consistent renaming,
+    so two bodies compare equal only where they compute the same thing from the same operands."""
+    names = {}
+
+    def rename(m):
+        return names.setdefault(m.group(0), f"%{m.group(1)}_{len(names)}")
+
+    return re.sub(r"%(r|rd|rs|p|f|fd)\d+\b", rename, body)
 
 
 def kernels(path):
@@ -26,6 +39,8 @@ def kernels(path):
     for i, m in enumerate(entries):
         end = entries[i + 1].start() if i + 1 < len(entries) else len(text)
         body = re.sub(r"//.*", "", text[m.start():end]).replace(m.group(1), "F")
+        body = re.sub(r"<\d+>", "<N>", body)  # the register declarations' counts
+        body = renumbered(body)
         out[m.group(1)] = re.sub(r"_param_0\[\d+\]", "_param_0[P]", body)
     return out
 

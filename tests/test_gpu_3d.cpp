@@ -1,11 +1,13 @@
-// 3D convolutions on the tensor-core implicit GEMMs (gpu:tc_implicit_gemm and its TF32 variant on
-// any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper): forward, and backward-data with stride and
-// dilation 1. Their k3D kernels count a GEMM row's image over (n, od) and the reduction's tap rows
-// over (t, r) (tc::Depth); backward-data runs them on dy with the filter flipped, which at stride
-// 1 reverses the combined tap row. What they take and decline is checked without a GPU; the shapes
-// (ragged and aligned channels, depth strides, dilations and paddings that leave whole depth taps
-// outside the input, paddings beyond the filter, 1-deep inputs, the filter read in place and
-// flipped, split reductions, real 3D layers by sampling, bit-identical repeated runs) need one.
+// 3D convolutions on the tensor cores: the implicit GEMMs (gpu:tc_implicit_gemm and its TF32
+// variant on any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper), forward and backward-data with
+// stride and dilation 1, and backward-weights (gpu:tc_bwd_weights, gpu:wgmma_bwd_weights: pixels
+// over (n, od, oh, ow), columns over (t, r, s, c); any stride, dilation and padding). Their k3D
+// kernels count a GEMM row's image over (n, od) and the reduction's tap rows over (t, r)
+// (tc::Depth); backward-data runs them on dy with the filter flipped, which at stride 1 reverses
+// the combined tap row. What they take and decline is checked without a GPU; the shapes (ragged and
+// aligned channels, depth strides, dilations and paddings that leave whole depth taps outside the
+// input, paddings beyond the filter, 1-deep inputs, the filter read in place and flipped, split
+// reductions, real 3D layers by sampling, bit-identical repeated runs) need one.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,6 +42,17 @@ bool takes_3d_here(const char* id) {
 // A random 3D forward problem for `id` (f32 for the TF32 variant, else f16 or bf16): channels on
 // and off 16-byte chunks, depth sizes 1-9 with filter depths 1-3, depth strides and dilations 1-2,
 // paddings 0-2 at each end (a tap whose whole depth slice lies in the padding loads zeros).
+// `text` on `s`, verified against the fp64 reference (by sampling on large layers).
+void expect_verified(const Solver& s, const std::string& text) {
+  auto p = parse_problem(text);
+  ASSERT_TRUE(p.is_ok()) << text;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 7, FillMode::uniform);
+  const TrialResult r = gpu::run_trial(s, *p, t, TrialOptions{});
+  EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
+      << s.id() << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
+}
+
 template <typename Pick>
 Problem random_3d(Pick pick, int i, bool f32) {
   const int channels[] = {3, 8, 16, 20, 64, 5};
@@ -147,6 +160,43 @@ TEST(Gpu, TensorCore3DOnItsShapes) {
 // many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3), forward,
 // and the first two backward-data; then two runs of each split one must give the same bits
 // (partial sums in a fixed order).
+// Backward-weights in 3D: random shapes (as random_3d: every stride, dilation and padding; C and
+// K multiples of 8 for the wgmma solver, any for tc's, whose ragged variant takes the others),
+// then a many-pixel layer whose reduction splits (its two runs bit for bit) and a deep one.
+TEST(Gpu, TensorCore3DBackwardWeights) {
+  if (!find_solver("gpu:tc_bwd_weights")) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
+  for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
+    const bool wgmma = std::string_view(id) == "gpu:wgmma_bwd_weights";
+    auto layer = parse_problem(nhwc + "mb2ic64id8ih28iw28oc64kd3kh3kw3pd1ph1pw1");
+    ASSERT_TRUE(layer.is_ok());
+    const Status taken = s->check(*layer);
+    if (!taken) {  // off Hopper the wgmma solver declines everything, saying why; tc's takes it
+      EXPECT_TRUE(wgmma) << id << ": " << taken.message();
+      continue;
+    }
+    if (!gpu_here()) continue;
+    EXPECT_GT(verify_on_shapes(id, 120,
+                               [&](auto pick, int i) {
+                                 Problem p = random_3d(pick, i, false);
+                                 p.direction = Direction::backward_weights;
+                                 if (wgmma) p.c = 8 * pick(1, 8), p.k = 8 * pick(1, 20);
+                                 return p;
+                               }),
+              60)
+        << id;
+    for (const std::string& text : {nhwc + "mb2ic64id8ih28iw28oc64kd3kh3kw3pd1ph1pw1",
+                                    nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
+                                    nhwc + "mb2ic64id8ih28iw28oc128kd3kh3kw3sd2sh2sw2pd1ph1pw1"})
+      expect_verified(*s, text);
+    const auto outs = two_runs(*s, *layer);
+    ASSERT_EQ(outs.size(), 2u) << id;
+    EXPECT_TRUE(outs[0] == outs[1]) << id << ": two runs of the split layer differ";
+  }
+}
+
 TEST(Gpu, TensorCore3DLayers) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
@@ -167,15 +217,7 @@ TEST(Gpu, TensorCore3DLayers) {
       if (tf32) text.erase(text.find("--dt=bf16 "), 10);
       return text;
     };
-    for (const std::string& text : layers) {
-      auto p = parse_problem(as_dtype(text));
-      ASSERT_TRUE(p.is_ok()) << text;
-      TrialTensors t(*p);
-      fill_inputs(*p, t, 7, FillMode::uniform);
-      const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
-      EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
-          << id << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
-    }
+    for (const std::string& text : layers) expect_verified(*s, as_dtype(text));
     for (const std::size_t i : {1, 4}) {
       auto split = parse_problem(as_dtype(layers[i]));
       ASSERT_TRUE(split.is_ok());

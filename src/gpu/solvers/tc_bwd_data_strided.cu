@@ -156,10 +156,10 @@ Status arguments_fit(const Problem& p) {
 
 Status bwd_weights_fits(const Problem& p) {
   if (auto s = arguments_fit(p); !s) return s;
-  const double pixels = static_cast<double>(p.n) * p.output(1) * p.output(2);
+  const double pixels = static_cast<double>(p.n) * p.output(0) * p.output(1) * p.output(2);
   const double cols = static_cast<double>(p.c + 8) * p.taps();  // padded to chunks (ragged)
   if (pixels >= 2e9 || cols >= 2e9 || static_cast<double>(p.k) >= 2e9 ||
-      static_cast<double>(p.n) * p.input[1] * p.input[2] * p.c >= 9e18)
+      static_cast<double>(p.n) * p.input[0] * p.input[1] * p.input[2] * p.c >= 9e18)
     return not_applicable("sizes beyond 32-bit GEMM indexing");
   // Columns on the grid's y (at most 65535 blocks), tiles at least 128 wide.
   if ((cols + 127) / 128 > 65535) return not_applicable("grid too large");

@@ -33,6 +33,7 @@ struct Args {
   int cp, colsp;        // c padded to a whole chunk, and the GEMM's columns R*S*cp (ragged)
   int tiles_per_split;  // stages of kRows pixels each blockIdx.z reduces
   float* partial;       // splits' fp32 partial sums [split][k][cols]; null: write dw directly
+  Depth depth;          // a 3D problem's (the k3D kernel; last, so the 2D kernels' offsets stay)
 };
 
 // Chunk j of row i is stored at j ^ (i % 8): the 8 rows (pixels) one ldmatrix reads fall in 8
@@ -46,7 +47,10 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // are loaded element by element (load_ragged) into registers while the previous stage is
 // computed and stored to shared memory after it, and the epilogue maps the padded columns back
 // to dw's, element by element. The aligned path (cp.async, 16 bytes, paired stores) is unchanged.
-template <typename T, bool kRagged>
+// k3D: a 3D problem (a.depth): pixels over (n, od, oh, ow), columns over (t, r, s, c), the tap row
+// index rs / S counting (t, r) as in the implicit GEMMs (tc::Depth); the 2D lines stay as they
+// were.
+template <typename T, bool kRagged, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   extern __shared__ uint4 smem_raw[];
   auto smem = reinterpret_cast<uint4(*)[kStageChunks]>(smem_raw);
@@ -64,6 +68,11 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   const int cc = col_ok ? col : 0, c = cc % a.cp, rs = cc / a.cp;
   const int k_n = a.k - kc, c_n = a.c - c;  // ragged: valid elements of the chunks
   const int r_off = (rs / a.s) * a.dh - a.ph, s_off = (rs % a.s) * a.dw_ - a.pw;
+  int t_off = 0, r_off_3d = 0;  // 3D: the depth and row taps' offsets of tap row rs / S
+  if constexpr (k3D) {
+    const int tr = rs / a.s, t = tr / a.depth.taps_r;
+    r_off_3d = (tr - t * a.depth.taps_r) * a.dh - a.ph, t_off = t * a.depth.dd - a.depth.pd;
+  }
   const int tiles_all = (a.pixels + kRows - 1) / kRows;
   const int kt0 = blockIdx.z * a.tiles_per_split;
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
@@ -78,9 +87,16 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
       const int ow = pp % a.ow, t = pp / a.ow, oh = t % a.oh, n = t / a.oh;
       const bool av = p_ok && k_ok;
       const T* a_src = dy + static_cast<std::int64_t>(pp) * a.k + kc;
-      const int ih = oh * a.sh + r_off, iw = ow * a.sw + s_off;
-      const bool bv = p_ok && col_ok && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_;
-      const T* b_src = x + ((static_cast<std::int64_t>(n) * a.h + ih) * a.w_ + iw) * a.c + c;
+      const int ih = oh * a.sh + (k3D ? r_off_3d : r_off), iw = ow * a.sw + s_off;
+      int id = 0, img = n;  // 3D: n counts (image, od)
+      if constexpr (k3D) id = n % a.depth.od * a.depth.sd + t_off, img = n / a.depth.od;
+      const bool bv = p_ok && col_ok && (!k3D || (id >= 0 && id < a.depth.d)) && ih >= 0 &&
+                      ih < a.h && iw >= 0 && iw < a.w_;
+      const T* b_src =
+          x +
+          (((static_cast<std::int64_t>(img) * (k3D ? a.depth.d : 1) + id) * a.h + ih) * a.w_ + iw) *
+              a.c +
+          c;
       if constexpr (kRagged) {
         ra[i] = load_ragged(a_src, av ? k_n : 0);
         rb[i] = load_ragged(b_src, bv ? c_n : 0);
@@ -196,11 +212,14 @@ struct BwdwPlan : Plan {
     a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
     a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
     a.dh = i32(p.dilation[1]), a.dw_ = i32(p.dilation[2]);
-    a.pixels = i32(p.n) * a.oh * a.ow;
-    a.cols = i32(p.filter[1]) * a.s * a.c;
+    three_d = p.spatial_dims == 3;
+    if (three_d) a.depth = depth_of(p);
+    const int od = three_d ? a.depth.od : 1, tap_rows = i32(p.filter[0] * p.filter[1]);
+    a.pixels = i32(p.n) * od * a.oh * a.ow;
+    a.cols = tap_rows * a.s * a.c;
     ragged = a.c % 8 != 0 || a.k % 8 != 0;
     a.cp = ragged ? (a.c + 7) / 8 * 8 : a.c;
-    a.colsp = i32(p.filter[1]) * a.s * a.cp;
+    a.colsp = tap_rows * a.s * a.cp;
     const int gx = (a.k + kTile - 1) / kTile, gy = (a.colsp + kTile - 1) / kTile;
     const int stages = (a.pixels + kRows - 1) / kRows;
     const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages);
@@ -212,23 +231,27 @@ struct BwdwPlan : Plan {
     return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
   }
   Args a{};
-  bool ragged = false;
+  bool ragged = false, three_d = false;
   int used = 1;
   dim3 grid;
 };
 
-template <typename T, bool kRagged>
+template <typename T, bool kRagged, bool k3D>
 Status launch_tiles(const Args& a, const BwdwPlan& plan) {
-  const Error opt_in = allow_dynamic_shared_memory<tc_bwd_weights<T, kRagged>>(kSmemBytes);
+  constexpr auto kernel = tc_bwd_weights<T, kRagged, k3D>;
+  const Error opt_in = allow_dynamic_shared_memory<kernel>(kSmemBytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:tc_bwd_weights shared memory opt-in");
-  tc_bwd_weights<T, kRagged><<<plan.grid, kThreads, kSmemBytes>>>(a);
+  kernel<<<plan.grid, kThreads, kSmemBytes>>>(a);
   return Status::ok();
 }
 
 template <typename T>
 Status launch(Args a, const BwdwPlan& plan) {
-  if (auto st = plan.ragged ? launch_tiles<T, true>(a, plan) : launch_tiles<T, false>(a, plan); !st)
-    return st;
+  const Status st = plan.three_d  ? (plan.ragged ? launch_tiles<T, true, true>(a, plan)
+                                                 : launch_tiles<T, false, true>(a, plan))
+                    : plan.ragged ? launch_tiles<T, true, false>(a, plan)
+                                  : launch_tiles<T, false, false>(a, plan);
+  if (!st) return st;
   if (a.partial)
     launch_reduce_splits(a.partial, static_cast<T*>(a.dw), static_cast<std::int64_t>(a.k) * a.cols,
                          plan.used);
@@ -244,7 +267,7 @@ Status TcBwdWeightsSolver::check(const Problem& p) const {
         "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
   if (p.dtype == DType::f32)
     return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
-  if (auto s = dense_2d_one_group(p); !s) return s;
+  if (auto s = dense_one_group(p, true); !s) return s;
   if (auto s = bwd_weights_fits(p); !s) return s;
   return Status::ok();
 }

@@ -1,5 +1,7 @@
-// gpu:tc_bwd_weights (CUDA, sm_80+): tensor-core implicit GEMM for backward-weights of 2D
-// convolution in f16/bf16 with fp32 accumulation, dense NHWC x and dy and KRSC dw, one group,
+// gpu:tc_bwd_weights (CUDA, sm_80+): tensor-core implicit GEMM for backward-weights of 2D and 3D
+// (the kernel's k3D form: pixels over (n, od, oh, ow), columns over (t, r, s, c), tc::Depth)
+// convolution in f16/bf16 with fp32 accumulation, dense NHWC (NDHWC) x and dy and KRSC (KTRSC)
+// dw, one group,
 // any channel counts (C and K not multiples of 8, C = 3 first layers: the ragged variant, with
 // each tap's channels zero-padded to 8 and element-wise loads and stores); any stride, dilation
 // and padding.

@@ -311,23 +311,27 @@ inline Status require_aligned16(const ConvTensors& t, const void* ws, const char
   return Status::ok();
 }
 
-// What every tensor-core solver needs of a problem's shape and layout: 1D or 2D (3D for the
-// implicit GEMMs' k3D kernels when three_d: forward, and backward-data with stride and dilation 1
-// in every dimension, its one phase), one group, dense NHWC (NDHWC) x and y and KRSC (KTRSC) w;
-// else not_applicable with the reason.
-inline Status dense_2d_one_group(const Problem& p, bool three_d = false) {
+// What every tensor-core solver needs of a problem's shape and layout: one group, dense NHWC
+// (NDHWC) x and y and KRSC (KTRSC) w, and 1D or 2D unless the solver's kernels have their k3D
+// form (three_d); else not_applicable with the reason. The implicit GEMMs' 3D backward-data is
+// their one stride phase only: three_d_backward_data_fits.
+inline Status dense_one_group(const Problem& p, bool three_d) {
   if (p.spatial_dims == 3 && !three_d) return not_applicable("1D and 2D only (3D problem)");
-  if (p.spatial_dims == 3 && p.direction == Direction::backward_weights)
-    return not_applicable("3D: forward and backward-data only");
+  if (p.g != 1) return not_applicable("one group only");
+  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
+      !dense_channels_last(y_desc(p)))
+    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
+  return Status::ok();
+}
+
+// The implicit GEMMs (gpu:tc_implicit_gemm, gpu:wgmma_implicit_gemm) run 3D backward-data as one
+// stride-1 forward problem on dy: stride and dilation 1 in every dimension.
+inline Status three_d_backward_data_fits(const Problem& p) {
   if (p.spatial_dims == 3 && p.direction == Direction::backward_data)
     for (int i = 0; i < 3; ++i)
       if (p.stride[i] != 1 || p.dilation[i] != 1)
         return not_applicable(
             "3D backward-data with stride and dilation 1 only (others: gpu:implicit_gemm)");
-  if (p.g != 1) return not_applicable("one group only");
-  if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
-      !dense_channels_last(y_desc(p)))
-    return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
   return Status::ok();
 }
 

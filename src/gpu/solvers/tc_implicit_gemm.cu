@@ -344,7 +344,8 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (!tf32_ && p.dtype == DType::f32)
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
-  if (auto s = dense_2d_one_group(p, true); !s) return s;
+  if (auto s = dense_one_group(p, true); !s) return s;
+  if (auto s = three_d_backward_data_fits(p); !s) return s;
   if (bwd) {
     for (int i = 1; i < 3; ++i)
       if (p.dilation[i] != 1) return not_applicable("backward-data with dilation 1 only");

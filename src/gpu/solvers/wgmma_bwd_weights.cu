@@ -51,6 +51,10 @@ struct Args {
   int cols;                      // R*S*C: dw's columns
   int tiles_per_split;           // stages of BK pixels each blockIdx.z reduces
   float* partial;                // splits' fp32 partial sums [split][k][cols]; null: dw directly
+  // 3D (the k3D kernel; last, so the 2D kernels' offsets stay): the depth, and BK pixels' output
+  // depths (step_n then counts images past the (od, oh, ow) carries).
+  tc::Depth depth;
+  int step_od;
 };
 
 // Byte offset of chunk j of pixel row `row` in atom `atom` of an operand's stage.
@@ -60,8 +64,10 @@ __device__ __forceinline__ int chunk_at(int atom, int row, int j) {
 }
 
 // 128 rows of dw (output channels) x 128 columns per block; warpgroup g computes rows 64 g.. of
-// all 128 columns (m64n128k16).
-template <typename T, bool kSplit, int BK>
+// all 128 columns (m64n128k16). k3D: a 3D problem (a.depth): pixels over (n, od, oh, ow) with one
+// more carry, columns over (t, r, s, c) with the tap row rs / S counting (t, r) as in the implicit
+// GEMMs (tc::Depth); the 2D lines stay as they were.
+template <typename T, bool kSplit, int BK, bool k3D = false>
 __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     wgmma_bwd_weights(const __grid_constant__ Args a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -84,7 +90,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   constexpr int kPerRow = kThreads / BK, kPer = kTile / 8 / kPerRow;  // threads a row, chunks
   const int row = tid / kPerRow, j0 = tid % kPerRow;
   std::int64_t b_off[kPer];  // x offset of column q's chunk from the pixel's (ih0, iw0)
-  int b_r[kPer], b_s[kPer], dst[kPer];
+  int b_r[kPer], b_s[kPer], b_t[kPer], dst[kPer];  // b_t: 3D, the depth tap's offset
   bool a_ok[kPer], b_ok[kPer];
 #pragma unroll
   for (int q = 0; q < kPer; ++q) {
@@ -95,6 +101,11 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     const int r = rs / a.s, s = rs - r * a.s;
     b_r[q] = r * a.dh - a.ph, b_s[q] = s * a.dw_ - a.pw;
     b_off[q] = (static_cast<std::int64_t>(b_r[q]) * a.w_ + b_s[q]) * a.c + c;
+    if constexpr (k3D) {  // r is the tap row (t, r)
+      const int t = r / a.depth.taps_r;
+      b_t[q] = t * a.depth.dd - a.depth.pd, b_r[q] = (r - t * a.depth.taps_r) * a.dh - a.ph;
+      b_off[q] = ((static_cast<std::int64_t>(b_t[q]) * a.h + b_r[q]) * a.w_ + b_s[q]) * a.c + c;
+    }
     dst[q] = chunk_at<BK>(j / 8, row, j % 8);
   }
   const int tiles_all = (a.pixels + BK - 1) / BK;
@@ -102,6 +113,8 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
   int p = kt0 * BK + row;                                     // this thread's pixel, next load
   int ow = p % a.ow, t = p / a.ow, oh = t % a.oh, n = t / a.oh;
+  int od = 0;
+  if constexpr (k3D) od = n % a.depth.od, n /= a.depth.od;
   const T* a_src = dy + static_cast<std::int64_t>(p) * a.k + m0 + j0 * 8;
   const std::int64_t a_step = static_cast<std::int64_t>(BK) * a.k;
   auto load = [&](int stage) {
@@ -110,13 +123,21 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     const bool p_ok = p < a.pixels;
     const int ih0 = oh * a.sh, iw0 = ow * a.sw;
     const T* x_pix = x + ((static_cast<std::int64_t>(n) * a.h + ih0) * a.w_ + iw0) * a.c;
+    int id0 = 0;
+    if constexpr (k3D) {
+      id0 = od * a.depth.sd;
+      x_pix =
+          x + (((static_cast<std::int64_t>(n) * a.depth.d + id0) * a.h + ih0) * a.w_ + iw0) * a.c;
+    }
 #pragma unroll
     for (int q = 0; q < kPer; ++q) {
       const bool va = p_ok && a_ok[q];
       cp_async16(A + dst[q], va ? a_src + 8 * kPerRow * q : dy, va);
-      const bool vb = p_ok && b_ok[q] &&
-                      static_cast<unsigned>(ih0 + b_r[q]) < static_cast<unsigned>(a.h) &&
-                      static_cast<unsigned>(iw0 + b_s[q]) < static_cast<unsigned>(a.w_);
+      bool vb = p_ok && b_ok[q] &&
+                static_cast<unsigned>(ih0 + b_r[q]) < static_cast<unsigned>(a.h) &&
+                static_cast<unsigned>(iw0 + b_s[q]) < static_cast<unsigned>(a.w_);
+      if constexpr (k3D)
+        vb = vb && static_cast<unsigned>(id0 + b_t[q]) < static_cast<unsigned>(a.depth.d);
       cp_async16(B + dst[q], vb ? x_pix + b_off[q] : x, vb);
     }
     // The next stage's pixel: BK further, carried through ow < OW and oh < OH.
@@ -128,7 +149,14 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     oh += a.step_oh + cw;
     const int ch = oh >= a.oh;
     oh -= ch * a.oh;
-    n += a.step_n + ch;
+    if constexpr (k3D) {  // ... and od < OD
+      od += a.step_od + ch;
+      const int cd = od >= a.depth.od;
+      od -= cd * a.depth.od;
+      n += a.step_n + cd;
+    } else {
+      n += a.step_n + ch;
+    }
   };
 
   float acc[kTile / 2] = {};
@@ -230,11 +258,15 @@ struct BwdwPlan : Plan {
     a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
     a.dh = i32(p.dilation[1]), a.dw_ = i32(p.dilation[2]);
     a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
-    a.pixels = i32(p.n * p.output(1) * p.output(2));
-    a.cols = i32(p.filter[1] * p.filter[2] * p.c);
+    three_d = p.spatial_dims == 3;
+    if (three_d) a.depth = tc::depth_of(p);
+    const int od = three_d ? a.depth.od : 1;
+    a.pixels = i32(p.n * od * p.output(1) * p.output(2));
+    a.cols = i32(p.filter[0] * p.filter[1] * p.filter[2] * p.c);
     const int gx = (a.k + kTile - 1) / kTile, gy = (a.cols + kTile - 1) / kTile;
     bk = pixels_per_stage(static_cast<std::int64_t>(gx) * gy);
     a.step_ow = bk % a.ow, a.step_oh = bk / a.ow % a.oh, a.step_n = bk / a.ow / a.oh;
+    if (three_d) a.step_od = bk / a.ow / a.oh % od, a.step_n = bk / a.ow / a.oh / od;
     const int stages = (a.pixels + bk - 1) / bk;
     const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages, bk == 64 ? 1 : 2);
     a.tiles_per_split = (stages + splits - 1) / splits;
@@ -245,23 +277,28 @@ struct BwdwPlan : Plan {
     return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
   }
   Args a{};
+  bool three_d = false;
   int bk = 64, used = 1;
   dim3 grid;
 };
 
-template <typename T, bool kSplit, int BK>
+template <typename T, bool kSplit, int BK, bool k3D>
 Status launch_tile(const Args& a, dim3 grid) {
   constexpr int bytes = kSmemBytes<BK>;
-  const Error opt_in = tc::allow_dynamic_shared_memory<wgmma_bwd_weights<T, kSplit, BK>>(bytes);
+  constexpr auto kernel = wgmma_bwd_weights<T, kSplit, BK, k3D>;
+  const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
-  wgmma_bwd_weights<T, kSplit, BK><<<grid, kThreads, bytes>>>(a);
+  kernel<<<grid, kThreads, bytes>>>(a);
   return Status::ok();
 }
 
 template <typename T, bool kSplit>
 Status launch_depth(const Args& a, const BwdwPlan& pl) {
-  return pl.bk == 64 ? launch_tile<T, kSplit, 64>(a, pl.grid)
-                     : launch_tile<T, kSplit, 32>(a, pl.grid);
+  if (pl.three_d)
+    return pl.bk == 64 ? launch_tile<T, kSplit, 64, true>(a, pl.grid)
+                       : launch_tile<T, kSplit, 32, true>(a, pl.grid);
+  return pl.bk == 64 ? launch_tile<T, kSplit, 64, false>(a, pl.grid)
+                     : launch_tile<T, kSplit, 32, false>(a, pl.grid);
 }
 
 template <typename T>
@@ -282,7 +319,7 @@ Status WgmmaBwdWeightsSolver::check(const Problem& p) const {
     return not_applicable(
         "backward-weights only (forward and backward-data: gpu:wgmma_implicit_gemm)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (auto s = tc::dense_2d_one_group(p); !s) return s;
+  if (auto s = tc::dense_one_group(p, true); !s) return s;
   if (p.c % 8 != 0 || p.k % 8 != 0)
     return not_applicable(
         "C and K multiples of 8 only (16-byte chunks; others: gpu:tc_bwd_weights, ragged)");

@@ -1,7 +1,9 @@
 // gpu:wgmma_bwd_weights (CUDA, Hopper sm_90 only; the kernel is sm_90a code): backward-weights of
-// 1D/2D convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core instructions
-// (wgmma), dense NHWC x and dy and KRSC dw, one group, C and K multiples of 8 (others:
-// gpu:tc_bwd_weights, whose ragged variant pads them); any stride, dilation and padding.
+// 1D/2D/3D convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core
+// instructions (wgmma), dense NHWC (NDHWC) x and dy and KRSC (KTRSC) dw, one group, C and K
+// multiples of 8 (others: gpu:tc_bwd_weights, whose ragged variant pads them); any stride,
+// dilation and padding. 3D: the kernel's k3D form (pixels over (n, od, oh, ow), columns over
+// (t, r, s, c), tc::Depth).
 //
 // GEMM view as gpu:tc_bwd_weights': dw[K][R*S*C] = sum over the N*OH*OW output pixels p of
 // dy[p][k] * im2col(x)[p][rsc]. Both operands are contiguous along their output dimension (dy
