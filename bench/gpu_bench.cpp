@@ -274,7 +274,10 @@ int main(int argc, char** argv) {
       j["libraries"] = libraries.empty() ? "" : libraries.substr(2);
       j["ms"] = ms;
       j["declined"] = failed;
-      json_out << json_text(j) << "\n";
+      // Whole rows only, each flushed: a run cut by a time limit (SIGTERM between rows) leaves
+      // every finished row readable (a buffered row was cut in half once, and the next run's
+      // rows were appended to it).
+      json_out << json_text(j) << "\n" << std::flush;
     }
   }
   auto geomean = [](const std::vector<double>& v) {

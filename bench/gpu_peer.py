@@ -111,6 +111,22 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
 
+def read_rows(paths):
+    """gpu_bench's rows, one JSON object a line; a line that is not one (a run cut by its time
+    limit in the middle of a row) is reported and skipped, not fatal to the rows around it."""
+    rows = []
+    for path in paths:
+        for number, line in enumerate(open(path), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                print("%s:%d: skipped, not one JSON row (%s)" % (path, number, e.msg),
+                      file=sys.stderr)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("jsonl", nargs="+", help="gpu_bench --json output")
@@ -121,7 +137,7 @@ def main():
     torch.backends.cudnn.benchmark = True
     print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s" % (
         torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name()))
-    problems = [json.loads(line) for path in a.jsonl for line in open(path) if line.strip()]
+    problems = read_rows(a.jsonl)
     # (direction, dtype, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
     ratios = {}
     for p in problems:
