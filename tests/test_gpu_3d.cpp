@@ -39,9 +39,6 @@ bool takes_3d_here(const char* id) {
   return s && probe && s->check(*probe).is_ok();
 }
 
-// A random 3D forward problem for `id` (f32 for the TF32 variant, else f16 or bf16): channels on
-// and off 16-byte chunks, depth sizes 1-9 with filter depths 1-3, depth strides and dilations 1-2,
-// paddings 0-2 at each end (a tap whose whole depth slice lies in the padding loads zeros).
 // `text` on `s`, verified against the fp64 reference (by sampling on large layers).
 void expect_verified(const Solver& s, const std::string& text) {
   auto p = parse_problem(text);
@@ -53,6 +50,9 @@ void expect_verified(const Solver& s, const std::string& text) {
       << s.id() << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
 }
 
+// A random 3D forward problem for `id` (f32 for the TF32 variant, else f16 or bf16): channels on
+// and off 16-byte chunks, depth sizes 1-9 with filter depths 1-3, depth strides and dilations 1-2,
+// paddings 0-2 at each end (a tap whose whole depth slice lies in the padding loads zeros).
 template <typename Pick>
 Problem random_3d(Pick pick, int i, bool f32) {
   const int channels[] = {3, 8, 16, 20, 64, 5};
@@ -84,7 +84,7 @@ Problem random_3d_bwd_data(Pick pick, int i, bool f32) {
   p.stride = {1, 1, 1};
   p.dilation = {1, 1, 1};
   p.pad_begin = {pick(0, 3), pick(0, 2), pick(0, 2)};
-  p.pad_end = {pick(0, 2), pick(0, 2), pick(0, 2)};
+  p.pad_end = {pick(-1, 2), pick(0, 2), pick(0, 2)};  // -1: dy shorter than dx reaches
   if (i % 3 == 0) p.k = 64 * pick(1, 2), p.c = 8 * pick(1, 12);
   return p;
 }
@@ -156,13 +156,11 @@ TEST(Gpu, TensorCore3DOnItsShapes) {
   }
 }
 
-// Real 3D layers, verified by sampling against the fp64 reference: a C3D-style 3x3x3 layer with
-// many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3), forward,
-// and the first two backward-data; then two runs of each split one must give the same bits
-// (partial sums in a fixed order).
 // Backward-weights in 3D: random shapes (as random_3d: every stride, dilation and padding; C and
 // K multiples of 8 for the wgmma solver, any for tc's, whose ragged variant takes the others),
-// then a many-pixel layer whose reduction splits (its two runs bit for bit) and a deep one.
+// then a many-pixel layer whose reduction splits (its two runs bit for bit), a deep one, a strided
+// one, one whose 162 tiles take the wgmma kernel's 32-pixel stages (two blocks an SM on 132 SMs)
+// and one whose images are smaller than a stage (the pixel carries cross images every stage).
 TEST(Gpu, TensorCore3DBackwardWeights) {
   if (!find_solver("gpu:tc_bwd_weights")) GTEST_SKIP() << "no CUDA backend in this build";
   const std::string nhwc = "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
@@ -189,7 +187,9 @@ TEST(Gpu, TensorCore3DBackwardWeights) {
         << id;
     for (const std::string& text : {nhwc + "mb2ic64id8ih28iw28oc64kd3kh3kw3pd1ph1pw1",
                                     nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
-                                    nhwc + "mb2ic64id8ih28iw28oc128kd3kh3kw3sd2sh2sw2pd1ph1pw1"})
+                                    nhwc + "mb2ic64id8ih28iw28oc128kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+                                    nhwc + "mb1ic256id4ih7iw7oc384kd3kh3kw3pd1ph1pw1",
+                                    nhwc + "mb8ic64id2ih3iw3oc64kd3kh3kw3pd1ph1pw1"})
       expect_verified(*s, text);
     const auto outs = two_runs(*s, *layer);
     ASSERT_EQ(outs.size(), 2u) << id;
@@ -197,6 +197,10 @@ TEST(Gpu, TensorCore3DBackwardWeights) {
   }
 }
 
+// Real 3D layers, verified by sampling against the fp64 reference: a C3D-style 3x3x3 layer with
+// many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3), forward,
+// and the first two backward-data; then two runs of each split one must give the same bits
+// (partial sums in a fixed order).
 TEST(Gpu, TensorCore3DLayers) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";

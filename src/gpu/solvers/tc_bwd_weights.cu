@@ -267,7 +267,7 @@ Status TcBwdWeightsSolver::check(const Problem& p) const {
         "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
   if (p.dtype == DType::f32)
     return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
-  if (auto s = dense_one_group(p, true); !s) return s;
+  if (auto s = dense_one_group(p); !s) return s;
   if (auto s = bwd_weights_fits(p); !s) return s;
   return Status::ok();
 }

@@ -311,12 +311,11 @@ inline Status require_aligned16(const ConvTensors& t, const void* ws, const char
   return Status::ok();
 }
 
-// What every tensor-core solver needs of a problem's shape and layout: one group, dense NHWC
-// (NDHWC) x and y and KRSC (KTRSC) w, and 1D or 2D unless the solver's kernels have their k3D
-// form (three_d); else not_applicable with the reason. The implicit GEMMs' 3D backward-data is
-// their one stride phase only: three_d_backward_data_fits.
-inline Status dense_one_group(const Problem& p, bool three_d) {
-  if (p.spatial_dims == 3 && !three_d) return not_applicable("1D and 2D only (3D problem)");
+// What every tensor-core solver needs of a problem's shape and layout (1D, 2D or 3D: each has its
+// kernels' k3D form): one group, dense NHWC (NDHWC) x and y and KRSC (KTRSC) w; else
+// not_applicable with the reason. The implicit GEMMs' 3D backward-data is their one stride phase
+// only: three_d_backward_data_fits.
+inline Status dense_one_group(const Problem& p) {
   if (p.g != 1) return not_applicable("one group only");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))

@@ -49,7 +49,7 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // image index counts (n, od) and its tap rows (t, r) (tc::Depth, tap_source_3d).
 template <typename T, int BN, bool kRagged, bool kPhased, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ Args a) {
-  static_assert(!(k3D && kPhased), "3D is forward only");
+  static_assert(!(k3D && kPhased), "3D backward-data is stride 1 only (never phased)");
   constexpr int kWN = TileN<BN>::kWN, kNI = TileN<BN>::kNI, kLoadsB = TileN<BN>::kLoadsB;
   extern __shared__ uint4 smem_raw[];  // kStages stages of (kBM + BN) rows (dynamic: > 48 KiB)
   auto smem = reinterpret_cast<uint4(*)[(kBM + BN) * kChunks]>(smem_raw);
@@ -344,7 +344,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (!tf32_ && p.dtype == DType::f32)
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
-  if (auto s = dense_one_group(p, true); !s) return s;
+  if (auto s = dense_one_group(p); !s) return s;
   if (auto s = three_d_backward_data_fits(p); !s) return s;
   if (bwd) {
     for (int i = 1; i < 3; ++i)

@@ -28,12 +28,14 @@ struct Geo {
   int qh, qw;  // phased: dst pixel (i, j) is y's (i * sh + qh, j * sw + qw)
 };
 
-// A 3D forward problem's depth, for the loaders of the implicit-GEMM kernels' k3D forms
-// (gpu:tc_implicit_gemm, gpu:wgmma_implicit_gemm). Their GEMM rows are then the (n, od, oh, ow)
+// A 3D problem's depth, for the loaders of the tensor-core kernels' k3D forms. In the implicit
+// GEMMs (gpu:tc_implicit_gemm, gpu:wgmma_implicit_gemm) the GEMM rows are then the (n, od, oh, ow)
 // output pixels (dense NDHWC y) and the reduction runs over (t, r, s, c), the KTRSC filter's own
 // element order, with the depth tap t and the row tap r counted as one tap row tr = t * R + r:
 // the (tr, s, c) walk of the reduction, the filter tile and the output are the 2D kernels', and
-// only a row's source address learns the depth (tap_source, tc_common.cuh). Unused in 2D.
+// only a row's source address learns the depth (tap_source_3d, tc_common.cuh); backward-data at
+// stride 1 is the same on dy (plan_backward_data). The backward-weights kernels count their
+// pixels over (n, od, oh, ow) and their columns over (t, r, s, c). Unused in 2D.
 struct Depth {
   int d, od, sd, dd, pd;  // input depth, output depth, stride, dilation, front padding
   int taps_r;             // the filter's R: tap row tr is depth tap tr / R and row tap tr % R

@@ -319,7 +319,7 @@ Status WgmmaBwdWeightsSolver::check(const Problem& p) const {
     return not_applicable(
         "backward-weights only (forward and backward-data: gpu:wgmma_implicit_gemm)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (auto s = tc::dense_one_group(p, true); !s) return s;
+  if (auto s = tc::dense_one_group(p); !s) return s;
   if (p.c % 8 != 0 || p.k % 8 != 0)
     return not_applicable(
         "C and K multiples of 8 only (16-byte chunks; others: gpu:tc_bwd_weights, ragged)");

@@ -58,7 +58,7 @@ struct WgArgs {
   // on y's stride grid (tc::stride_phases).
   int phases, yh, yw, sh_y, sw_y;
   tc::Geo phase[tc::kMaxPhases];
-  tc::Depth depth;  // a 3D forward problem's (the k3D kernel: r counts the tap rows T * R)
+  tc::Depth depth;  // a 3D problem's (the k3D kernel: r counts the tap rows T * R)
 };
 
 // The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).

@@ -559,7 +559,7 @@ Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
         "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
         "gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
-  if (auto s = tc::dense_one_group(p, true); !s) return s;
+  if (auto s = tc::dense_one_group(p); !s) return s;
   if (auto s = tc::three_d_backward_data_fits(p); !s) return s;
   if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
     return not_applicable(

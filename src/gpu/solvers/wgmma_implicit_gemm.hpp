@@ -41,7 +41,7 @@
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code. Declined,
 // with the reason: dilated backward-data and more than 16 stride phases (gpu:implicit_gemm),
 // strided or dilated 3D backward-data (gpu:implicit_gemm, gpu:direct), backward-weights
-// (gpu:wgmma_bwd_weights, gpu:tc_bwd_weights; in 3D gpu:implicit_gemm), groups (gpu:implicit_gemm).
+// (gpu:wgmma_bwd_weights, gpu:tc_bwd_weights, 2D and 3D), groups (gpu:implicit_gemm).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
