@@ -455,7 +455,8 @@ TEST(Gpu, WgmmaBackwardDeclinesWithReasons) {
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"--dir=BWD_D " + nhwc + "mb2ic64ih40oc64oh8kh3sh5ph1",
-            "at most 16 stride phases (stride_h * stride_w <= 16; more: gpu:implicit_gemm)"},
+            "at most 16 stride phases (stride_d * stride_h * stride_w <= 16; more: "
+            "gpu:implicit_gemm)"},
            {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"},
            {"--dir=BWD_D " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
            {"--dir=BWD_D --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},

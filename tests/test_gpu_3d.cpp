@@ -1,13 +1,15 @@
 // 3D convolutions on the tensor cores: the implicit GEMMs (gpu:tc_implicit_gemm and its TF32
-// variant on any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper), forward and backward-data with
-// stride and dilation 1, and backward-weights (gpu:tc_bwd_weights, gpu:wgmma_bwd_weights: pixels
-// over (n, od, oh, ow), columns over (t, r, s, c); any stride, dilation and padding). Their k3D
-// kernels count a GEMM row's image over (n, od) and the reduction's tap rows over (t, r)
-// (tc::Depth); backward-data runs them on dy with the filter flipped, which at stride 1 reverses
-// the combined tap row. What they take and decline is checked without a GPU; the shapes (ragged and
-// aligned channels, depth strides, dilations and paddings that leave whole depth taps outside the
-// input, paddings beyond the filter, 1-deep inputs, the filter read in place and flipped, split
-// reductions, real 3D layers by sampling, bit-identical repeated runs) need one.
+// variant on any CUDA GPU, gpu:wgmma_implicit_gemm on Hopper), forward and backward-data
+// (dilation 1, any stride up to 16 stride phases), and backward-weights (gpu:tc_bwd_weights,
+// gpu:wgmma_bwd_weights: pixels over (n, od, oh, ow), columns over (t, r, s, c); any stride,
+// dilation and padding). Their k3D kernels count a GEMM row's image over (n, od) and the
+// reduction's tap rows over (t, r) (tc::Depth); backward-data runs them on dy with the filter
+// flipped, which at stride 1 reverses the combined tap row, and when strided once per stride phase
+// (qd, qh, qw), each with its flipped sub-filter (tc::PhaseDepth). What they take and decline is
+// checked without a GPU; the shapes (ragged and aligned channels, depth strides, dilations and
+// paddings that leave whole depth taps outside the input, paddings beyond the filter, 1-deep
+// inputs, the filter read in place and flipped, split reductions, real 3D layers by sampling,
+// bit-identical repeated runs) need one.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -73,15 +75,19 @@ Problem random_3d(Pick pick, int i, bool f32) {
   return p;
 }
 
-// A random 3D backward-data problem (stride and dilation 1): as random_3d, with every third draw
-// of K 64 or 128 and C a multiple of 8, where gpu:wgmma_implicit_gemm reads the caller's filter in
-// place (the others flip it into the workspace), and paddings up to 3 (beyond a filter of 1 or 2:
-// dy rows skipped).
+// A random 3D backward-data problem (dilation 1): as random_3d, with every third draw of K 64 or
+// 128 and C a multiple of 8, where gpu:wgmma_implicit_gemm reads the caller's filter in place at
+// stride 1 (the others, and every strided plan, flip it into the workspace), and paddings up to 3
+// (beyond a filter of 1 or 2: dy rows skipped). Odd draws are strided (stride phases: depth 1-2,
+// rows 1-3, columns 1-2, up to 12 phases), every seventh of those with a 1x1x1 filter at stride
+// 2, whose odd phases no tap reaches (they write zeros).
 template <typename Pick>
 Problem random_3d_bwd_data(Pick pick, int i, bool f32) {
   Problem p = random_3d(pick, i, f32);
   p.direction = Direction::backward_data;
   p.stride = {1, 1, 1};
+  if (i % 2) p.stride = {pick(1, 2), pick(1, 3), pick(1, 2)};
+  if (i % 14 == 1) p.filter = {1, 1, 1}, p.stride = {2, 2, 2};
   p.dilation = {1, 1, 1};
   p.pad_begin = {pick(0, 3), pick(0, 2), pick(0, 2)};
   p.pad_end = {pick(-1, 2), pick(0, 2), pick(0, 2)};  // -1: dy shorter than dx reaches
@@ -91,8 +97,8 @@ Problem random_3d_bwd_data(Pick pick, int i, bool f32) {
 
 }  // namespace
 
-// What the tensor-core solvers say of 3D problems: forward and stride-1 backward-data NDHWC taken,
-// everything else declined with its reason (no GPU needed, but for the wgmma solver, which
+// What the tensor-core solvers say of 3D problems: forward and backward-data NDHWC taken (strided
+// too), everything else declined with its reason (no GPU needed, but for the wgmma solver, which
 // declines off Hopper).
 TEST(Gpu, TensorCore3DTakesForwardAndBackwardData) {
   if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
@@ -110,19 +116,20 @@ TEST(Gpu, TensorCore3DTakesForwardAndBackwardData) {
            {dt + nhwc + "mb2ic3id8ih16iw16oc16kd3kh3kw3pd1ph1pw1",
             dt + nhwc + "mb1ic64id5ih9iw9oc40kd3kh3kw3sd2sh2sw2",
             dt + nhwc + "mb1ic20id1ih7iw7oc9kd1kh3kw3ph1pw1",
-            "--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1"}) {
+            "--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1",
+            "--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sd2sh1sw1pd1ph1pw1",
+            "--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sh2sw2pd1ph1pw1",
+            "--dir=BWD_D " + dt + nhwc + "mb1ic64id8ih28iw28oc128kd1kh1kw1sd2sh2sw2"}) {
         auto p = parse_problem(ok);
         ASSERT_TRUE(p.is_ok()) << ok << ": " << p.status().message();
         EXPECT_TRUE(s->check(*p).is_ok()) << id << " " << ok << ": " << s->check(*p).message();
       }
     }
     for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
-             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sd2sh1sw1pd1ph1pw1",
-              "stride and dilation 1"},
-             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sh2sw2pd1ph1pw1",
-              "stride and dilation 1"},
+             {"--dir=BWD_D " + dt + nhwc + "mb2ic16id12ih12iw12oc16kd3kh3kw3sd2sh3sw3pd1ph1pw1",
+              "at most 16 stride phases (stride_d * stride_h * stride_w <= 16"},
              {"--dir=BWD_D " + dt + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3dd1pd2ph1pw1",
-              "stride and dilation 1"},
+              "dilation 1 only"},
              {dt + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "NHWC"},
              {dt + nhwc + "g2mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1", "one group"}}) {
       auto p = parse_problem(text);
@@ -149,9 +156,9 @@ TEST(Gpu, TensorCore3DOnItsShapes) {
     EXPECT_GT(verify_on_shapes(id, 120, [&](auto pick, int i) { return random_3d(pick, i, tf32); }),
               60)
         << id;
-    EXPECT_GT(verify_on_shapes(id, 90,
+    EXPECT_GT(verify_on_shapes(id, 140,
                                [&](auto pick, int i) { return random_3d_bwd_data(pick, i, tf32); }),
-              45)
+              70)
         << id << " backward-data";
   }
 }
@@ -199,8 +206,8 @@ TEST(Gpu, TensorCore3DBackwardWeights) {
 
 // Real 3D layers, verified by sampling against the fp64 reference: a C3D-style 3x3x3 layer with
 // many tiles, a deep one with few tiles (the reduction split), and a first layer (C = 3), forward,
-// and the first two backward-data; then two runs of each split one must give the same bits
-// (partial sums in a fixed order).
+// the first two backward-data, then 3D ResNet-18's strided layers backward-data; then two runs of
+// each split one must give the same bits (partial sums in a fixed order).
 TEST(Gpu, TensorCore3DLayers) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   const std::string nhwc = "--dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
@@ -210,7 +217,12 @@ TEST(Gpu, TensorCore3DLayers) {
       nhwc + "mb4ic3id16ih112iw112oc64kd3kh3kw3pd1ph1pw1",
       // backward-data: the filter read in place (K = 64) by the wgmma solver, and a split one
       "--dir=BWD_D " + nhwc + "mb2ic64id16ih56iw56oc64kd3kh3kw3pd1ph1pw1",
-      "--dir=BWD_D " + nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1"};
+      "--dir=BWD_D " + nhwc + "mb1ic256id4ih7iw7oc256kd3kh3kw3pd1ph1pw1",
+      // strided backward-data (3D ResNet-18's stride-2 layers: 8 stride phases; the 1x1x1
+      // downsampling's 7 of 8 phases no tap reaches), and its stem (stride 1 x 2 x 2, C = 3)
+      "--dir=BWD_D " + nhwc + "mb2ic64id16ih56iw56oc128kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+      "--dir=BWD_D " + nhwc + "mb2ic128id8ih28iw28oc256kd1kh1kw1sd2sh2sw2",
+      "--dir=BWD_D " + nhwc + "mb2ic3id16ih112iw112oc64kd3kh7kw7sd1sh2sw2pd1ph3pw3"};
   for (const char* id :
        {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm"}) {
     const Solver* s = find_solver(id);

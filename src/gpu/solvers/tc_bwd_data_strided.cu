@@ -5,9 +5,10 @@
 // oh = i + t - j with t = (q + pad) / st. So the phase's pixels (i) are a stride-1 forward
 // convolution of dy with the sub-filter w'[j'] = w[r0 + (R' - 1 - j') * st] (R' taps, flipped),
 // padded R' - 1 - t at the beginning (negative: the first dy rows are skipped). In 2D the phases
-// are the st_h * st_w pairs; a phase reached by no tap (R' = 0: a 1x1 filter's odd rows under
-// stride 2) is a GEMM with an empty reduction, which writes zeros. Stride 1 is the one phase
-// with the whole filter flipped and padding R - 1 - pad.
+// are the st_h * st_w pairs, in 3D the st_d * st_h * st_w triples (the depth axis as the others);
+// a phase reached by no tap (R' = 0: a 1x1 filter's odd rows under stride 2) is a GEMM with an
+// empty reduction, which writes zeros. Stride 1 is the one phase with the whole filter flipped and
+// padding R - 1 - pad.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -34,18 +35,19 @@ Axis phase_axis(int q, int stride, int pad, int taps, int size) {
 }
 
 // The phases' sub-filters, for the filter kernel: phase i covers the global sub-filter taps
-// first[i] .. first[i] + rq[i] * sq[i] - 1 (their sum is R * S: each tap is in one phase).
+// first[i] .. first[i] + tq[i] * rq[i] * sq[i] - 1 (their sum is T * R * S: each tap is in one
+// phase; 2D: T = 1).
 struct PhaseTable {
   int count;
-  int first[kMaxPhases], rq[kMaxPhases], sq[kMaxPhases], r0[kMaxPhases], s0[kMaxPhases],
-      off[kMaxPhases];
+  int first[kMaxPhases], tq[kMaxPhases], rq[kMaxPhases], sq[kMaxPhases], t0[kMaxPhases],
+      r0[kMaxPhases], s0[kMaxPhases], off[kMaxPhases];
 };
 
 // wt[off + (c * taps + t) * k + kk] = w[kk][tap(t)][c] through 32x32 shared-memory tiles, so both
 // the reads (along c) and the writes (along k) are coalesced. Moves element bits (2 or 4 bytes).
 template <typename E>
-__global__ void phase_filters(const E* w, E* wt, int k, int c, int s_all, int sh, int sw,
-                              int taps_all, PhaseTable t) {
+__global__ void phase_filters(const E* w, E* wt, int k, int c, int r_all, int s_all, int sd, int sh,
+                              int sw, int taps_all, PhaseTable t) {
   __shared__ E tile[32][33];
   const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32, tx = threadIdx.x;
   for (int gt = blockIdx.z; gt < taps_all; gt += gridDim.z) {
@@ -53,13 +55,16 @@ __global__ void phase_filters(const E* w, E* wt, int k, int c, int s_all, int sh
 #pragma unroll
     for (int i = 1; i < kMaxPhases; ++i)
       if (i < t.count && gt >= t.first[i]) q = i;
-    int first = 0, rq = 1, sq = 1, r0 = 0, s0 = 0, off = 0;
+    int first = 0, tq = 1, rq = 1, sq = 1, t0 = 0, r0 = 0, s0 = 0, off = 0;
 #pragma unroll
     for (int i = 0; i < kMaxPhases; ++i)
       if (i == q)
-        first = t.first[i], rq = t.rq[i], sq = t.sq[i], r0 = t.r0[i], s0 = t.s0[i], off = t.off[i];
-    const int tt = gt - first, jh = tt / sq, jw = tt % sq, taps = rq * sq;
-    const int from = (r0 + (rq - 1 - jh) * sh) * s_all + s0 + (sq - 1 - jw) * sw;
+        first = t.first[i], tq = t.tq[i], rq = t.rq[i], sq = t.sq[i], t0 = t.t0[i], r0 = t.r0[i],
+        s0 = t.s0[i], off = t.off[i];
+    const int tt = gt - first, jw = tt % sq, jh = tt / sq % rq, jt = tt / sq / rq;
+    const int taps = tq * rq * sq;
+    const int from = ((t0 + (tq - 1 - jt) * sd) * r_all + r0 + (rq - 1 - jh) * sh) * s_all + s0 +
+                     (sq - 1 - jw) * sw;
     for (int i = threadIdx.y; i < 32; i += 8)
       if (k0 + i < k && c0 + tx < c)
         tile[i][tx] = w[(static_cast<std::int64_t>(k0 + i) * taps_all + from) * c + c0 + tx];
@@ -73,60 +78,72 @@ __global__ void phase_filters(const E* w, E* wt, int k, int c, int s_all, int sh
 
 }  // namespace
 
-int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases], std::int64_t* filter_elements) {
+int stride_phases(const Problem& p, int cp, Geo (&out)[kMaxPhases],
+                  PhaseDepth (&depths)[kMaxPhases], std::int64_t* filter_elements) {
   auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
-  const int sh = i32(p.stride[1]), sw = i32(p.stride[2]);
+  const int sd = i32(p.stride[0]), sh = i32(p.stride[1]), sw = i32(p.stride[2]);
   std::int64_t off = 0;
   int count = 0;
-  for (int qh = 0; qh < sh; ++qh)
-    for (int qw = 0; qw < sw; ++qw) {
-      const Axis v = phase_axis(qh, sh, i32(p.pad_begin[1]), i32(p.filter[1]), i32(p.input[1]));
-      const Axis u = phase_axis(qw, sw, i32(p.pad_begin[2]), i32(p.filter[2]), i32(p.input[2]));
-      Geo& g = out[count++];
-      g = Geo{};
-      g.oh = v.pixels, g.ow = u.pixels;
-      g.r = v.taps, g.s = u.taps;
-      g.ph = v.pad, g.pw = u.pad;
-      g.m = i32(p.n) * g.oh * g.ow;
-      // 3D (stride 1, one phase: tc::Depth): the rows count dx's depth too, the tap rows the
-      // filter's depth (tr = t * R + r), so the flip reverses tr: w'[tr'] = w[T * R - 1 - tr'].
-      if (p.spatial_dims == 3) g.m *= i32(p.input[0]), g.r *= i32(p.filter[0]);
-      g.kd = g.r * g.s * cp;
-      g.wrow = g.r * g.s * i32(p.k);
-      g.w_off = i32(off);
-      g.qh = qh, g.qw = qw;
-      // Each sub-filter starts 128-byte aligned (64 elements): the aligned path's 16-byte loads.
-      off += (static_cast<std::int64_t>(g.r) * g.s * p.c * p.k + 63) / 64 * 64;
-    }
+  for (int qd = 0; qd < sd; ++qd)
+    for (int qh = 0; qh < sh; ++qh)
+      for (int qw = 0; qw < sw; ++qw) {
+        const Axis z = phase_axis(qd, sd, i32(p.pad_begin[0]), i32(p.filter[0]), i32(p.input[0]));
+        const Axis v = phase_axis(qh, sh, i32(p.pad_begin[1]), i32(p.filter[1]), i32(p.input[1]));
+        const Axis u = phase_axis(qw, sw, i32(p.pad_begin[2]), i32(p.filter[2]), i32(p.input[2]));
+        // taps_r at least 1: a phase no row tap reaches (g.r = 0) divides no tap row by zero.
+        depths[count] = PhaseDepth{z.pixels, z.pad, std::max(v.taps, 1), qd};
+        Geo& g = out[count++];
+        g = Geo{};
+        g.oh = v.pixels, g.ow = u.pixels;
+        g.r = v.taps, g.s = u.taps;
+        g.ph = v.pad, g.pw = u.pad;
+        g.m = i32(p.n) * g.oh * g.ow;
+        // 3D (tc::Depth): the rows count the phase's dx depth too, the tap rows its sub-filter's
+        // depth (tr = t * R' + r), so at stride 1 the flip reverses tr: w'[tr'] = w[T R - 1 - tr'].
+        if (p.spatial_dims == 3) g.m *= z.pixels, g.r *= z.taps;
+        g.kd = g.r * g.s * cp;
+        g.wrow = g.r * g.s * i32(p.k);
+        g.w_off = i32(off);
+        g.qh = qh, g.qw = qw;
+        // Each sub-filter starts 128-byte aligned (64 elements): the aligned path's 16-byte loads.
+        off += (static_cast<std::int64_t>(g.r) * g.s * p.c * p.k + 63) / 64 * 64;
+      }
   *filter_elements = off;
   return count;
 }
 
-Status launch_phase_filters(const Problem& p, const Geo* phases, int count, const void* w, void* wt,
-                            std::size_t elem) {
+Status launch_phase_filters(const Problem& p, const Geo* phases, const PhaseDepth* depths,
+                            int count, const void* w, void* wt, std::size_t elem) {
   PhaseTable t{};
   t.count = count;
   int first = 0;
   for (int i = 0; i < count; ++i) {
     const Geo& g = phases[i];
+    // A phase's taps: its Geo's r counts the tap rows (t', r') in 3D (tq rows of R' each).
+    const int rq = depths[i].taps_r, tq = rq > 0 ? g.r / rq : 0;
     t.first[i] = first;
-    t.rq[i] = g.r, t.sq[i] = g.s;
+    t.tq[i] = tq, t.rq[i] = rq, t.sq[i] = g.s;
+    t.t0[i] = static_cast<int>((depths[i].qd + p.pad_begin[0]) % p.stride[0]);
     t.r0[i] = static_cast<int>((g.qh + p.pad_begin[1]) % p.stride[1]);
     t.s0[i] = static_cast<int>((g.qw + p.pad_begin[2]) % p.stride[2]);
     t.off[i] = g.w_off;
     first += g.r * g.s;
   }
   const int k = static_cast<int>(p.k), c = static_cast<int>(p.c);
-  const int taps = static_cast<int>(p.taps()), s = static_cast<int>(p.filter[2]);
-  const int sh = static_cast<int>(p.stride[1]), sw = static_cast<int>(p.stride[2]);
+  const int taps = static_cast<int>(p.taps());
+  const int r = static_cast<int>(p.filter[1]), s = static_cast<int>(p.filter[2]);
+  const int sd = static_cast<int>(p.stride[0]), sh = static_cast<int>(p.stride[1]),
+            sw = static_cast<int>(p.stride[2]);
   const dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>((k + 31) / 32),
                   static_cast<unsigned>(std::min(taps, 65535)));
   if (elem == 4)
     phase_filters<<<grid, dim3(32, 8)>>>(static_cast<const std::uint32_t*>(w),
-                                         static_cast<std::uint32_t*>(wt), k, c, s, sh, sw, taps, t);
+                                         static_cast<std::uint32_t*>(wt), k, c, r, s, sd, sh, sw,
+                                         taps, t);
   else
     phase_filters<<<grid, dim3(32, 8)>>>(static_cast<const std::uint16_t*>(w),
-                                         static_cast<std::uint16_t*>(wt), k, c, s, sh, sw, taps, t);
+                                         static_cast<std::uint16_t*>(wt), k, c, r, s, sd, sh, sw,
+                                         taps, t);
   return check_launch("gpu:tc_implicit_gemm backward-data filter flip");
 }
 
@@ -185,15 +202,15 @@ Status gemm_fits(const Problem& p) {
   return Status::ok();
 }
 
-Status forward_operands(const Problem& p, const Geo* phases, int count, const ConvTensors& t,
-                        void* wt, Operands* out) {
+Status forward_operands(const Problem& p, const Geo* phases, const PhaseDepth* depths, int count,
+                        const ConvTensors& t, void* wt, Operands* out) {
   if (p.direction != Direction::backward_data) {
     *out = {t.x.data, t.w.data, t.y.data};
     return Status::ok();
   }
   // dx = forward(dy, flipped w): the GEMM's output channels are the caller's C, its reduction K.
   *out = {t.y.data, wt, t.x.data};
-  return launch_phase_filters(p, phases, count, t.w.data, wt, size_of(p.dtype));
+  return launch_phase_filters(p, phases, depths, count, t.w.data, wt, size_of(p.dtype));
 }
 
 }  // namespace convguard::gpu::tc

@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   const int r_off = (rs / a.s) * a.dh - a.ph, s_off = (rs % a.s) * a.dw_ - a.pw;
   int t_off = 0, r_off_3d = 0;  // 3D: the depth and row taps' offsets of tap row rs / S
   if constexpr (k3D) {
-    const int tr = rs / a.s, t = tr / a.depth.taps_r;
-    r_off_3d = (tr - t * a.depth.taps_r) * a.dh - a.ph, t_off = t * a.depth.dd - a.depth.pd;
+    split_tap_row(rs / a.s, a.depth.taps_r, a.depth.dd, a.dh, t_off, r_off_3d);
+    t_off -= a.depth.pd, r_off_3d -= a.ph;
   }
   const int tiles_all = (a.pixels + kRows - 1) / kRows;
   const int kt0 = blockIdx.z * a.tiles_per_split;
@@ -89,7 +89,10 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
       const T* a_src = dy + static_cast<std::int64_t>(pp) * a.k + kc;
       const int ih = oh * a.sh + (k3D ? r_off_3d : r_off), iw = ow * a.sw + s_off;
       int id = 0, img = n;  // 3D: n counts (image, od)
-      if constexpr (k3D) id = n % a.depth.od * a.depth.sd + t_off, img = n / a.depth.od;
+      if constexpr (k3D) {
+        split_image(n, a.depth.od, img, id);
+        id = id * a.depth.sd + t_off;
+      }
       const bool bv = p_ok && col_ok && (!k3D || (id >= 0 && id < a.depth.d)) && ih >= 0 &&
                       ih < a.h && iw >= 0 && iw < a.w_;
       const T* b_src =

@@ -106,16 +106,30 @@ __device__ __forceinline__ uint4 load_ragged(const T* src, int n) {
 // inside the input (else the load zero-fills). Plain ints, not the Depth: a reference into the
 // kernel's parameters turns every later use into a load through it. The 2D kernels keep their own
 // two lines for this (their code is then what it was before 3D).
+// The two splits every k3D kernel makes (the implicit GEMMs' loaders here, the backward-weights
+// kernels' own): an image index img over (n, od) as batch n and output depth od_i, and a tap row
+// tr = t * taps_r + r as its depth and row offsets t * dd and r * dh (callers subtract padding).
+__device__ __forceinline__ void split_image(int img, int od, int& n, int& od_i) {
+  n = img / od, od_i = img % od;
+}
+__device__ __forceinline__ void split_tap_row(int tr, int taps_r, int dd, int dh, int& t_off,
+                                              int& r_off) {
+  const int t = tr / taps_r;
+  t_off = t * dd, r_off = (tr - t * taps_r) * dh;
+}
 __device__ __forceinline__ void depth_of_row(int img, int od, int sd, int pd, int& n, int& id0) {
-  n = img / od, id0 = img % od * sd - pd;
+  int od_i;
+  split_image(img, od, n, od_i);
+  id0 = od_i * sd - pd;
 }
 template <typename T>
 __device__ __forceinline__ const T* tap_source_3d(const T* x, int d, int dd, int taps_r, int h,
                                                   int w, int cs, int n, int id0, int ih0, int iw0,
                                                   int tr, int s, int dh, int dw, int c, bool row_ok,
                                                   bool& valid) {
-  const int t = tr / taps_r, id = id0 + t * dd;
-  const int ih = ih0 + (tr - t * taps_r) * dh, iw = iw0 + s * dw;
+  int t_off, r_off;
+  split_tap_row(tr, taps_r, dd, dh, t_off, r_off);
+  const int id = id0 + t_off, ih = ih0 + r_off, iw = iw0 + s * dw;
   valid = row_ok && id >= 0 && id < d && ih >= 0 && ih < h && iw >= 0 && iw < w;
   return x + (((static_cast<std::int64_t>(n) * d + id) * h + ih) * w + iw) * cs + c;
 }
@@ -313,24 +327,12 @@ inline Status require_aligned16(const ConvTensors& t, const void* ws, const char
 
 // What every tensor-core solver needs of a problem's shape and layout (1D, 2D or 3D: each has its
 // kernels' k3D form): one group, dense NHWC (NDHWC) x and y and KRSC (KTRSC) w; else
-// not_applicable with the reason. The implicit GEMMs' 3D backward-data is their one stride phase
-// only: three_d_backward_data_fits.
+// not_applicable with the reason. The implicit GEMMs' backward-data: backward_data_fits.
 inline Status dense_one_group(const Problem& p) {
   if (p.g != 1) return not_applicable("one group only");
   if (!dense_channels_last(x_desc(p)) || !dense_channels_last(w_desc(p)) ||
       !dense_channels_last(y_desc(p)))
     return not_applicable("needs dense NHWC x and y and KRSC w (--stag=axb --wtag=axb --dtag=axb)");
-  return Status::ok();
-}
-
-// The implicit GEMMs (gpu:tc_implicit_gemm, gpu:wgmma_implicit_gemm) run 3D backward-data as one
-// stride-1 forward problem on dy: stride and dilation 1 in every dimension.
-inline Status three_d_backward_data_fits(const Problem& p) {
-  if (p.spatial_dims == 3 && p.direction == Direction::backward_data)
-    for (int i = 0; i < 3; ++i)
-      if (p.stride[i] != 1 || p.dilation[i] != 1)
-        return not_applicable(
-            "3D backward-data with stride and dilation 1 only (others: gpu:implicit_gemm)");
   return Status::ok();
 }
 

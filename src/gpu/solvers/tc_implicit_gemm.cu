@@ -45,11 +45,11 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // (element-wise stores). kPhased: strided backward-data, blockIdx.z is the stride phase, whose
 // geometry and output grid replace the problem's (a template parameter, so the other kernels read
 // their geometry straight from the parameters: selecting it at run time cost 15% on ResNet-50's
-// stride-1 3x3 layers on the H100). k3D: a 3D forward problem (a.depth; never phased): a row's
-// image index counts (n, od) and its tap rows (t, r) (tc::Depth, tap_source_3d).
+// stride-1 3x3 layers on the H100). k3D: a 3D problem (a.depth): a row's image index counts
+// (n, od) and its tap rows (t, r) (tc::Depth, tap_source_3d); phased, the depth's od, pd and
+// taps_r are the phase's (a.phase_depth) and its pixels land on dx's depth grid too.
 template <typename T, int BN, bool kRagged, bool kPhased, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ Args a) {
-  static_assert(!(k3D && kPhased), "3D backward-data is stride 1 only (never phased)");
   constexpr int kWN = TileN<BN>::kWN, kNI = TileN<BN>::kNI, kLoadsB = TileN<BN>::kLoadsB;
   extern __shared__ uint4 smem_raw[];  // kStages stages of (kBM + BN) rows (dynamic: > 48 KiB)
   auto smem = reinterpret_cast<uint4(*)[(kBM + BN) * kChunks]>(smem_raw);
@@ -64,10 +64,13 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
     g.m = from.m, g.kd = from.kd, g.wrow = from.wrow, g.w_off = from.w_off;
     g.qh = from.qh, g.qw = from.qw;
   };
+  PhaseDepth dp{};  // k3D: the depth's od, pd and taps_r (phased: the phase's) and qd
+  if constexpr (k3D) dp = {a.depth.od, a.depth.pd, a.depth.taps_r, 0};
   if constexpr (kPhased) {
 #pragma unroll
     for (int q = 0; q < kMaxPhases; ++q)
       if (q == static_cast<int>(blockIdx.z)) take(a.phase[q]);
+    if constexpr (k3D) take_phase_depth(a, dp);
   } else {
     take(a.g);
   }
@@ -92,8 +95,7 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
     const int mm = a_ok[i] ? m : 0;
     const int ow = mm % g.ow, oh = (mm / g.ow) % g.oh;
     a_img[i] = mm / (g.ow * g.oh);
-    if constexpr (k3D)
-      depth_of_row(a_img[i], a.depth.od, a.depth.sd, a.depth.pd, a_img[i], a_id0[i]);
+    if constexpr (k3D) depth_of_row(a_img[i], dp.od, a.depth.sd, dp.pd, a_img[i], a_id0[i]);
     a_ih0[i] = oh * a.sh - g.ph;
     a_iw0[i] = ow * a.sw - g.pw;
   }
@@ -114,8 +116,8 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
     for (int i = 0; i < kLoadsA; ++i) {
       if constexpr (k3D) {
         a_src[i] =
-            tap_source_3d(x, a.depth.d, a.depth.dd, a.depth.taps_r, a.h, a.w_, a.c, a_img[i],
-                          a_id0[i], a_ih0[i], a_iw0[i], r, s, a.dh, a.dw, c, a_ok[i], a_val[i]);
+            tap_source_3d(x, a.depth.d, a.depth.dd, dp.taps_r, a.h, a.w_, a.c, a_img[i], a_id0[i],
+                          a_ih0[i], a_iw0[i], r, s, a.dh, a.dw, c, a_ok[i], a_val[i]);
         continue;
       }
       const int ih = a_ih0[i] + r * a.dh, iw = a_iw0[i] + s * a.dw;
@@ -241,11 +243,7 @@ __global__ void __launch_bounds__(kThreads) tc_forward(const __grid_constant__ A
       const int row = m0 + warp_m * kWM + mi * 16 + lane / 4 + half * 8;
       if (row >= g.m) continue;
       std::int64_t pixel = row;
-      if constexpr (kPhased) {
-        const int j = row % g.ow, t = row / g.ow, i = t % g.oh, img = t / g.oh;
-        pixel =
-            (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + g.qh) * a.yw + j * a.sw_y + g.qw;
-      }
+      if constexpr (kPhased) pixel = phase_pixel<k3D>(a, row, g.oh, g.ow, g.qh, g.qw, dp);
 #pragma unroll
       for (int ni = 0; ni < kNI; ++ni) {
         const int col = n0 + warp_n * kWN + ni * 8 + (lane % 4) * 2;
@@ -308,12 +306,14 @@ Status launch_width(const Args& a, dim3 grid, int bn) {
 
 template <typename T>
 Status launch(const Args& a, dim3 grid, int used, int bn, bool ragged, bool three_d) {
-  const Status st = three_d    ? (ragged ? launch_width<T, true, false, true>(a, grid, bn)
-                                         : launch_width<T, false, false, true>(a, grid, bn))
-                    : a.phases ? (ragged ? launch_width<T, true, true>(a, grid, bn)
-                                         : launch_width<T, false, true>(a, grid, bn))
-                               : (ragged ? launch_width<T, true, false>(a, grid, bn)
-                                         : launch_width<T, false, false>(a, grid, bn));
+  const Status st = three_d && a.phases ? (ragged ? launch_width<T, true, true, true>(a, grid, bn)
+                                                  : launch_width<T, false, true, true>(a, grid, bn))
+                    : three_d           ? (ragged ? launch_width<T, true, false, true>(a, grid, bn)
+                                                  : launch_width<T, false, false, true>(a, grid, bn))
+                    : a.phases          ? (ragged ? launch_width<T, true, true>(a, grid, bn)
+                                                  : launch_width<T, false, true>(a, grid, bn))
+                                        : (ragged ? launch_width<T, true, false>(a, grid, bn)
+                                                  : launch_width<T, false, false>(a, grid, bn));
   if (!st) return st;
   if (a.partial) {
     const std::int64_t elements = static_cast<std::int64_t>(a.g.m) * a.k;
@@ -336,7 +336,6 @@ Accuracy TcImplicitGemmSolver::accuracy(const Problem& p) const {
 
 Status TcImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  const bool bwd = p.direction == Direction::backward_data;
   if (p.direction == Direction::backward_weights)
     return not_applicable("forward and backward-data only");
   if (tf32_ && p.dtype != DType::f32)
@@ -345,14 +344,7 @@ Status TcImplicitGemmSolver::check(const Problem& p) const {
     return not_applicable(
         "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_implicit_gemm:tf32)");
   if (auto s = dense_one_group(p); !s) return s;
-  if (auto s = three_d_backward_data_fits(p); !s) return s;
-  if (bwd) {
-    for (int i = 1; i < 3; ++i)
-      if (p.dilation[i] != 1) return not_applicable("backward-data with dilation 1 only");
-    if (p.stride[1] * p.stride[2] > kMaxPhases)
-      return not_applicable(
-          "backward-data with at most 16 stride phases (stride_h * stride_w <= 16)");
-  }
+  if (auto s = backward_data_fits(p); !s) return s;
   return gemm_fits(p);
 }
 
@@ -373,7 +365,7 @@ struct TcPlan : Plan {
       int count = 1;
       filter_bytes = plan_backward_data(p, padded(p.k), a, &count);
       if (count == 1) g = a.phase[0];  // one phase: dense dx, split-K allowed
-      three_d = p.spatial_dims == 3;   // stride 1: one phase, the k3D kernel
+      three_d = p.spatial_dims == 3;   // the k3D kernel, phased when strided
     } else {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
@@ -448,8 +440,8 @@ Status TcImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
   Args a = tp.a;
   // Backward-data: dx = forward(dy, flipped w) per stride phase (a.k is the caller's C, a.c its K).
   Operands o{};
-  if (auto st =
-          forward_operands(p, a.phases ? a.phase : &a.g, a.phases ? a.phases : 1, t, ws.data(), &o);
+  if (auto st = forward_operands(p, a.phases ? a.phase : &a.g, a.phase_depth,
+                                 a.phases ? a.phases : 1, t, ws.data(), &o);
       !st)
     return st;
   a.x = o.x, a.w = o.w, a.y = o.y;

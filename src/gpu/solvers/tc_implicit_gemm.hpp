@@ -1,9 +1,10 @@
 // gpu:tc_implicit_gemm (CUDA, sm_80+): tensor-core implicit GEMM for forward and backward-data
 // 2D convolution in f16/bf16 with fp32 accumulation (and, as gpu:tc_implicit_gemm:tf32, f32 in
-// TF32), dense NHWC x and y and KRSC filters, one group; also 3D forward and backward-data with
-// stride and dilation 1 (dense NDHWC, KTRSC filters: the kernel's k3D form, GEMM rows over
-// (n, od, oh, ow) and the reduction's tap rows over (t, r), tc::Depth in tc_implicit_gemm_args.cuh;
-// at stride 1 the flip of (t, r) is the flip of the combined tap row).
+// TF32), dense NHWC x and y and KRSC filters, one group; also 3D forward and backward-data
+// (dense NDHWC, KTRSC filters: the kernel's k3D form, GEMM rows over (n, od, oh, ow) and the
+// reduction's tap rows over (t, r), tc::Depth in tc_implicit_gemm_args.cuh; at stride 1 the flip of
+// (t, r) is the flip of the combined tap row; strided, stride phases over depth, rows and columns,
+// each phase's depth in tc::PhaseDepth).
 //
 // GEMM view: M = N*OH*OW output pixels, N = K output channels, reduction R*S*C in (r, s, c) order,
 // so when C is a multiple of a 16-byte chunk (8 f16/bf16, 4 f32) each chunk is one 16-byte load
@@ -23,10 +24,10 @@
 // in R and S and with K and C swapped (w'[c][r][s][k] = w[k][R-1-r][S-1-s][c], KRSC for a forward
 // problem of K input and C output channels), padded R-1-pad_begin at the beginning (negative:
 // dy rows skipped) and sized so the output is H x W. With stride sh x sw (dilation 1) dx splits
-// into sh*sw stride phases, each a stride-1 forward convolution of dy with a flipped sub-filter
-// (tc_bwd_data_strided.cu), all in one launch (blockIdx.z: the phase) writing their pixels on
-// dx's stride grid. Each run first writes the (sub-)filters into the workspace with a small
-// transposing kernel.
+// into sh*sw stride phases (3D: sd*sh*sw), at most 16, each a stride-1 forward convolution of dy
+// with a flipped sub-filter (tc_bwd_data_strided.cu), all in one launch (blockIdx.z: the phase)
+// writing their pixels on dx's stride grid. Each run first writes the (sub-)filters into the
+// workspace with a small transposing kernel.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     b_r[q] = r * a.dh - a.ph, b_s[q] = s * a.dw_ - a.pw;
     b_off[q] = (static_cast<std::int64_t>(b_r[q]) * a.w_ + b_s[q]) * a.c + c;
     if constexpr (k3D) {  // r is the tap row (t, r)
-      const int t = r / a.depth.taps_r;
-      b_t[q] = t * a.depth.dd - a.depth.pd, b_r[q] = (r - t * a.depth.taps_r) * a.dh - a.ph;
+      tc::split_tap_row(r, a.depth.taps_r, a.depth.dd, a.dh, b_t[q], b_r[q]);
+      b_t[q] -= a.depth.pd, b_r[q] -= a.ph;
       b_off[q] = ((static_cast<std::int64_t>(b_t[q]) * a.h + b_r[q]) * a.w_ + b_s[q]) * a.c + c;
     }
     dst[q] = chunk_at<BK>(j / 8, row, j % 8);
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   int p = kt0 * BK + row;                                     // this thread's pixel, next load
   int ow = p % a.ow, t = p / a.ow, oh = t % a.oh, n = t / a.oh;
   int od = 0;
-  if constexpr (k3D) od = n % a.depth.od, n /= a.depth.od;
+  if constexpr (k3D) tc::split_image(n, a.depth.od, n, od);
   const T* a_src = dy + static_cast<std::int64_t>(p) * a.k + m0 + j0 * 8;
   const std::int64_t a_step = static_cast<std::int64_t>(BK) * a.k;
   auto load = [&](int stage) {

@@ -59,6 +59,9 @@ struct WgArgs {
   int phases, yh, yw, sh_y, sw_y;
   tc::Geo phase[tc::kMaxPhases];
   tc::Depth depth;  // a 3D problem's (the k3D kernel: r counts the tap rows T * R)
+  // Strided 3D backward-data (phased k3D kernel): as tc::Args'.
+  tc::PhaseDepth phase_depth[tc::kMaxPhases];
+  int yd, sd_y;
 };
 
 // The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
@@ -137,16 +140,15 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[kMI][BN / 2], std::u
 }
 
 // The output pixel of GEMM row `row`: the row itself, or (kPhased) its place on y's stride grid
-// for the phase whose pixels are oh x ow at offset (qh, qw).
-template <bool kPhased>
+// for the phase whose pixels are oh x ow at offset (qh, qw) (k3D: and its depth dp,
+// tc::phase_pixel).
+template <bool kPhased, bool k3D = false>
 __device__ __forceinline__ std::int64_t out_pixel(const WgArgs& a, int row, int oh, int ow, int qh,
-                                                  int qw) {
-  if constexpr (kPhased) {
-    const int j = row % ow, t = row / ow, i = t % oh, img = t / oh;
-    return (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
-  } else {
+                                                  int qw, const tc::PhaseDepth& dp) {
+  if constexpr (kPhased)
+    return tc::phase_pixel<k3D>(a, row, oh, ow, qh, qw, dp);
+  else
     return row;
-  }
 }
 
 }  // namespace convguard::gpu::wgf

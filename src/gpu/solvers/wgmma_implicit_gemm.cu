@@ -36,14 +36,15 @@ using namespace wgf;
 // when): a stage's B is kBK rows of dy channels k (all of one tap: K % 64 == 0) x BN of dx's
 // channels c, each a run of C-contiguous filter elements, stored MN-major (swizzle_mn); not ragged.
 // k3D: a 3D problem (a.depth): a row's image index counts (n, od), r the tap rows (t, r)
-// (tc::Depth, tc::tap_source_3d); forward, or stride-1 backward-data (never phased), whose filter
-// read in place steps back b_dr per tap row: at stride 1 the flip of (t, r) is the flip of tr.
+// (tc::Depth, tc::tap_source_3d); forward, or backward-data: at stride 1 the filter read in place
+// steps back b_dr per tap row (the flip of (t, r) is the flip of tr); phased (strided), the depth's
+// od, pd and taps_r are the phase's (a.phase_depth), its filter the flipped copy.
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
           bool kFilterMn, bool k3D = false>
 __device__ __forceinline__ void forward_body(const WgArgs& a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
-  static_assert(!(k3D && kPhased), "3D backward-data is stride 1 only");
+  static_assert(!(k3D && kPhased && kFilterMn), "strided 3D backward-data reads a flipped copy");
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
@@ -58,7 +59,10 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   // tc_implicit_gemm.cu).
   int oh = a.oh, ow = a.ow, taps_s = a.s, ph = a.ph, pw = a.pw, m_all = a.m, kd = a.kd;
   int wrow = a.wrow, w_off = 0, qh = 0, qw = 0;
+  tc::PhaseDepth dp{};  // k3D: the depth's od, pd and taps_r (phased: the phase's) and qd
+  if constexpr (k3D) dp = {a.depth.od, a.depth.pd, a.depth.taps_r, 0};
   if constexpr (kPhased) {
+    if constexpr (k3D) tc::take_phase_depth(a, dp);
 #pragma unroll
     for (int q = 0; q < tc::kMaxPhases; ++q)
       if (q == static_cast<int>(blockIdx.z)) {
@@ -90,8 +94,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
     a_ok[i] = m < m_all;
     const int mm = a_ok[i] ? m : 0;
     a_img[i] = mm / (ow * oh);
-    if constexpr (k3D)
-      tc::depth_of_row(a_img[i], a.depth.od, a.depth.sd, a.depth.pd, a_img[i], a_id0[i]);
+    if constexpr (k3D) tc::depth_of_row(a_img[i], dp.od, a.depth.sd, dp.pd, a_img[i], a_id0[i]);
     a_ih0[i] = (mm / ow) % oh * a.sh - ph;
     a_iw0[i] = mm % ow * a.sw - pw;
   }
@@ -106,7 +109,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
     for (int i = 0; i < kLoadsA; ++i) {
       if constexpr (k3D) {
         a_src[i] =
-            tc::tap_source_3d(x, a.depth.d, a.depth.dd, a.depth.taps_r, a.h, a.w_, a.c, a_img[i],
+            tc::tap_source_3d(x, a.depth.d, a.depth.dd, dp.taps_r, a.h, a.w_, a.c, a_img[i],
                               a_id0[i], a_ih0[i], a_iw0[i], r, s, a.dh, a.dw, c, a_ok[i], a_val[i]);
         continue;
       }
@@ -205,7 +208,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   // Epilogue: staged (store_staged), or (ragged, odd k) pairs or elements from the fragments.
   T* y = static_cast<T*>(a.y);
   const std::int64_t plane = static_cast<std::int64_t>(m_all) * a.k;
-  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, oh, ow, qh, qw); };
+  auto pixel = [&](int row) { return out_pixel<kPhased, k3D>(a, row, oh, ow, qh, qw, dp); };
   if (!kRagged && a.k % 8 == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
     const auto sync = [] { __syncthreads(); };
@@ -295,7 +298,10 @@ bool filter_mn_for(const Problem& p) {
     const char* text = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");
     return text && text[0] == '1' && text[1] == 0;
   }();
-  return p.direction == Direction::backward_data && p.k % 64 == 0 && p.c % 8 == 0 && !flip_forced;
+  // Strided 3D: a phase's tap row (t', r') steps back by two strides, not one (the flipped copy).
+  const bool strided_3d = p.spatial_dims == 3 && p.stride[0] * p.stride[1] * p.stride[2] > 1;
+  return p.direction == Direction::backward_data && p.k % 64 == 0 && p.c % 8 == 0 && !flip_forced &&
+         !strided_3d;
 }
 
 // Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
@@ -312,7 +318,7 @@ struct WgPlan : Plan {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     if (backward) {
       filter_bytes = tc::plan_backward_data(p, i32((p.k + 7) / 8 * 8), a, &count);
-      three_d = p.spatial_dims == 3;  // stride 1 (check): one phase, a.depth set, r = T * R
+      three_d = p.spatial_dims == 3;  // a.depth set, r = T * R (phased: each phase's)
       a.oh = a.phase[0].oh, a.ow = a.phase[0].ow, a.r = a.phase[0].r, a.s = a.phase[0].s;
       a.ph = a.phase[0].ph, a.pw = a.phase[0].pw;  // stride 1: the one phase
       if (filter_mn) plan_filter_in_place(p);
@@ -343,13 +349,16 @@ struct WgPlan : Plan {
         widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
       }
       tile = tile_for(total, a.k, longest, true, false);
-      ws = filter_mn ? 0 : ws_mode(ragged, true, &tile);
+      // 3D: the two-warpgroup kernel's phased k3D form (launch_3d), at most 128 wide.
+      if (three_d) tile = Tile{128, std::min(tile.bn, 128)};
+      ws = filter_mn || three_d ? 0 : ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
                   static_cast<unsigned>(a.phases));
-      per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, (longest + kBK - 1) / kBK,
-                             tile, ragged, ws);
+      per_sm = three_d ? 1
+                       : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
+                                       (longest + kBK - 1) / kBK, tile, ragged, ws);
       return;
     }
     tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
@@ -510,10 +519,15 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
 }
 
 // 3D (WgPlan::three_d): the two-warpgroup kernel's k3D form, 128-pixel tiles 64 or 128 channels
-// wide, ragged or not, split or not; backward-data's filter read in place (kFilterMn) or flipped.
+// wide, ragged or not, split or not; backward-data's filter read in place (kFilterMn, stride 1) or
+// flipped, strided backward-data phased (flipped sub-filters).
 template <typename T, int BN, bool kRagged, bool kFilterMn = false>
 Status launch_3d_tiles(const WgArgs& a, dim3 grid) {
   constexpr int S = kStages<128, BN>, bytes = kSmemBytes<128, BN, S>;
+  if constexpr (!kFilterMn)
+    if (a.phases)
+      return launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, true, false, true>>(
+          grid, kThreads, bytes, a);
   return a.partial
              ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, kFilterMn, true>>(
                    grid, kThreads, bytes, a)
@@ -553,20 +567,13 @@ Status launch(const WgPlan& pl, WgArgs a) {
 
 Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  const bool bwd = p.direction == Direction::backward_data;
   if (p.direction == Direction::backward_weights)
     return not_applicable(
         "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
         "gpu:tc_bwd_weights)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
   if (auto s = tc::dense_one_group(p); !s) return s;
-  if (auto s = tc::three_d_backward_data_fits(p); !s) return s;
-  if (bwd && p.stride[1] * p.stride[2] > tc::kMaxPhases)
-    return not_applicable(
-        "backward-data with at most 16 stride phases (stride_h * stride_w <= 16; more: "
-        "gpu:implicit_gemm)");
-  if (bwd && (p.dilation[1] != 1 || p.dilation[2] != 1))
-    return not_applicable("backward-data with dilation 1 only (dilated: gpu:implicit_gemm)");
+  if (auto s = tc::backward_data_fits(p); !s) return s;
   if (auto s = tc::gemm_fits(p); !s) return s;
   return wg::hopper_here<
       wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false, false>>();
@@ -596,7 +603,8 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
     const std::size_t first = pl.count == 1 ? static_cast<std::size_t>(pl.first_tap) : 0;
     o = {t.y.data, static_cast<const std::byte*>(t.w.data) + first * size_of(plan.problem.dtype),
          t.x.data};
-  } else if (auto st = tc::forward_operands(plan.problem, pl.a.phase, pl.count, t, ws.data(), &o);
+  } else if (auto st = tc::forward_operands(plan.problem, pl.a.phase, pl.a.phase_depth, pl.count, t,
+                                            ws.data(), &o);
              !st) {
     return st;
   }

@@ -33,15 +33,17 @@
 // persistent 128 x 128 form beats the 256 x 128 tiles the two-warpgroup kernel would use
 // (docs/gpu/2026-11-25-wsfwd): what bounds a block is not the loader's instructions.
 //
-// 3D (dense NDHWC, KTRSC filters), forward and backward-data with stride and dilation 1: the
-// two-warpgroup kernel's k3D form (128-pixel tiles 64 or 128 wide), GEMM rows over (n, od, oh, ow)
-// and tap rows over (t, r) (tc::Depth); at stride 1 backward-data's flip of (t, r) is the flip of
-// the combined tap row, so the filter is read in place or flipped as in 2D.
+// 3D (dense NDHWC, KTRSC filters), forward and backward-data (dilation 1): the two-warpgroup
+// kernel's k3D form (128-pixel tiles 64 or 128 wide), GEMM rows over (n, od, oh, ow) and tap rows
+// over (t, r) (tc::Depth); at stride 1 backward-data's flip of (t, r) is the flip of the combined
+// tap row, so the filter is read in place or flipped as in 2D; strided, the sd*sh*sw stride phases
+// (tc::PhaseDepth) run phased on tc's flipped sub-filters (a phase's tap row steps back by two
+// strides, so the in-place read does not apply).
 //
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code. Declined,
 // with the reason: dilated backward-data and more than 16 stride phases (gpu:implicit_gemm),
-// strided or dilated 3D backward-data (gpu:implicit_gemm, gpu:direct), backward-weights
-// (gpu:wgmma_bwd_weights, gpu:tc_bwd_weights, 2D and 3D), groups (gpu:implicit_gemm).
+// backward-weights (gpu:wgmma_bwd_weights, gpu:tc_bwd_weights, 2D and 3D), groups
+// (gpu:implicit_gemm).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

@@ -221,7 +221,7 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
   const int tid = threadIdx.x - 128, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   T* y = static_cast<T*>(a.y);
   const std::int64_t plane = static_cast<std::int64_t>(g.m_all) * a.k;
-  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, g.oh, g.ow, g.qh, g.qw); };
+  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, g.oh, g.ow, g.qh, g.qw, {}); };
   const auto sync = [] { wg::named_barrier(1, 256); };
   // A stage is free once both blocks of a cluster have read it (B came into both from each).
   const auto release = [&](int stage) {
