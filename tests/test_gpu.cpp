@@ -197,13 +197,17 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
       ASSERT_TRUE(r.ran()) << s->id() << " " << text << ": " << r.status.message();
       EXPECT_TRUE(r.verdict && r.verdict->ok)
           << s->id() << " " << text << ": " << (r.verdict ? r.verdict->message : "");
-      wgmma_ran = wgmma_ran || s->id() == "gpu:wgmma_implicit_gemm";
+      wgmma_ran = wgmma_ran || s->id() == "gpu:wgmma_implicit_gemm" ||
+                  s->id() == "gpu:wgmma_implicit_gemm:tf32";
       wgmma_bwdw_ran = wgmma_bwdw_ran || s->id() == "gpu:wgmma_bwd_weights";
     }
-    // On Hopper every f16/bf16 line here, forward or backward-data, is the wgmma solver's too: a
-    // regression that made it decline one must not pass as a skip.
-    if (wgmma_here() && p->dtype != DType::f32 && p->direction != Direction::backward_weights) {
-      EXPECT_TRUE(wgmma_ran) << "gpu:wgmma_implicit_gemm declined " << text;
+    // On Hopper every f16/bf16 line here, forward or backward-data, is the wgmma solver's too, and
+    // every NHWC f32 one (C and K multiples of 4) its TF32 variant's: a regression that made it
+    // decline one must not pass as a skip.
+    const bool nhwc = p->x_layout == Layout::nhwc;
+    if (wgmma_here() && p->direction != Direction::backward_weights &&
+        (p->dtype != DType::f32 || (nhwc && p->c % 4 == 0 && p->k % 4 == 0))) {
+      EXPECT_TRUE(wgmma_ran) << "gpu:wgmma_implicit_gemm(:tf32) declined " << text;
     }
     // ... and every f16/bf16 backward-weights line with C and K multiples of 8 is
     // gpu:wgmma_bwd_weights' (conv1's C = 3 stays gpu:tc_bwd_weights').
@@ -375,6 +379,69 @@ Problem tensor_core_backward_data_shape(auto pick, int i, bool tf32) {
   p.dtype = tf32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
   p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
   return p;
+}
+
+// gpu:wgmma_implicit_gemm:tf32 (Hopper): the TF32 tensor-core shapes above with C and K made
+// multiples of 4 (its whole 16-byte chunks; K often not of 8: the staged epilogue's 4-float
+// chunks), forward and backward-data (strided in half), and few tiles with a long reduction (its
+// split-K partials).
+Problem wgmma_tf32_shape(Problem p, auto pick) {
+  if (p.c % 4 != 0) p.c = 4 * pick(1, 24);
+  if (p.k % 4 != 0) p.k = 4 * pick(1, 80);
+  return p;
+}
+#define REQUIRE_WGMMA_TF32()                           \
+  REQUIRE_WGMMA_SOLVER("gpu:wgmma_implicit_gemm:tf32", \
+                       "--stag=axb --wtag=axb --dtag=axb mb1ic8ih8oc8oh8kh3ph1")
+
+TEST(Gpu, TensorCoreWgmmaTf32OnItsShapes) {
+  REQUIRE_WGMMA_TF32();
+  const char* id = "gpu:wgmma_implicit_gemm:tf32";
+  EXPECT_GT(verify_on_shapes(id, 80,
+                             [](auto pick, int i) {
+                               return wgmma_tf32_shape(tensor_core_shape(pick, i, true), pick);
+                             }),
+            60);
+  EXPECT_GT(verify_on_shapes(id, 80,
+                             [](auto pick, int i) {
+                               return wgmma_tf32_shape(
+                                   tensor_core_backward_data_shape(pick, i, true), pick);
+                             }),
+            50);
+  EXPECT_GE(verify_on_shapes(id, 8,
+                             [](auto pick, int i) {
+                               Problem p = tensor_core_shape(pick, i, true);
+                               p.n = pick(1, 2);
+                               p.input = {1, pick(5, 9), pick(5, 9)};
+                               p.filter = {1, 3, 3};
+                               p.stride = p.dilation = {1, 1, 1};
+                               p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.c = 4 * pick(96, 128);
+                               p.k = 4 * pick(18, 80);
+                               p.direction = i % 2 ? Direction::backward_data : Direction::forward;
+                               return p;
+                             }),
+            8);
+}
+
+// What the TF32 variant declines, each with its reason (no GPU needed).
+TEST(Gpu, WgmmaTf32DeclinesWithReasons) {
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm:tf32");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--stag=axb --wtag=axb --dtag=axb ";
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--dt=bf16 " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "the TF32 variant is for f32"},
+           {nhwc + "mb2ic3ih14oc64oh14kh3ph1", "multiples of 4"},
+           {nhwc + "mb2ic64ih14oc30oh14kh3ph1", "multiples of 4"},
+           {"mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
+           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "forward and backward-data only"},
+           {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh10kh3dh1", "dilation 1 only"}}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
+    const Status st = s->check(*p);
+    EXPECT_EQ(st.code(), StatusCode::not_applicable) << text;
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  }
 }
 
 TEST(Gpu, TensorCoreBackwardDataOnItsShapes) {
@@ -741,19 +808,25 @@ TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
 // a TF32 result is never recorded as fp32-accurate).
 TEST(Gpu, Tf32VariantIsNotFp32Accurate) {
   REQUIRE_GPU();
-  const Solver* s = find_solver("gpu:tc_implicit_gemm:tf32");
-  ASSERT_NE(s, nullptr);
   auto p = parse_problem("--stag=axb --wtag=axb --dtag=axb mb2ic64ih16oc64oh16kh3ph1");
   ASSERT_TRUE(p.is_ok());
-  TrialTensors t(*p);
-  fill_inputs(*p, t, 3, FillMode::uniform);
-  const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
-  ASSERT_TRUE(r.ran() && r.verdict) << r.status.message();
-  EXPECT_TRUE(r.verdict->ok) << r.verdict->message;
-  EXPECT_GT(r.verdict->rel_error, tolerance_for(*p, Accuracy{}))
-      << "no TF32 rounding seen: relative error " << r.verdict->rel_error;
-  std::printf("TF32 relative error %.3g (fp32 tolerance %.3g, TF32 tolerance %.3g)\n",
-              r.verdict->rel_error, tolerance_for(*p, Accuracy{}), r.verdict->tolerance);
+  for (const char* id : {"gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm:tf32"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr) << id;
+    if (const Status st = s->check(*p); !st) {  // the wgmma variant off Hopper
+      std::printf("%s: %s\n", id, st.message().c_str());
+      continue;
+    }
+    TrialTensors t(*p);
+    fill_inputs(*p, t, 3, FillMode::uniform);
+    const TrialResult r = gpu::run_trial(*s, *p, t, TrialOptions{});
+    ASSERT_TRUE(r.ran() && r.verdict) << id << ": " << r.status.message();
+    EXPECT_TRUE(r.verdict->ok) << id << ": " << r.verdict->message;
+    EXPECT_GT(r.verdict->rel_error, tolerance_for(*p, Accuracy{}))
+        << id << ": no TF32 rounding seen: relative error " << r.verdict->rel_error;
+    std::printf("%s: TF32 relative error %.3g (fp32 tolerance %.3g, its tolerance %.3g)\n", id,
+                r.verdict->rel_error, tolerance_for(*p, Accuracy{}), r.verdict->tolerance);
+  }
 }
 
 // Winograd's shapes: 3x3, stride 1, forward and backward-data, with tile edges (sizes not

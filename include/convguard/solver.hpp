@@ -56,6 +56,9 @@ inline bool is_tf32_variant(std::string_view id) {
   return id.ends_with(":tf32");
 }
 inline constexpr double kTf32Roundoff = 0x1p-11;
+// Hopper's wgmma reads TF32 operands straight from fp32 shared memory, keeping each one's top 19
+// bits: truncation, up to twice the rounded operand's error (gpu:wgmma_implicit_gemm:tf32).
+inline constexpr double kTf32TruncatedRoundoff = 0x1p-10;
 
 // Runs one solver end to end: check, plan, allocate the workspace, run.
 [[nodiscard]] Status convolve(const Solver& s, const Problem& p, const ConvTensors& t);

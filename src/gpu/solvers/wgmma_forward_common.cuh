@@ -20,6 +20,12 @@ namespace convguard::gpu::wgf {
 // the others as many as a block's 227 KiB hold (one block per SM: 7 for 128 x 128, measured 2-7%
 // faster than 5 on ResNet-50's layers, v3/variants.txt).
 constexpr int kChunks = 8, kBK = 64, kThreads = 256, kRowBytes = 128;
+// Per element type: a 16-byte chunk's elements and a stage row's reduction elements (kBK for the
+// 16-bit types; f32, the TF32 variant: 4 and 32, the same bytes and swizzle).
+template <typename T>
+constexpr int kVecOf = 16 / static_cast<int>(sizeof(T));
+template <typename T>
+constexpr int kBKOf = kRowBytes / static_cast<int>(sizeof(T));
 template <int BM, int BN>
 constexpr int kStageBytes = (BM + BN) * kRowBytes;
 template <int BM, int BN>

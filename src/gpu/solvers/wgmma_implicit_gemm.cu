@@ -45,6 +45,8 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!(kRagged && kFilterMn), "the transposed filter tile takes whole chunks only");
   static_assert(!(k3D && kPhased && kFilterMn), "strided 3D backward-data reads a flipped copy");
+  static_assert(sizeof(T) == 2 || (!kRagged && !kFilterMn), "TF32: aligned, flipped filter only");
+  constexpr int kVec = kVecOf<T>, kBKe = kBKOf<T>;  // chunk and stage-row elements
   constexpr int kAhead = kS - 2, kLoadsB = BN * kChunks / kThreads;
   constexpr int kLoadsA = BM * kChunks / kThreads, kMI = BM / 128;  // m64 blocks per warpgroup
   extern __shared__ uint4 smem_raw[];
@@ -98,10 +100,11 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
     a_ih0[i] = (mm / ow) % oh * a.sh - ph;
     a_iw0[i] = mm % ow * a.sw - pw;
   }
-  const int tiles_all = (kd + kBK - 1) / kBK;  // 0 for a phase no tap reaches: zeros written
+  const int tiles_all = (kd + kBKe - 1) / kBKe;  // 0 for a phase no tap reaches: zeros written
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);
   const int s_div = taps_s > 0 ? taps_s : 1;
-  int kk = kt0 * kBK + chunk * 8, c = kk % a.cp, s = (kk / a.cp) % s_div, r = kk / (a.cp * s_div);
+  int kk = kt0 * kBKe + chunk * kVec, c = kk % a.cp, s = (kk / a.cp) % s_div,
+      r = kk / (a.cp * s_div);
   const T* a_src[kLoadsA];
   bool a_val[kLoadsA];
   auto at_tap = [&] {  // A sources for tap (r, s): recomputed only when the tap changes
@@ -127,11 +130,11 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
             ? w + static_cast<std::int64_t>(b_row0 + kRowsPerPass * i) * a.b_krow + n0 + 8 * b_col
             : w + static_cast<std::int64_t>(n0 + (tid + i * kThreads) / kChunks) * wrow;
   auto advance = [&] {
-    kk += kBK;
-    c += kBK;
+    kk += kBKe;
+    c += kBKe;
     if (c < a.cp) {
 #pragma unroll
-      for (int i = 0; i < kLoadsA; ++i) a_src[i] += kBK;
+      for (int i = 0; i < kLoadsA; ++i) a_src[i] += kBKe;
       return;
     }
     while (c >= a.cp) {
@@ -209,7 +212,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   T* y = static_cast<T*>(a.y);
   const std::int64_t plane = static_cast<std::int64_t>(m_all) * a.k;
   auto pixel = [&](int row) { return out_pixel<kPhased, k3D>(a, row, oh, ow, qh, qw, dp); };
-  if (!kRagged && a.k % 8 == 0) {
+  if (!kRagged && a.k % kVec == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
     const auto sync = [] { __syncthreads(); };
     if constexpr (kSplit)
@@ -300,8 +303,9 @@ bool filter_mn_for(const Problem& p) {
   }();
   // Strided 3D: a phase's tap row (t', r') steps back by two strides, not one (the flipped copy).
   const bool strided_3d = p.spatial_dims == 3 && p.stride[0] * p.stride[1] * p.stride[2] > 1;
+  // TF32: wgmma takes 32-bit operands K-major only (no transpose-B).
   return p.direction == Direction::backward_data && p.k % 64 == 0 && p.c % 8 == 0 && !flip_forced &&
-         !strided_3d;
+         !strided_3d && p.dtype != DType::f32;
 }
 
 // Everything a launch needs but the tensors. Backward-data is planned as its forward problem, as
@@ -314,10 +318,14 @@ bool filter_mn_for(const Problem& p) {
 // written into the workspace each run by tc::forward_operands as KRSC rows of r*s*K elements.
 struct WgPlan : Plan {
   explicit WgPlan(const Problem& p)
-      : Plan(p), backward(p.direction == Direction::backward_data), filter_mn(filter_mn_for(p)) {
+      : Plan(p),
+        backward(p.direction == Direction::backward_data),
+        filter_mn(filter_mn_for(p)),
+        tf32(p.dtype == DType::f32) {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    const int vec = 16 / static_cast<int>(size_of(p.dtype));  // a chunk's elements
     if (backward) {
-      filter_bytes = tc::plan_backward_data(p, i32((p.k + 7) / 8 * 8), a, &count);
+      filter_bytes = tc::plan_backward_data(p, i32((p.k + vec - 1) / vec * vec), a, &count);
       three_d = p.spatial_dims == 3;  // a.depth set, r = T * R (phased: each phase's)
       a.oh = a.phase[0].oh, a.ow = a.phase[0].ow, a.r = a.phase[0].r, a.s = a.phase[0].s;
       a.ph = a.phase[0].ph, a.pw = a.phase[0].pw;  // stride 1: the one phase
@@ -326,7 +334,7 @@ struct WgPlan : Plan {
       a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
       a.sh = i32(p.stride[1]), a.sw = i32(p.stride[2]);
       a.dh = i32(p.dilation[1]), a.dw = i32(p.dilation[2]);
-      a.cp = i32((p.c + 7) / 8 * 8);
+      a.cp = i32((p.c + vec - 1) / vec * vec);
       a.oh = i32(p.output(1)), a.ow = i32(p.output(2));
       a.r = i32(p.filter[1]), a.s = i32(p.filter[2]);
       a.ph = i32(p.pad_begin[1]), a.pw = i32(p.pad_begin[2]);
@@ -340,42 +348,47 @@ struct WgPlan : Plan {
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
+    // The tile rules count stages of kBK (64) elements; an f32 stage row holds 32 (kBKOf).
+    const int kd_scale = kBK / (vec == 4 ? kBKOf<float> : kBK);
+    // 3D and TF32 take the two-warpgroup kernel only, 128-pixel tiles at most 128 wide
+    // (launch_two_warpgroups).
+    const bool two_warpgroups_only = three_d || tf32;
     if (a.phases) {
       // All phases in one launch, unsplit (they fill the GPU as tc's do), 128-pixel tiles only.
       std::int64_t total = 0;
       int widest = 0, longest = 0;
       for (int q = 0; q < a.phases; ++q) {
         total += a.phase[q].m;
-        widest = std::max(widest, a.phase[q].m), longest = std::max(longest, a.phase[q].kd);
+        widest = std::max(widest, a.phase[q].m),
+        longest = std::max(longest, a.phase[q].kd * kd_scale);
       }
       tile = tile_for(total, a.k, longest, true, false);
-      // 3D: the two-warpgroup kernel's phased k3D form (launch_3d), at most 128 wide.
-      if (three_d) tile = Tile{128, std::min(tile.bn, 128)};
-      ws = filter_mn || three_d ? 0 : ws_mode(ragged, true, &tile);
+      if (two_warpgroups_only) tile = Tile{128, std::min(tile.bn, 128)};
+      ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
                   static_cast<unsigned>(a.phases));
-      per_sm = three_d ? 1
-                       : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
-                                       (longest + kBK - 1) / kBK, tile, ragged, ws);
+      per_sm = two_warpgroups_only ? 1
+                                   : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
+                                                   (longest + kBK - 1) / kBK, tile, ragged, ws);
       return;
     }
-    tile = tile_for(a.m, a.k, a.kd, ragged, filter_mn);
-    // 3D takes the two-warpgroup kernel's k3D form, 128-pixel tiles at most 128 wide (launch_3d).
-    if (three_d) tile = Tile{128, std::min(tile.bn, 128)};
+    const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
+    tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
+    if (two_warpgroups_only) tile = Tile{128, std::min(tile.bn, 128)};
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
-    ws = filter_mn || three_d ? 0 : ws_mode(ragged, false, &tile);
-    splits = split_count(a.m, a.k, a.kd, tile, filter_mn);
+    ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, false, &tile);
+    splits = split_count(a.m, a.k, kd, tile, filter_mn);
     if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
-    const int tiles = (a.kd + kBK - 1) / kBK;
+    const int tiles = static_cast<int>((kd + kBK - 1) / kBK);
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
-    per_sm = three_d ? 1
-                     : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
-                                     std::int64_t{a.tiles_per_split}, tile, ragged, ws);
+    per_sm = two_warpgroups_only ? 1
+                                 : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
+                                                 std::int64_t{a.tiles_per_split}, tile, ragged, ws);
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -400,7 +413,7 @@ struct WgPlan : Plan {
     first_tap = a.phase[0].w_off;
   }
   WgArgs a{};
-  bool backward, filter_mn, ragged = false, three_d = false;
+  bool backward, filter_mn, tf32, ragged = false, three_d = false;
   int first_tap = 0;
   int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};
@@ -518,44 +531,56 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
                            : launch_width<T, 128, kFilterMn>(pl, a);
 }
 
-// 3D (WgPlan::three_d): the two-warpgroup kernel's k3D form, 128-pixel tiles 64 or 128 channels
-// wide, ragged or not, split or not; backward-data's filter read in place (kFilterMn, stride 1) or
-// flipped, strided backward-data phased (flipped sub-filters).
-template <typename T, int BN, bool kRagged, bool kFilterMn = false>
-Status launch_3d_tiles(const WgArgs& a, dim3 grid) {
+// 3D and TF32 (WgPlan's two_warpgroups_only): the two-warpgroup kernel (k3D: its 3D form),
+// 128-pixel tiles 64 or 128 channels wide, split or not, phased for strided backward-data (the
+// flipped sub-filters); 16-bit types also ragged or with backward-data's filter read in place
+// (kFilterMn, stride 1).
+template <typename T, int BN, bool kRagged, bool kFilterMn, bool k3D>
+Status launch_two_warpgroup_tiles(const WgArgs& a, dim3 grid) {
   constexpr int S = kStages<128, BN>, bytes = kSmemBytes<128, BN, S>;
   if constexpr (!kFilterMn)
     if (a.phases)
-      return launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, true, false, true>>(
+      return launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, true, false, k3D>>(
           grid, kThreads, bytes, a);
   return a.partial
-             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, kFilterMn, true>>(
+             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, kFilterMn, k3D>>(
                    grid, kThreads, bytes, a)
-             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, kFilterMn, true>>(
+             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, kFilterMn, k3D>>(
                    grid, kThreads, bytes, a);
 }
 
+template <typename T, bool k3D>
+Status launch_two_warpgroups(const WgPlan& pl, const WgArgs& a) {
+  if constexpr (sizeof(T) == 2) {
+    if (pl.filter_mn)
+      return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, false, true, k3D>(a, pl.grid)
+                              : launch_two_warpgroup_tiles<T, 128, false, true, k3D>(a, pl.grid);
+    if (pl.ragged)
+      return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, true, false, k3D>(a, pl.grid)
+                              : launch_two_warpgroup_tiles<T, 128, true, false, k3D>(a, pl.grid);
+  }
+  return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, false, false, k3D>(a, pl.grid)
+                          : launch_two_warpgroup_tiles<T, 128, false, false, k3D>(a, pl.grid);
+}
+
 template <typename T>
-Status launch_3d(const WgPlan& pl, const WgArgs& a) {
-  if (pl.filter_mn)
-    return pl.tile.bn == 64 ? launch_3d_tiles<T, 64, false, true>(a, pl.grid)
-                            : launch_3d_tiles<T, 128, false, true>(a, pl.grid);
-  if (pl.tile.bn == 64)
-    return pl.ragged ? launch_3d_tiles<T, 64, true>(a, pl.grid)
-                     : launch_3d_tiles<T, 64, false>(a, pl.grid);
-  return pl.ragged ? launch_3d_tiles<T, 128, true>(a, pl.grid)
-                   : launch_3d_tiles<T, 128, false>(a, pl.grid);
+Status launch_any(const WgPlan& pl, const WgArgs& a) {
+  if constexpr (std::is_same_v<T, float>) {
+    return pl.three_d ? launch_two_warpgroups<T, true>(pl, a)
+                      : launch_two_warpgroups<T, false>(pl, a);
+  } else {
+    // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
+    return pl.three_d     ? launch_two_warpgroups<T, true>(pl, a)
+           : pl.ragged    ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
+                                              : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
+           : pl.filter_mn ? launch_aligned<T, true>(pl, a)
+                          : launch_aligned<T, false>(pl, a);
+  }
 }
 
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
-  // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
-  const Status st = pl.three_d ? launch_3d<T>(pl, a)
-                    : pl.ragged
-                        ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
-                                            : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
-                    : pl.filter_mn ? launch_aligned<T, true>(pl, a)
-                                   : launch_aligned<T, false>(pl, a);
+  const Status st = launch_any<T>(pl, a);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,
@@ -565,18 +590,38 @@ Status launch(const WgPlan& pl, WgArgs a) {
 
 }  // namespace
 
+std::string_view WgmmaImplicitGemmSolver::id() const {
+  return tf32_ ? "gpu:wgmma_implicit_gemm:tf32" : "gpu:wgmma_implicit_gemm";
+}
+
+Accuracy WgmmaImplicitGemmSolver::accuracy(const Problem& p) const {
+  Accuracy a = GpuSolver::accuracy(p);
+  if (tf32_) a.operand_roundoff = kTf32TruncatedRoundoff;
+  return a;
+}
+
 Status WgmmaImplicitGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.direction == Direction::backward_weights)
     return not_applicable(
         "forward and backward-data only (backward-weights: gpu:wgmma_bwd_weights, "
         "gpu:tc_bwd_weights)");
-  if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
+  if (tf32_ && p.dtype != DType::f32)
+    return not_applicable(
+        "the TF32 variant is for f32 problems (f16/bf16: gpu:wgmma_implicit_gemm)");
+  if (!tf32_ && p.dtype == DType::f32)
+    return not_applicable("f16/bf16 only (f32 in TF32: gpu:wgmma_implicit_gemm:tf32)");
+  if (tf32_ && (p.c % 4 != 0 || p.k % 4 != 0))
+    return not_applicable(
+        "C and K multiples of 4 only (whole 16-byte chunks; others: gpu:tc_implicit_gemm:tf32)");
   if (auto s = tc::dense_one_group(p); !s) return s;
   if (auto s = tc::backward_data_fits(p); !s) return s;
   if (auto s = tc::gemm_fits(p); !s) return s;
-  return wg::hopper_here<
-      wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false, false, false>>();
+  return tf32_
+             ? wg::hopper_here<
+                   wgmma_forward<float, 128, 128, false, kStages<128, 128>, false, false, false>>()
+             : wg::hopper_here<wgmma_forward<cg_bf16, 128, 128, false, kStages<128, 128>, false,
+                                             false, false>>();
 }
 
 Result<std::size_t> WgmmaImplicitGemmSolver::workspace_bytes(const Problem& p) const {
@@ -616,7 +661,7 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
     case DType::f16:
       return launch<cg_half>(pl, a);
     case DType::f32:
-      break;
+      return launch<float>(pl, a);  // the TF32 variant (check)
   }
   return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: dtype"};
 }

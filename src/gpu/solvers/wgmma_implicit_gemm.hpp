@@ -52,13 +52,23 @@ namespace convguard::gpu {
 
 class WgmmaImplicitGemmSolver final : public GpuSolver {
  public:
-  std::string_view id() const override { return "gpu:wgmma_implicit_gemm"; }
+  // tf32: the variant for f32 problems (`gpu:wgmma_implicit_gemm:tf32`): the same kernel on fp32
+  // stages (32 elements a 128-byte row, 4 a chunk), wgmma m64nNk8 TF32 reading each operand's top
+  // 19 bits (so its tolerance allows truncation, kTf32TruncatedRoundoff), the two-warpgroup kernel
+  // only (128 x 64 or 128 x 128 tiles, split or phased), C and K multiples of 4, backward-data on
+  // the flipped filter copy (TF32 operands are K-major only).
+  explicit WgmmaImplicitGemmSolver(bool tf32 = false) : tf32_(tf32) {}
+  std::string_view id() const override;
+  Accuracy accuracy(const Problem& p) const override;
   Status check(const Problem& p) const override;
   // Backward-data's flipped filter (where it is not read in place), then split-K's fp32 partial
   // sums when the output tiles alone would not fill the GPU; 0 for an unsplit problem otherwise.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+
+ private:
+  bool tf32_;
 };
 
 }  // namespace convguard::gpu

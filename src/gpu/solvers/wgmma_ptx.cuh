@@ -87,16 +87,17 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-// d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x 16) * B (N x 16)^T, both from
-// shared memory through descriptors; scale_d 0 would overwrite d instead.
+// d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x k) * B (N x k)^T, both from
+// shared memory through descriptors; scale_d 0 would overwrite d instead. ab: the instruction's
+// k and types ("k16.f32.bf16.bf16"), tr: its transpose immediates (", 0, 0"; none for TF32).
 #define CG_WGMMA_N64(ab, tr)                                                                       \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab                                      \
+      "wgmma.mma_async.sync.aligned.m64n64" ab                                                     \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"             \
-      "}, %32, %33, p, 1, 1, " tr ";\n}\n"                                                         \
+      "}, %32, %33, p, 1, 1" tr ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -108,13 +109,13 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 #define CG_WGMMA_N128(ab, tr)                                                                      \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                     \
+      "wgmma.mma_async.sync.aligned.m64n128" ab                                                    \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"             \
-      "}, %64, %65, p, 1, 1, " tr ";\n}\n"                                                         \
+      "}, %64, %65, p, 1, 1" tr ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -131,7 +132,7 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 #define CG_WGMMA_N256(ab, tr)                                                                      \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." ab "." ab                                     \
+      "wgmma.mma_async.sync.aligned.m64n256" ab                                                    \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
@@ -143,7 +144,7 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
       "%111, "                                                                                     \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, " \
       "%127"                                                                                       \
-      "}, %128, %129, p, 1, 1, " tr ";\n}\n"                                                       \
+      "}, %128, %129, p, 1, 1" tr ";\n}\n"                                                         \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -169,26 +170,31 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 // kMnMajor: both operands MN-major in shared memory (imm-trans-a and imm-trans-b set, 16-bit
 // types only): smem_desc_mn's layout, for operands stored with the reduction along rows. kMnB: B
 // alone MN-major (imm-trans-b only; A K-major): backward-data's filter tile read straight from the
-// caller's KRSC filter, whose rows along the GEMM's N (dx's channels) are contiguous.
+// caller's KRSC filter, whose rows along the GEMM's N (dx's channels) are contiguous. T = float:
+// TF32 (m64nNk8, both operands K-major: the instruction has no transpose), which reads each fp32
+// operand's top 19 bits, so a 32-byte k step is 8 elements where a 16-bit type's is 16.
 template <typename T, int N, bool kMnMajor = false, bool kMnB = kMnMajor>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
-  static_assert(N == 64 || N == 128 || N == 256, "m64n64k16, m64n128k16 or m64n256k16");
+  static_assert(N == 64 || N == 128 || N == 256, "m64n64, m64n128 or m64n256");
   static_assert(kMnB || !kMnMajor, "kMnMajor transposes both operands");
-#define CG_WGMMA_TYPED(shape)                 \
-  if constexpr (std::is_same_v<T, cg_bf16>) { \
-    if constexpr (kMnMajor)                   \
-      CG_WGMMA_##shape("bf16", "1, 1");       \
-    else if constexpr (kMnB)                  \
-      CG_WGMMA_##shape("bf16", "0, 1");       \
-    else                                      \
-      CG_WGMMA_##shape("bf16", "0, 0");       \
-  } else {                                    \
-    if constexpr (kMnMajor)                   \
-      CG_WGMMA_##shape("f16", "1, 1");        \
-    else if constexpr (kMnB)                  \
-      CG_WGMMA_##shape("f16", "0, 1");        \
-    else                                      \
-      CG_WGMMA_##shape("f16", "0, 0");        \
+  static_assert(!std::is_same_v<T, float> || !kMnB, "TF32 operands are K-major only");
+#define CG_WGMMA_TYPED(shape)                          \
+  if constexpr (std::is_same_v<T, float>) {            \
+    CG_WGMMA_##shape("k8.f32.tf32.tf32", "");          \
+  } else if constexpr (std::is_same_v<T, cg_bf16>) {   \
+    if constexpr (kMnMajor)                            \
+      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 1, 1"); \
+    else if constexpr (kMnB)                           \
+      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 0, 1"); \
+    else                                               \
+      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 0, 0"); \
+  } else {                                             \
+    if constexpr (kMnMajor)                            \
+      CG_WGMMA_##shape("k16.f32.f16.f16", ", 1, 1");   \
+    else if constexpr (kMnB)                           \
+      CG_WGMMA_##shape("k16.f32.f16.f16", ", 0, 1");   \
+    else                                               \
+      CG_WGMMA_##shape("k16.f32.f16.f16", ", 0, 0");   \
   }
   if constexpr (N == 64) {
     CG_WGMMA_TYPED(N64)
