@@ -144,6 +144,9 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         // 128-wide tensor-core tiles (196 of them: every SM gets one), also in TF32
         "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
         "--stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1",
+        // ... and gpu:wgmma_implicit_gemm:tf32's 128 x 256 and 256 x 128 tiles (many 1x1 tiles)
+        "--stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc256oh56kh1",
+        "--stag=axb --wtag=axb --dtag=axb mb32ic256ih56oc128oh56kh1",
         // gpu:wgmma_implicit_gemm (Hopper): 128-wide tiles with K at a tile edge, and a 1x1
         // whose reduction is a single 64-element stage (fewer tiles than the pipeline's depth)
         "--dt=f16 --stag=axb --wtag=axb --dtag=axb mb16ic40ih32oc200oh32kh3ph1",

@@ -230,7 +230,9 @@ TEST(Gpu, TensorCore3DLayers) {
       // downsampling's 7 of 8 phases no tap reaches), and its stem (stride 1 x 2 x 2, C = 3)
       "--dir=BWD_D " + nhwc + "mb2ic64id16ih56iw56oc128kd3kh3kw3sd2sh2sw2pd1ph1pw1",
       "--dir=BWD_D " + nhwc + "mb2ic128id8ih28iw28oc256kd1kh1kw1sd2sh2sw2",
-      "--dir=BWD_D " + nhwc + "mb2ic3id16ih112iw112oc64kd3kh7kw7sd1sh2sw2pd1ph3pw3"};
+      "--dir=BWD_D " + nhwc + "mb2ic3id16ih112iw112oc64kd3kh7kw7sd1sh2sw2pd1ph3pw3",
+      // many tiles: the wgmma solvers' 128 x 256 and 256 x 128 tiles (the 2D tile rules)
+      nhwc + "mb8ic64id8ih28iw28oc256kd1kh1kw1", nhwc + "mb8ic64id16ih28iw28oc128kd1kh1kw1"};
   for (const char* id : {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32",
                          "gpu:wgmma_implicit_gemm", "gpu:wgmma_implicit_gemm:tf32"}) {
     const Solver* s = find_solver(id);

@@ -257,9 +257,9 @@ __global__ void __launch_bounds__(kThreads) wgmma_forward(const __grid_constant_
   forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn, k3D>(a);
 }
 template <typename T, int BM, int BN, bool kRagged, int kS, bool kSplit, bool kPhased,
-          bool kFilterMn>
+          bool kFilterMn, bool k3D = false>
 __global__ void __launch_bounds__(kThreads, 2) wgmma_forward_2sm(const __grid_constant__ WgArgs a) {
-  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn>(a);
+  forward_body<T, BM, BN, kRagged, kS, kSplit, kPhased, kFilterMn, k3D>(a);
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
@@ -350,8 +350,8 @@ struct WgPlan : Plan {
     ragged = a.cp != a.c || a.k % 2 != 0;
     // The tile rules count stages of kBK (64) elements; an f32 stage row holds 32 (kBKOf).
     const int kd_scale = kBK / (vec == 4 ? kBKOf<float> : kBK);
-    // 3D and TF32 take the two-warpgroup kernel only, 128-pixel tiles at most 128 wide
-    // (launch_two_warpgroups).
+    // 3D and TF32 take the two-warpgroup kernel (the warp-specialised one's loaders are 2D and
+    // 16-bit only) with the 2D tile rules.
     const bool two_warpgroups_only = three_d || tf32;
     if (a.phases) {
       // All phases in one launch, unsplit (they fill the GPU as tc's do), 128-pixel tiles only.
@@ -363,20 +363,17 @@ struct WgPlan : Plan {
         longest = std::max(longest, a.phase[q].kd * kd_scale);
       }
       tile = tile_for(total, a.k, longest, true, false);
-      if (two_warpgroups_only) tile = Tile{128, std::min(tile.bn, 128)};
       ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, true, &tile);
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
                   static_cast<unsigned>(a.phases));
-      per_sm = two_warpgroups_only ? 1
-                                   : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
-                                                   (longest + kBK - 1) / kBK, tile, ragged, ws);
+      per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, (longest + kBK - 1) / kBK,
+                             tile, ragged, ws);
       return;
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
-    if (two_warpgroups_only) tile = Tile{128, std::min(tile.bn, 128)};
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
     ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, false, &tile);
     splits = split_count(a.m, a.k, kd, tile, filter_mn);
@@ -386,9 +383,8 @@ struct WgPlan : Plan {
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
     grid = dim3(static_cast<unsigned>((a.m + tile.bm - 1) / tile.bm),
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
-    per_sm = two_warpgroups_only ? 1
-                                 : blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z,
-                                                 std::int64_t{a.tiles_per_split}, tile, ragged, ws);
+    per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
+                           tile, ragged, ws);
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -451,9 +447,9 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased,
-          bool kFilterMn>
+          bool kFilterMn, bool k3D>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
-  if constexpr (!kRagged && !kFilterMn && BM * BN <= 128 * 128) {
+  if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {
     const CUtensorMap none{};
     if constexpr (BM == 128 && !kPhased) {
       if (ws == 3) {
@@ -490,97 +486,69 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
           grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
   }
   if constexpr (kMinBlocks<BM, BN, S> == 2) {
-    constexpr auto kernel = wgmma_forward_2sm<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn>;
+    constexpr auto kernel =
+        wgmma_forward_2sm<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn, k3D>;
     prefer_shared<kernel>();
     return launch_kernel<kernel>(grid, kThreads, kSmemBytes<BM, BN, S>, a);
   }
-  return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn>>(
+  return launch_kernel<wgmma_forward<T, BM, BN, kRagged, S, kSplit, kPhased, kFilterMn, k3D>>(
       grid, kThreads, kSmemBytes<BM, BN, S>, a);
 }
 
-template <typename T, int BM, int BN, bool kRagged, int S, bool kFilterMn>
+template <typename T, int BM, int BN, bool kRagged, int S, bool kFilterMn, bool k3D>
 Status launch_depth(const WgArgs& a, dim3 grid, int ws) {
-  if constexpr (BM == 128 && BN <= 128)  // the stride phases' tiles (WgPlan)
-    if (a.phases) return launch_stages<T, BM, BN, kRagged, S, false, true, kFilterMn>(a, grid, ws);
-  return a.partial ? launch_stages<T, BM, BN, kRagged, S, true, false, kFilterMn>(a, grid, ws)
-                   : launch_stages<T, BM, BN, kRagged, S, false, false, kFilterMn>(a, grid, ws);
+  // The stride phases' tiles (WgPlan); strided 3D is never read in place.
+  if constexpr (BM == 128 && BN <= 128 && !(k3D && kFilterMn))
+    if (a.phases)
+      return launch_stages<T, BM, BN, kRagged, S, false, true, kFilterMn, k3D>(a, grid, ws);
+  return a.partial
+             ? launch_stages<T, BM, BN, kRagged, S, true, false, kFilterMn, k3D>(a, grid, ws)
+             : launch_stages<T, BM, BN, kRagged, S, false, false, kFilterMn, k3D>(a, grid, ws);
 }
 
 // per_sm (the plan's): 2 takes the 128 x 128 kernel of kStagesTwoPerSm stages (two blocks an SM;
 // the two-warpgroup kernel only), else the kernel of kStages.
-template <typename T, int BM, int BN, bool kRagged, bool kFilterMn = false>
+template <typename T, int BM, int BN, bool kRagged, bool kFilterMn = false, bool k3D = false>
 Status launch_tiles(const WgArgs& a, dim3 grid, int ws, int per_sm = 1) {
   if constexpr (BM == 128 && BN == 128 && !kRagged)
     if (per_sm == 2 && ws == 0)
-      return launch_depth<T, BM, BN, kRagged, kStagesTwoPerSm<BM, BN>, kFilterMn>(a, grid, 0);
-  return launch_depth<T, BM, BN, kRagged, kStages<BM, BN>, kFilterMn>(a, grid, ws);
+      return launch_depth<T, BM, BN, kRagged, kStagesTwoPerSm<BM, BN>, kFilterMn, k3D>(a, grid, 0);
+  return launch_depth<T, BM, BN, kRagged, kStages<BM, BN>, kFilterMn, k3D>(a, grid, ws);
 }
 
-template <typename T, int BM, bool kFilterMn>
+template <typename T, int BM, bool kFilterMn, bool k3D>
 Status launch_width(const WgPlan& pl, const WgArgs& a) {
   if constexpr (BM == 128)
-    if (pl.tile.bn == 256) return launch_tiles<T, BM, 256, false, kFilterMn>(a, pl.grid, pl.ws);
+    if (pl.tile.bn == 256)
+      return launch_tiles<T, BM, 256, false, kFilterMn, k3D>(a, pl.grid, pl.ws);
   return pl.tile.bn == 64
-             ? launch_tiles<T, BM, 64, false, kFilterMn>(a, pl.grid, pl.ws)
-             : launch_tiles<T, BM, 128, false, kFilterMn>(a, pl.grid, pl.ws, pl.per_sm);
+             ? launch_tiles<T, BM, 64, false, kFilterMn, k3D>(a, pl.grid, pl.ws)
+             : launch_tiles<T, BM, 128, false, kFilterMn, k3D>(a, pl.grid, pl.ws, pl.per_sm);
 }
 
-template <typename T, bool kFilterMn>
+template <typename T, bool kFilterMn, bool k3D>
 Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
-  return pl.tile.bm == 256 ? launch_width<T, 256, kFilterMn>(pl, a)
-                           : launch_width<T, 128, kFilterMn>(pl, a);
+  return pl.tile.bm == 256 ? launch_width<T, 256, kFilterMn, k3D>(pl, a)
+                           : launch_width<T, 128, kFilterMn, k3D>(pl, a);
 }
 
-// 3D and TF32 (WgPlan's two_warpgroups_only): the two-warpgroup kernel (k3D: its 3D form),
-// 128-pixel tiles 64 or 128 channels wide, split or not, phased for strided backward-data (the
-// flipped sub-filters); 16-bit types also ragged or with backward-data's filter read in place
-// (kFilterMn, stride 1).
-template <typename T, int BN, bool kRagged, bool kFilterMn, bool k3D>
-Status launch_two_warpgroup_tiles(const WgArgs& a, dim3 grid) {
-  constexpr int S = kStages<128, BN>, bytes = kSmemBytes<128, BN, S>;
-  if constexpr (!kFilterMn)
-    if (a.phases)
-      return launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, true, false, k3D>>(
-          grid, kThreads, bytes, a);
-  return a.partial
-             ? launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, true, false, kFilterMn, k3D>>(
-                   grid, kThreads, bytes, a)
-             : launch_kernel<wgmma_forward<T, 128, BN, kRagged, S, false, false, kFilterMn, k3D>>(
-                   grid, kThreads, bytes, a);
-}
-
+// Every plan (k3D: a 3D one's, the same kernels' 3D forms): ragged ones on the two-warpgroup
+// kernel's 128-pixel tiles (tile_for never picks 256 for them), backward-data's filter read in
+// place or not, the others by the plan's tile, ws and per_sm. TF32 is never ragged or in place.
 template <typename T, bool k3D>
-Status launch_two_warpgroups(const WgPlan& pl, const WgArgs& a) {
+Status launch_plan(const WgPlan& pl, const WgArgs& a) {
   if constexpr (sizeof(T) == 2) {
-    if (pl.filter_mn)
-      return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, false, true, k3D>(a, pl.grid)
-                              : launch_two_warpgroup_tiles<T, 128, false, true, k3D>(a, pl.grid);
     if (pl.ragged)
-      return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, true, false, k3D>(a, pl.grid)
-                              : launch_two_warpgroup_tiles<T, 128, true, false, k3D>(a, pl.grid);
+      return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true, false, k3D>(a, pl.grid, 0)
+                              : launch_tiles<T, 128, 128, true, false, k3D>(a, pl.grid, 0);
+    if (pl.filter_mn) return launch_aligned<T, true, k3D>(pl, a);
   }
-  return pl.tile.bn == 64 ? launch_two_warpgroup_tiles<T, 64, false, false, k3D>(a, pl.grid)
-                          : launch_two_warpgroup_tiles<T, 128, false, false, k3D>(a, pl.grid);
-}
-
-template <typename T>
-Status launch_any(const WgPlan& pl, const WgArgs& a) {
-  if constexpr (std::is_same_v<T, float>) {
-    return pl.three_d ? launch_two_warpgroups<T, true>(pl, a)
-                      : launch_two_warpgroups<T, false>(pl, a);
-  } else {
-    // The ragged variant exists for 128-pixel tiles only (tile_for never picks 256 for it).
-    return pl.three_d     ? launch_two_warpgroups<T, true>(pl, a)
-           : pl.ragged    ? (pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true>(a, pl.grid, 0)
-                                              : launch_tiles<T, 128, 128, true>(a, pl.grid, 0))
-           : pl.filter_mn ? launch_aligned<T, true>(pl, a)
-                          : launch_aligned<T, false>(pl, a);
-  }
+  return launch_aligned<T, false, k3D>(pl, a);
 }
 
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
-  const Status st = launch_any<T>(pl, a);
+  const Status st = pl.three_d ? launch_plan<T, true>(pl, a) : launch_plan<T, false>(pl, a);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,

@@ -34,7 +34,7 @@
 // (docs/gpu/2026-11-25-wsfwd): what bounds a block is not the loader's instructions.
 //
 // 3D (dense NDHWC, KTRSC filters), forward and backward-data (dilation 1): the two-warpgroup
-// kernel's k3D form (128-pixel tiles 64 or 128 wide), GEMM rows over (n, od, oh, ow) and tap rows
+// kernel's k3D form (the 2D tile rules; ragged and phased plans 128 x at most 128), GEMM rows over (n, od, oh, ow) and tap rows
 // over (t, r) (tc::Depth); at stride 1 backward-data's flip of (t, r) is the flip of the combined
 // tap row, so the filter is read in place or flipped as in 2D; strided, the sd*sh*sw stride phases
 // (tc::PhaseDepth) run phased on tc's flipped sub-filters (a phase's tap row steps back by two
@@ -55,7 +55,7 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
   // tf32: the variant for f32 problems (`gpu:wgmma_implicit_gemm:tf32`): the same kernel on fp32
   // stages (32 elements a 128-byte row, 4 a chunk), wgmma m64nNk8 TF32 reading each operand's top
   // 19 bits (so its tolerance allows truncation, kTf32TruncatedRoundoff), the two-warpgroup kernel
-  // only (128 x 64 or 128 x 128 tiles, split or phased), C and K multiples of 4, backward-data on
+  // with the 2D tile rules (no warp-specialised form), C and K multiples of 4, backward-data on
   // the flipped filter copy (TF32 operands are K-major only).
   explicit WgmmaImplicitGemmSolver(bool tf32 = false) : tf32_(tf32) {}
   std::string_view id() const override;
