@@ -38,9 +38,10 @@ def kernels(path):
     out = {}
     for i, m in enumerate(entries):
         end = entries[i + 1].start() if i + 1 < len(entries) else len(text)
-        # The kernel ends at its closing brace: what follows it (a declaration the file holds for
-        # a later kernel) is not its code.
-        close = text.find("\n}\n", m.start(), end)
+        # The kernel ends at its closing brace, the last line "}" before the next kernel: what
+        # follows it (a declaration the file holds for a later kernel) is not its code. (Not the
+        # first: inline asm blocks, "{ ... }", put lines "}" inside the kernel.)
+        close = text.rfind("\n}\n", m.start(), end)
         end = close + 2 if close >= 0 else end
         body = re.sub(r"//.*", "", text[m.start():end]).replace(m.group(1), "F")
         body = re.sub(r"<\d+>", "<N>", body)  # the register declarations' counts

@@ -143,6 +143,29 @@ TEST(Gpu, TensorCore3DTakesForwardAndBackwardData) {
   }
 }
 
+// What gpu:wgmma_implicit_gemm:tf32 says of 3D f32 problems: forward and backward-data (strided
+// too) taken with C and K multiples of 4 on Hopper, C = 3 declined with its reason everywhere.
+TEST(Gpu, WgmmaTf32TakesThreeD) {
+  const Solver* s = find_solver("gpu:wgmma_implicit_gemm:tf32");
+  if (!s) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::string nhwc = "--stag=axb --wtag=axb --dtag=axb ";
+  if (takes_3d_here("gpu:wgmma_implicit_gemm")) {
+    for (const std::string& ok :
+         {nhwc + "mb2ic16id8ih16iw16oc16kd3kh3kw3pd1ph1pw1",
+          "--dir=BWD_D " + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3pd1ph1pw1",
+          "--dir=BWD_D " + nhwc + "mb2ic16id6ih8iw8oc16kd3kh3kw3sd2sh2sw2pd1ph1pw1"}) {
+      auto p = parse_problem(ok);
+      ASSERT_TRUE(p.is_ok()) << ok << ": " << p.status().message();
+      EXPECT_TRUE(s->check(*p).is_ok()) << ok << ": " << s->check(*p).message();
+    }
+  }
+  auto c3 = parse_problem(nhwc + "mb2ic3id8ih16iw16oc16kd3kh3kw3pd1ph1pw1");
+  ASSERT_TRUE(c3.is_ok());
+  const Status st = s->check(*c3);
+  EXPECT_EQ(st.code(), StatusCode::not_applicable);
+  EXPECT_NE(st.message().find("multiples of 4"), std::string::npos) << st.message();
+}
+
 TEST(Gpu, TensorCore3DOnItsShapes) {
   if (!gpu_here()) GTEST_SKIP() << "no GPU here: GPU tests skipped";
   for (const char* id : {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32",

@@ -38,7 +38,8 @@ struct Geo {
 // pixels over (n, od, oh, ow) and their columns over (t, r, s, c). Unused in 2D.
 struct Depth {
   int d, od, sd, dd, pd;  // input depth, output depth, stride, dilation, front padding
-  int taps_r;             // the filter's R: tap row tr is depth tap tr / R and row tap tr % R
+  int taps_r;  // the filter's R (a stride phase's: its R', PhaseDepth): tap row tr is depth tap
+               // tr / R and row tap tr % R
 };
 
 // Strided 3D backward-data: a stride phase's depth, beside its Geo (whose r then counts the phase's
@@ -165,7 +166,8 @@ std::size_t plan_backward_data(const Problem& p, int cp, A& a, int* count) {
 }
 
 // Writes the phases' sub-filters of w (KRSC, k and c of the caller's problem) into wt: phase q's
-// wt[q.w_off + (c * taps + t) * k + kk] = w[kk][tap][c] for sub-filter tap t, flipped in R and S.
+// wt[q.w_off + (c * taps + t) * k + kk] = w[kk][tap][c] for sub-filter tap t, flipped in T, R and
+// S (3D: tap (t', r', s') at (t' R' + r') S' + s').
 // Stride 1 (one phase) is the whole filter flipped.
 Status launch_phase_filters(const Problem& p, const Geo* phases, const PhaseDepth* depths,
                             int count, const void* w, void* wt, std::size_t elem);

@@ -49,7 +49,7 @@ struct WgArgs {
   const void* w;
   void* y;
   int h, w_, c, k, sh, sw, dh, dw;
-  int cp;  // c rounded up to a chunk of 8 (c when aligned)
+  int cp;  // c rounded up to a chunk (kVecOf<T> elements; c when aligned)
   int oh, ow, r, s, ph, pw;
   int m, kd, wrow;      // GEMM M, reduction r*s*cp, filter row r*s*c
   int tiles_per_split;  // reduction tiles per blockIdx.z
@@ -81,7 +81,8 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
 // partial sums), then stored in 16-byte chunks, a row's chunks by consecutive threads. Stored from
 // the fragments directly, a warp's store wrote 8 rows x 16 bytes (half-sector pieces: the 1x1
 // layers ran 1.3-1.6x slower). Rows padded by 16 bytes: a warp's pair writes spread over the banks.
-// Needs k % 8 == 0 (whole chunks) and the stages free (a barrier after the last wgmma).
+// Needs k % (16 / sizeof(O)) == 0 (whole chunks) and the stages free (a barrier after the last
+// wgmma).
 // pixel(row): the output pixel of GEMM row `row` (a stride phase's rows land on y's stride grid).
 // tid: the thread's index among the kThreads computing threads (both kernels' two consumer
 // warpgroups); sync(): their barrier (all threads of the plain kernel, a named barrier of the
@@ -126,8 +127,8 @@ __device__ __forceinline__ int swizzle_mn(int row, int chunk) {
 }
 
 // One stage's multiply by a warpgroup, as one committed wgmma group: its kMI m64 blocks of rows at
-// shared address sa times the BN filter rows at sb, four k16 steps (32 bytes apart in the swizzled
-// rows; kFilterMn: B MN-major as above).
+// shared address sa times the BN filter rows at sb, four 32-byte k steps (k16, TF32 k8; 32 bytes
+// apart in the swizzled rows; kFilterMn: B MN-major as above).
 template <typename T, int BN, bool kFilterMn = false, int kMI>
 __device__ __forceinline__ void multiply_stage(float (&acc)[kMI][BN / 2], std::uint32_t sa,
                                                std::uint32_t sb) {

@@ -1,15 +1,17 @@
 // gpu:wgmma_implicit_gemm (CUDA, Hopper sm_90 only; the kernel is sm_90a code): forward and
-// backward-data 1D/2D convolution in f16/bf16 with fp32 accumulation on the warpgroup
-// tensor-core instructions (wgmma), dense NHWC x and y and KRSC filters, one group.
+// backward-data 1D/2D/3D convolution in f16/bf16 (and, as gpu:wgmma_implicit_gemm:tf32, f32 in
+// TF32) with fp32 accumulation on the warpgroup tensor-core instructions (wgmma), dense NHWC
+// (NDHWC) x and y and KRSC (KTRSC) filters, one group.
 //
 // GEMM view as gpu:tc_implicit_gemm's: M = N*OH*OW output pixels, N = K output channels, reduction
-// R*S*C in (r, s, c) order (each tap's channels padded to a 16-byte chunk of 8 with zeros). A block
-// of two warpgroups computes a BM-pixel x BN-channel tile (128 x 64, 128 x 128, 128 x 256 or
-// 256 x 128, chosen per layer), each warpgroup BM / 2 rows with wgmma m64nBNk16 from shared
-// memory; the reduction advances 64 elements (one 128-byte row per tile row, 128-byte swizzle) per
-// stage through a 4- to 7-stage cp.async pipeline (zero-fill for padding and edges), and the tile
-// leaves through shared memory in 16-byte stores. Channel counts that are not multiples of 8
-// (C = 3 first layers, odd K) take a ragged variant: element-wise loads stored to shared memory,
+// R*S*C in (r, s, c) order (each tap's channels padded to a 16-byte chunk, 8 16-bit or 4 f32
+// elements, with zeros). A block of two warpgroups computes a BM-pixel x BN-channel tile (128 x 64,
+// 128 x 128, 128 x 256 or 256 x 128, chosen per layer), each warpgroup BM / 2 rows with wgmma
+// m64nBNk16 (TF32: k8) from shared memory; the reduction advances one 128-byte row per tile row
+// (64 16-bit or 32 f32 elements, 128-byte swizzle) per stage through a 4- to 7-stage cp.async
+// pipeline (zero-fill for padding and edges), and the tile leaves through shared memory in
+// 16-byte stores. Channel counts that are not multiples of 8 (C = 3 first layers, odd K) take a
+// ragged variant (16-bit types only): element-wise loads stored to shared memory,
 // element-wise stores. Long reductions of very few tiles split in 2 (fp32 partials, then a sum).
 //
 // Backward-data (dilation 1) runs the same kernel, planned as gpu:tc_implicit_gemm plans its own
@@ -34,11 +36,11 @@
 // (docs/gpu/2026-11-25-wsfwd): what bounds a block is not the loader's instructions.
 //
 // 3D (dense NDHWC, KTRSC filters), forward and backward-data (dilation 1): the two-warpgroup
-// kernel's k3D form (the 2D tile rules; ragged and phased plans 128 x at most 128), GEMM rows over (n, od, oh, ow) and tap rows
-// over (t, r) (tc::Depth); at stride 1 backward-data's flip of (t, r) is the flip of the combined
-// tap row, so the filter is read in place or flipped as in 2D; strided, the sd*sh*sw stride phases
-// (tc::PhaseDepth) run phased on tc's flipped sub-filters (a phase's tap row steps back by two
-// strides, so the in-place read does not apply).
+// kernel's k3D form (the 2D tile rules; ragged and phased plans 128 x at most 128), GEMM rows over
+// (n, od, oh, ow) and tap rows over (t, r) (tc::Depth); at stride 1 backward-data's flip of (t, r)
+// is the flip of the combined tap row, so the filter is read in place or flipped as in 2D; strided,
+// the sd*sh*sw stride phases (tc::PhaseDepth) run phased on tc's flipped sub-filters (a phase's tap
+// row steps back by two strides, so the in-place read does not apply).
 //
 // Offered only on an sm_90 device and when the binary holds the kernel's sm_90a code. Declined,
 // with the reason: dilated backward-data and more than 16 stride phases (gpu:implicit_gemm),
