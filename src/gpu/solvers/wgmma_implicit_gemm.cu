@@ -318,10 +318,7 @@ bool filter_mn_for(const Problem& p) {
 // written into the workspace each run by tc::forward_operands as KRSC rows of r*s*K elements.
 struct WgPlan : Plan {
   explicit WgPlan(const Problem& p)
-      : Plan(p),
-        backward(p.direction == Direction::backward_data),
-        filter_mn(filter_mn_for(p)),
-        tf32(p.dtype == DType::f32) {
+      : Plan(p), backward(p.direction == Direction::backward_data), filter_mn(filter_mn_for(p)) {
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     const int vec = 16 / static_cast<int>(size_of(p.dtype));  // a chunk's elements
     if (backward) {
@@ -349,10 +346,10 @@ struct WgPlan : Plan {
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
     // The tile rules count stages of kBK (64) elements; an f32 stage row holds 32 (kBKOf).
-    const int kd_scale = kBK / (vec == 4 ? kBKOf<float> : kBK);
+    const int kd_scale = kBK / (kRowBytes / static_cast<int>(size_of(p.dtype)));
     // 3D and TF32 take the two-warpgroup kernel (the warp-specialised one's loaders are 2D and
     // 16-bit only) with the 2D tile rules.
-    const bool two_warpgroups_only = three_d || tf32;
+    const bool two_warpgroups_only = three_d || p.dtype == DType::f32;
     if (a.phases) {
       // All phases in one launch, unsplit (they fill the GPU as tc's do), 128-pixel tiles only.
       std::int64_t total = 0;
@@ -409,7 +406,7 @@ struct WgPlan : Plan {
     first_tap = a.phase[0].w_off;
   }
   WgArgs a{};
-  bool backward, filter_mn, tf32, ragged = false, three_d = false;
+  bool backward, filter_mn, ragged = false, three_d = false;
   int first_tap = 0;
   int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
   Tile tile{128, 128};

@@ -178,23 +178,21 @@ __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, 
   static_assert(N == 64 || N == 128 || N == 256, "m64n64, m64n128 or m64n256");
   static_assert(kMnB || !kMnMajor, "kMnMajor transposes both operands");
   static_assert(!std::is_same_v<T, float> || !kMnB, "TF32 operands are K-major only");
-#define CG_WGMMA_TYPED(shape)                          \
-  if constexpr (std::is_same_v<T, float>) {            \
-    CG_WGMMA_##shape("k8.f32.tf32.tf32", "");          \
-  } else if constexpr (std::is_same_v<T, cg_bf16>) {   \
-    if constexpr (kMnMajor)                            \
-      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 1, 1"); \
-    else if constexpr (kMnB)                           \
-      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 0, 1"); \
-    else                                               \
-      CG_WGMMA_##shape("k16.f32.bf16.bf16", ", 0, 0"); \
-  } else {                                             \
-    if constexpr (kMnMajor)                            \
-      CG_WGMMA_##shape("k16.f32.f16.f16", ", 1, 1");   \
-    else if constexpr (kMnB)                           \
-      CG_WGMMA_##shape("k16.f32.f16.f16", ", 0, 1");   \
-    else                                               \
-      CG_WGMMA_##shape("k16.f32.f16.f16", ", 0, 0");   \
+// A 16-bit type's instruction in the transpose mode the template asks for (ab: its k and types).
+#define CG_WGMMA_16BIT(shape, ab)   \
+  if constexpr (kMnMajor)           \
+    CG_WGMMA_##shape(ab, ", 1, 1"); \
+  else if constexpr (kMnB)          \
+    CG_WGMMA_##shape(ab, ", 0, 1"); \
+  else                              \
+    CG_WGMMA_##shape(ab, ", 0, 0");
+#define CG_WGMMA_TYPED(shape)                        \
+  if constexpr (std::is_same_v<T, float>) {          \
+    CG_WGMMA_##shape("k8.f32.tf32.tf32", "");        \
+  } else if constexpr (std::is_same_v<T, cg_bf16>) { \
+    CG_WGMMA_16BIT(shape, "k16.f32.bf16.bf16")       \
+  } else {                                           \
+    CG_WGMMA_16BIT(shape, "k16.f32.f16.f16")         \
   }
   if constexpr (N == 64) {
     CG_WGMMA_TYPED(N64)
@@ -204,6 +202,7 @@ __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, 
     CG_WGMMA_TYPED(N256)
   }
 #undef CG_WGMMA_TYPED
+#undef CG_WGMMA_16BIT
 }
 #undef CG_WGMMA_N64
 #undef CG_WGMMA_N128
