@@ -40,6 +40,13 @@ if has tests; then
 step "gpu tests (every GPU solver on the random property set and on its own shapes; large layers)"
 timeout 300 "$B/tests/gpu_tests" 2>&1 | grep -vE "^\[ RUN|^$" | tail -30 | tee "$OUT/gpu_tests.log"
 
+step "gpu:wgmma_implicit_gemm's forward shape tests with each bulk-copy loader forced (CONVGUARD_WGMMA_WS=4, 5)"
+for ws in 4 5; do
+  CONVGUARD_WGMMA_WS=$ws timeout 200 "$B/tests/gpu_tests" \
+    --gtest_filter='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopyLoads:Gpu.TensorCoreWgmmaWaveCounting:Gpu.LargeLayersVerifyBySampling' \
+    2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_ws$ws.log"
+done
+
 step "compute-sanitizer memcheck: the own kernels on their shapes"
 timeout 300 compute-sanitizer --tool memcheck --print-limit 5 "$B/tests/gpu_tests" \
   --gtest_filter='Gpu.TensorCore*:Gpu.Winograd*:Gpu.Direct*' 2>&1 | tail -4 | tee "$OUT/sanitizer.log"

@@ -46,7 +46,7 @@ inline int verify_on_shapes(const char* solver, int count, Make&& make) {
 }
 
 // Runs `s` on `p` twice on the device over the same inputs (seed 5), its output (y, x or w by
-// direction) poisoned before each run, and returns both outputs' bytes (none after a failure,
+// direction) and its workspace poisoned before each run, and returns both outputs' bytes (none after a failure,
 // which it reports): a solver's results must not depend on timing, so the two must be the same.
 inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const Problem& p) {
   TrialTensors t(p);
@@ -70,6 +70,7 @@ inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const P
   for (int r = 0; ok && r < 2; ++r) {
     const ConvTensors d{{dev[0], t.x.desc()}, {dev[1], t.w.desc()}, {dev[2], t.y.desc()}};
     ok = mem->poison(dev[out], host[out]->bytes()).is_ok() &&
+         (*ws == 0 || mem->poison(scratch, *ws).is_ok()) &&
          s.run(**plan, d, {static_cast<std::byte*>(scratch), *ws}).is_ok() &&
          mem->synchronize("run").is_ok();
     if (!ok) break;

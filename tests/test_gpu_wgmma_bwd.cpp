@@ -170,10 +170,11 @@ namespace {
 
 // Runs gpu:wgmma_implicit_gemm on each problem (sampled host reference: these are large) and
 // returns how many verified.
-int verify_sampled(const Solver& s, const std::vector<std::string>& texts) {
+int verify_sampled(const Solver& s, const std::vector<std::string>& texts,
+                   const std::string& dtype = "--dt=bf16 ") {
   int verified = 0;
   for (const auto& text : texts) {
-    const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+    const auto p = parse_problem(dtype + "--stag=axb --wtag=axb --dtag=axb " + text);
     EXPECT_TRUE(p.is_ok()) << text;
     if (!p.is_ok()) continue;
     TrialTensors t(*p);
@@ -218,4 +219,30 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   const auto out = convguard::testing::two_runs(*wgmma, *p);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
+}
+
+// The bulk-copy (TMA) loaders (wgmma_ws_forward.cuh, kTma; tma_ws_for in wgmma_tiles.cuh picks
+// them for forward problems of whole 64-channel taps): ResNet-50 b32 layers that take each form
+// (128 x 64 tiles a tile per block: res2a_branch2b, res5[b-c]_branch2a; 128 x 128 a tile per
+// block: the 3x3 layers, res5's split in 2; persistent: the 1x1 layers, res3[a-d]_branch2c in place
+// of 128 x 256 tiles), the stride-2 layers (the im2col walk's traversal stride), and small ones at
+// the edges: M ending inside a tile (3 images of 8 x 8), padding with stride on odd sizes,
+// dilation 2, a 5x5 filter without padding, K of 200 (a second, partial tile column) and of 100
+// (not whole 16-byte chunks: the epilogue from the fragments). The random shape tests run through
+// both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
+TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
+  REQUIRE_WGMMA_HERE();
+  const std::vector<std::string> layers = {
+      "mb32ic64ih56oc64oh56kh3ph1",      "mb32ic2048ih7oc512oh7kh1",
+      "mb32ic128ih28oc128oh28kh3ph1",    "mb32ic256ih14oc256oh14kh3ph1",
+      "mb32ic512ih7oc512oh7kh3ph1",      "mb32ic256ih14oc1024oh14kh1",
+      "mb32ic128ih28oc512oh28kh1",       "mb32ic128ih56oc128oh28kh3sh2ph1",
+      "mb32ic512ih28oc1024oh14kh1sh2",   "mb3ic64ih15oc64oh8kh3sh2ph1",
+      "mb2ic128ih20oc128oh16kh3dh1",     "mb1ic64ih20oc64oh16kh5",
+      "mb2ic128ih9oc200oh9kh3ph1",       "mb2ic64ih9oc100oh9kh1"};
+  EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+  // f16 too (the im2col map's element type).
+  EXPECT_EQ(verify_sampled(*wgmma, {"mb32ic256ih14oc256oh14kh3ph1", "mb3ic64ih15oc64oh8kh3sh2ph1"},
+                           "--dt=f16 "),
+            2);
 }

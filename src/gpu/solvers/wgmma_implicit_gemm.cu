@@ -263,23 +263,31 @@ __global__ void __launch_bounds__(kThreads, 2) wgmma_forward_2sm(const __grid_co
 }
 
 // Which kernel the plan takes: 0 the two-warpgroup one, 1 the warp-specialised one, 2 its
-// persistent variant, 3 its cluster variant (wgmma_ws_forward.cuh; launch_stages says for which
-// tiles each exists). Measured on ResNet-50 b32 bf16 forward (docs/gpu/2026-11-25-wsfwd): the
-// warp-specialised kernels tie with or lose to the two-warpgroup one on every layer at its own tile
+// persistent variant, 3 its cluster variant, 4 and 5 the forms of 1 and 2 whose loads are bulk
+// tensor copies (wgmma_ws_forward.cuh; launch_stages says for which tiles each exists). Measured
+// on ResNet-50 b32 bf16 forward (docs/gpu/2026-11-25-wsfwd): the warp-specialised kernels with
+// cp.async loaders tie with or lose to the two-warpgroup one on every layer at its own tile
 // (128 x 64: 20-55% slower, one block per SM of 8 stages or two of 4; the cluster variant 1.5-2x
-// slower), except that the persistent 128 x 128 kernel beats the 256 x 128 tiles tile_for picks
-// for 1x1 layers of K = 128 with many tiles (res3a_branch2a 0.0385 -> 0.0328 ms), so those take
-// it (*tile becomes 128 x 128). Non-ragged problems only (the ragged variant stores its
-// element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 3 forces a mode where it applies, for
-// measuring (0: never the warp-specialised kernels).
-int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
+// slower, 0.75x after its per-stage cluster-scope fence went, docs/gpu/2026-11-27-tma/cluster),
+// except that the persistent 128 x 128 kernel beats the 256 x 128 tiles tile_for picks for 1x1
+// layers of K = 128 with many tiles (res3a_branch2a 0.0385 -> 0.0328 ms), so those take it (*tile
+// becomes 128 x 128). The bulk-copy forms beat it on most forward layers they fit (WgPlan's
+// tma_fits, tma_ws_for in wgmma_tiles.cuh). Non-ragged problems only (the ragged variant stores
+// its element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 5 forces a mode where it applies, for
+// measuring (0: never the warp-specialised kernels; 4 and 5 fall back to 1 and 2 where the bulk
+// copies do not fit).
+int ws_forced() {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_WS");
     if (!text) return -1;
-    if (text[0] >= '0' && text[0] <= '3' && text[1] == 0) return text[0] - '0';
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 3)\n", text);
+    if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 5)\n", text);
     return -1;
   }();
+  return forced;
+}
+int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
+  const int forced = ws_forced();
   static const bool tile_forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
   if (ragged) return 0;
   int mode = forced;
@@ -361,6 +369,7 @@ struct WgPlan : Plan {
       }
       tile = tile_for(total, a.k, longest, true, false);
       ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, true, &tile);
+      if (ws >= 4) ws = 1;  // bulk copies: unphased only
       a.tiles_per_split = 2147483647;
       grid = dim3(static_cast<unsigned>((widest + tile.bm - 1) / tile.bm),
                   static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn),
@@ -373,8 +382,11 @@ struct WgPlan : Plan {
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
     ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, false, &tile);
+    if (ws_forced() < 0 && tma_fits(p, Tile{128, 128}))
+      if (const int t = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, &tile); t) ws = t;
     splits = split_count(a.m, a.k, kd, tile, filter_mn);
-    if (ws == 2 && splits > 1) ws = 1;  // persistent: unsplit only
+    if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
+    if (ws >= 4 && !tma_fits(p, tile)) ws -= 3;
     const int tiles = static_cast<int>((kd + kBK - 1) / kBK);
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -382,6 +394,14 @@ struct WgPlan : Plan {
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
     per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
                            tile, ragged, ws);
+  }
+  // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
+  // problem of whole 64-channel taps (a stage is one tap's: the im2col copy's offsets are the
+  // tap's) in a 16-bit type, 128-pixel tiles of at most 128 channels, and corners the im2col map
+  // can hold.
+  bool tma_fits(const Problem& p, Tile t) const {
+    return p.direction == Direction::forward && p.spatial_dims <= 2 && p.dtype != DType::f32 &&
+           !ragged && a.c % 64 == 0 && t.bm == 128 && t.bn <= 128 && im2col_box(a).fits();
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -408,7 +428,9 @@ struct WgPlan : Plan {
   WgArgs a{};
   bool backward, filter_mn, ragged = false, three_d = false;
   int first_tap = 0;
-  int ws = 0;  // 1, 2: the warp-specialised kernel, 2 persistent (wgmma_ws_forward.cuh; ws_mode)
+  // 1, 2: the warp-specialised kernel, 2 persistent; 3 its cluster form; 4, 5: as 1, 2 with
+  // bulk-copy loaders (wgmma_ws_forward.cuh; ws_mode, tma_ws_for)
+  int ws = 0;
   Tile tile{128, 128};
   int splits = 1, used = 1;
   int per_sm = 1;  // 2: 128 x 128 tiles two blocks an SM (kStagesTwoPerSm; blocks_per_sm)
@@ -466,7 +488,26 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
         cluster[0].val.clusterDim.x = 2, cluster[0].val.clusterDim.y = 1;
         cluster[0].val.clusterDim.z = 1;
         cfg.attrs = cluster, cfg.numAttrs = 1;
-        return check(cudaLaunchKernelEx(&cfg, kernel, a, map), "gpu:wgmma_implicit_gemm launch");
+        return check(cudaLaunchKernelEx(&cfg, kernel, a, none, map),
+                     "gpu:wgmma_implicit_gemm launch");
+      }
+    }
+    if constexpr (BM == 128 && !kPhased) {
+      if (ws == 4 || ws == 5) {
+        CUtensorMap map_a, map_b;
+        if (auto st = activation_map<T>(a, BM, &map_a); !st) return st;
+        if (auto st = filter_map<T>(a, BN, &map_b); !st) return st;
+        if constexpr (!kSplit) {
+          if (ws == 5) {
+            constexpr int SP = kWsStages<BM, BN, true>;
+            const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
+            return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false, true>>(
+                dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, map_a, map_b);
+          }
+        }
+        constexpr int SW = kWsStages<BM, BN, false>;
+        return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true>>(
+            grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, map_a, map_b);
       }
     }
     if constexpr (BM == 128 && !kSplit && !kPhased) {
@@ -474,13 +515,13 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
         constexpr int SP = kWsStages<BM, BN, true>;
         const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
         return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false>>(
-            dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none);
+            dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none, none);
       }
     }
     constexpr int SW = kWsStages<BM, BN, false>;
     if (ws != 0)
       return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, kPhased, false, false>>(
-          grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none);
+          grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, none, none);
   }
   if constexpr (kMinBlocks<BM, BN, S> == 2) {
     constexpr auto kernel =

@@ -10,7 +10,11 @@
 // "empty" mbarrier once their wgmma has read it; nothing else synchronises the loop, so the
 // producer runs up to kS stages ahead and one slow warp no longer holds the block back. The
 // persistent variant walks several output tiles per block, so its producer loads the next tile
-// while the consumers store the last one. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
+// while the consumers store the last one. The bulk-copy form (kTma) hands the loads to the TMA
+// unit: one producer thread issues, per stage, an im2col copy of A (BM output pixels of one tap,
+// the hardware walking the output grid and filling the padding with zeros) and a tiled copy of B,
+// both completing on the stage's full barrier; it beats the two-warpgroup kernel on most forward
+// layers it fits (docs/gpu/2026-11-27-tma), where the cp.async producers did not. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
 // of the variants beat the two-warpgroup kernel at its own tiles, so the plan takes the persistent
 // one only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu).
 #pragma once
@@ -76,11 +80,15 @@ __device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes)
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
 }
-// One arrival on the barrier at the same offset in the cluster's block `rank`.
+// One arrival on the barrier at the same offset in the cluster's block `rank`. Release at the
+// default (CTA) scope: what it hands over is a stage this block's wgmma has finished reading
+// (wgmma.wait_group), so no write of this block needs ordering for the other. With
+// .release.cluster the consumers stalled on a memory barrier per stage (Nsight Compute: "membar"
+// the top stall reason, 3.4-3.8 cycles an instruction; docs/gpu/2026-11-27-stream-k).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned rank) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
       "r"(rank)
       : "memory");
 }
@@ -93,6 +101,30 @@ __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorM
       ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
       "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar),
       "h"(static_cast<unsigned short>(3))
+      : "memory");
+}
+
+// kTma: both operands of a stage by bulk tensor copies issued by one producer thread, completing
+// on the stage's full barrier (expect_tx). A: the im2col form of x's tensor map (activation_map):
+// BM consecutive output pixels of one tap (r, s) (the offsets), 64 channels from c, each pixel's
+// 128 bytes one swizzled row, pixels in padding or past the last image zero-filled; the copy
+// walks the output grid (W, then H, then N) from the tile's first pixel (w, h, n: its window's
+// corner). B: BN filter rows of 64 elements at column kk (filter_map).
+__device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap& map, int c, int w,
+                                           int h, int n, int off_w, int off_h, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+      "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h))
+      : "memory");
+}
+__device__ __forceinline__ void tma_tile(std::uint32_t dst, const CUtensorMap& map, int c0, int c1,
+                                         std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
 
@@ -140,10 +172,31 @@ struct TileWalk {
 // every stage; the reduction position (r, s, c) of its chunk advances by kBK per stage, without
 // divisions. `it` counts the stages loaded over all the block's tiles (stage it % kS, pass it /
 // kS).
-template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster>
-__device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_b, const WsGeo& g,
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster, bool kTma>
+__device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_a,
+                                        const CUtensorMap& map_b, const WsGeo& g,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int kt0, int tiles) {
+  if constexpr (kTma) {  // one thread; a stage is one tap's 64 channels (C % 64 == 0)
+    if (threadIdx.x != 0) return;
+    int it = 0;
+    for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
+      const int m0 = tw.m0(), n0 = tw.n0();
+      const int img = m0 / (g.ow * g.oh);
+      const int h0 = (m0 / g.ow) % g.oh * a.sh - g.ph, w0 = m0 % g.ow * a.sw - g.pw;
+      for (int kt = 0; kt < tiles; ++kt, ++it) {
+        const int st = it % kS;
+        if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
+        const int kk = (kt0 + kt) * kBK, tap = kk / a.c, r = tap / g.taps_s;
+        const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
+        mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
+        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, (tap - r * g.taps_s) * a.dw, r * a.dh,
+                   full + 8 * st);
+        tma_tile(B, map_b, kk, n0, full + 8 * st);
+      }
+    }
+    return;
+  }
   constexpr int kRowsA = BM / 16, kRowsB = BN / 16;  // rows per thread (16 per pass)
   const int tid = threadIdx.x, chunk = tid % kChunks, row0 = tid / kChunks;
   const T* x = static_cast<const T*>(a.x);
@@ -213,7 +266,7 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
 // (staged through `staging`, or pairs from the fragments when k % 8 != 0).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster>
+          bool kCluster, bool kTma>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* staging,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int tiles) {
@@ -236,8 +289,8 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
       const int st = it % kS;
       wg::mbar_wait(full + 8 * st, (it / kS) & 1);
       // The stage was written through the generic proxy (cp.async); the tensor cores read it
-      // through the async proxy.
-      wg::fence_proxy_async();
+      // through the async proxy (as the bulk copies of kTma wrote it).
+      if constexpr (!kTma) wg::fence_proxy_async();
       const std::uint32_t sa = base + st * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
       const std::uint32_t sb = base + st * kStageBytes<BM, BN> + BM * kRowBytes;
       multiply_stage<T, BN>(acc, sa, sb);
@@ -282,13 +335,17 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
 // kCluster: launched in clusters of 2 along M (grid.x even; a block past M loads and multiplies
 // zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
 // swizzle); unphased, not persistent.
+// kTma: A and B by bulk tensor copies (map_a: activation_map, map_b: filter_map), one producer
+// thread; 2D forward, unphased, C % 64 == 0, not a cluster.
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster>
+          bool kCluster, bool kTma = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
-    wgmma_forward_ws(const __grid_constant__ WgArgs a, const __grid_constant__ CUtensorMap map_b) {
+    wgmma_forward_ws(const __grid_constant__ WgArgs a, const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!kPersistent || (!kSplit && !kPhased), "persistent: one plane, one reduction");
   static_assert(!kCluster || (!kPersistent && !kPhased), "clusters: a tile per block, unphased");
+  static_assert(!kTma || (!kCluster && !kPhased), "bulk copies: unphased, no cluster");
   extern __shared__ uint4 smem_raw[];
   uint4* smem = smem_raw + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023) / 16;
   const std::uint32_t base = tc::smem_addr(smem);
@@ -303,7 +360,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
     for (int s = 0; s < kS; ++s) {
       // full: the producer's 128 threads (+ the expect_tx arrival); empty: each consumer warp
       // (of both blocks of a cluster).
-      wg::mbar_init(full + 8 * s, kCluster ? 129 : 128);
+      wg::mbar_init(full + 8 * s, kTma ? 1 : kCluster ? 129 : 128);
       wg::mbar_init(empty + 8 * s, kCluster ? 16 : 8);
     }
   }
@@ -315,15 +372,16 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
     __syncthreads();
   }
   if (threadIdx.x < 128)
-    produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
+    produce<T, BM, BN, kS, kPersistent, kCluster, kTma>(a, map_a, map_b, g, base, full, empty, kt0,
+                                                        tiles);
   else
-    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster>(a, g, staging, base, full, empty,
-                                                                   tiles);
+    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma>(a, g, staging, base, full,
+                                                                         empty, tiles);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
-  (void)map_b;
+  (void)map_a, (void)map_b;
 #endif
 }
 
@@ -334,18 +392,20 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+// The driver's function `name` (CUDA 12 ABI) through the runtime; null when the driver has none.
+template <typename Fn>
+inline Fn driver_entry(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<Fn>(p);
+}
 inline EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeTiled{nullptr};
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
+  static const EncodeTiled fn = driver_entry<EncodeTiled>("cuTensorMapEncodeTiled");
   return fn;
 }
 
@@ -370,6 +430,62 @@ inline Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
   if (r != CUDA_SUCCESS)
     return {StatusCode::internal_error,
             "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
+  return Status::ok();
+}
+
+// cuTensorMapEncodeIm2col, likewise.
+using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                  const cuuint64_t*, const cuuint64_t*, const int*, const int*,
+                                  cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                  CUtensorMapFloatOOBfill);
+inline EncodeIm2col encode_im2col() {
+  static const EncodeIm2col fn = driver_entry<EncodeIm2col>("cuTensorMapEncodeIm2col");
+  return fn;
+}
+
+// The corners of the im2col walk (tma_im2col) over one image, W then H: the windows' corners run
+// from -pad to -pad + (out - 1) * stride, which the map takes relative to the tensor's edges
+// (lower: -pad; upper: that last corner less in - 1, the walk's last position inclusive; checked on
+// the H100: one more or one less fails every strided and padded problem, docs/gpu/2026-11-27-tma/tma
+// adj*.log). 4D maps take corners in [-128, 127].
+struct Im2colBox {
+  int lower[2], upper[2];  // {w, h}
+  bool fits() const {
+    for (int v : {lower[0], lower[1], upper[0], upper[1]})
+      if (v < -128 || v > 127) return false;
+    return true;
+  }
+};
+inline Im2colBox im2col_box(const WgArgs& a) {
+  return {{-a.pw, -a.ph},
+          {-a.pw + (a.ow - 1) * a.sw - (a.w_ - 1),
+           -a.ph + (a.oh - 1) * a.sh - (a.h - 1)}};
+}
+
+// x (NHWC, C % 64 == 0) as an im2col tensor map for kTma: BM pixels x 64 channels a copy,
+// 128-byte swizzle, the walk's strides the convolution's.
+template <typename T>
+inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
+  const EncodeIm2col encode = encode_im2col();
+  if (!encode)
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeIm2col"};
+  const auto e = static_cast<cuuint64_t>(sizeof(T));
+  const cuuint64_t n = static_cast<cuuint64_t>(a.m / (a.oh * a.ow));
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(a.c), static_cast<cuuint64_t>(a.w_),
+                              static_cast<cuuint64_t>(a.h), n};
+  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e, dims[0] * dims[1] * dims[2] * e};
+  const Im2colBox box = im2col_box(a);
+  const cuuint32_t unit[4] = {1, static_cast<cuuint32_t>(a.sw), static_cast<cuuint32_t>(a.sh), 1};
+  const CUresult r = encode(
+      map, std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper, static_cast<cuuint32_t>(kBK),
+      static_cast<cuuint32_t>(pixels), unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return {StatusCode::internal_error,
+            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeIm2col failed (" + std::to_string(r) + ")"};
   return Status::ok();
 }
 
