@@ -246,3 +246,21 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
                            "--dt=f16 "),
             2);
 }
+
+// ... and on stride-1 backward-data reading the filter in place (B as 64 x 64 MN-major atoms
+// copied from the caller's KRSC filter at the flipped tap): ResNet-50 b32 layers taking each form
+// (the 3x3 res3 and res2 layers a tile per block at 128 x 128 and 128 x 64, the 1x1 layers of
+// short reductions persistent, res2[b-c]_branch2a in place of 128 x 256 tiles, res5's 3x3 split
+// in 2), and small ones at the edges: dx channels (the GEMM's N) of 200 in 128 x 64 tiles (atoms
+// past C), padding 2 of a 3x3 filter (the flipped problem's padding -1), a 5x5 filter with 192
+// dy channels split in 2. The random backward-data shape tests run through both forms with
+// CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
+TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
+  REQUIRE_WGMMA_HERE();
+  const std::vector<std::string> layers = {
+      "--dir=BWD_D mb32ic128ih28oc128oh28kh3ph1", "--dir=BWD_D mb32ic64ih56oc64oh56kh3ph1",
+      "--dir=BWD_D mb32ic1024ih14oc256oh14kh1",   "--dir=BWD_D mb32ic256ih56oc64oh56kh1",
+      "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1",   "--dir=BWD_D mb2ic200ih9oc64oh9kh3ph1",
+      "--dir=BWD_D mb2ic64ih10oc64oh12kh3ph2",    "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
+  EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+}

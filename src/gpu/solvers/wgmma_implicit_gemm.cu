@@ -381,12 +381,16 @@ struct WgPlan : Plan {
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
-    ws = filter_mn || two_warpgroups_only ? 0 : ws_mode(ragged, false, &tile);
+    // The in-place filter (filter_mn) takes the bulk-copy loaders or the two-warpgroup kernel.
+    ws = two_warpgroups_only             ? 0
+         : !filter_mn                    ? ws_mode(ragged, false, &tile)
+         : ws_forced() >= 4              ? ws_forced()
+                                         : 0;
     if (ws_forced() < 0 && tma_fits(p, Tile{128, 128}))
       if (const int t = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, &tile); t) ws = t;
     splits = split_count(a.m, a.k, kd, tile, filter_mn);
     if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
-    if (ws >= 4 && !tma_fits(p, tile)) ws -= 3;
+    if (ws >= 4 && !tma_fits(p, tile)) ws = filter_mn ? 0 : ws - 3;
     const int tiles = static_cast<int>((kd + kBK - 1) / kBK);
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -396,12 +400,13 @@ struct WgPlan : Plan {
                            tile, ragged, ws);
   }
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
-  // problem of whole 64-channel taps (a stage is one tap's: the im2col copy's offsets are the
-  // tap's) in a 16-bit type, 128-pixel tiles of at most 128 channels, and corners the im2col map
-  // can hold.
+  // problem, or stride-1 backward-data reading its filter in place, of whole 64-channel taps (a
+  // stage is one tap's: the im2col copy's offsets are the tap's) in a 16-bit type, 128-pixel tiles
+  // of at most 128 channels, and corners the im2col map can hold.
   bool tma_fits(const Problem& p, Tile t) const {
-    return p.direction == Direction::forward && p.spatial_dims <= 2 && p.dtype != DType::f32 &&
-           !ragged && a.c % 64 == 0 && t.bm == 128 && t.bn <= 128 && im2col_box(a).fits();
+    const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
+    return direction && p.spatial_dims <= 2 && p.dtype != DType::f32 && !ragged && a.c % 64 == 0 &&
+           t.bm == 128 && t.bn <= 128 && im2col_box(a).fits();
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -465,9 +470,34 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
 // (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
+// The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map and the filter's
+// (K-major, or the caller's filter in place for backward-data).
+template <typename T, int BN, bool kSplit, bool kFilterMn>
+Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
+  constexpr int BM = 128;
+  CUtensorMap map_a, map_b;
+  if (auto st = activation_map<T>(a, BM, &map_a); !st) return st;
+  if (auto st = kFilterMn ? filter_map_mn<T>(a, &map_b) : filter_map<T>(a, BN, &map_b); !st)
+    return st;
+  if constexpr (!kSplit) {
+    if (ws == 5) {
+      constexpr int SP = kWsStages<BM, BN, true>;
+      const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
+      return launch_kernel<
+          wgmma_forward_ws<T, BM, BN, SP, false, false, true, false, true, kFilterMn>>(
+          dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, map_a, map_b);
+    }
+  }
+  constexpr int SW = kWsStages<BM, BN, false>;
+  return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, kFilterMn>>(
+      grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, map_a, map_b);
+}
+
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased,
           bool kFilterMn, bool k3D>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
+  if constexpr (!kRagged && !k3D && sizeof(T) == 2 && BM == 128 && BN <= 128 && !kPhased)
+    if (ws == 4 || ws == 5) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
   if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {
     const CUtensorMap none{};
     if constexpr (BM == 128 && !kPhased) {
@@ -490,24 +520,6 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
         cfg.attrs = cluster, cfg.numAttrs = 1;
         return check(cudaLaunchKernelEx(&cfg, kernel, a, none, map),
                      "gpu:wgmma_implicit_gemm launch");
-      }
-    }
-    if constexpr (BM == 128 && !kPhased) {
-      if (ws == 4 || ws == 5) {
-        CUtensorMap map_a, map_b;
-        if (auto st = activation_map<T>(a, BM, &map_a); !st) return st;
-        if (auto st = filter_map<T>(a, BN, &map_b); !st) return st;
-        if constexpr (!kSplit) {
-          if (ws == 5) {
-            constexpr int SP = kWsStages<BM, BN, true>;
-            const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
-            return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false, true>>(
-                dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, map_a, map_b);
-          }
-        }
-        constexpr int SW = kWsStages<BM, BN, false>;
-        return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true>>(
-            grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, map_a, map_b);
       }
     }
     if constexpr (BM == 128 && !kSplit && !kPhased) {

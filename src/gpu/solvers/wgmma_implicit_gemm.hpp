@@ -32,10 +32,11 @@
 // block barrier per stage). A warp-specialised kernel (a producer warpgroup feeding the two
 // through mbarriers; plain, persistent and cluster/TMA-multicast variants) with cp.async loaders
 // ties or loses to it at the same tiles on ResNet-50 (docs/gpu/2026-11-25-wsfwd). Its bulk-copy
-// form (2D forward, C % 64 == 0, 16-bit) loads A with the TMA unit's im2col copies and B with tiled
-// ones, one thread issuing both per stage, and is 5-21% faster than the two-warpgroup kernel on
-// most ResNet-50 forward layers (docs/gpu/2026-11-27-tma), so forward plans of 128 x 64 and
-// 128 x 128 tiles, and short reductions of larger tiles, take it (tma_ws_for in wgmma_tiles.cuh).
+// form (2D, 16-bit, C % 64 == 0: forward, and stride-1 backward-data reading the filter in place)
+// loads A with the TMA unit's im2col copies and B with tiled ones, one thread issuing both per
+// stage, and is 5-24% faster than the two-warpgroup kernel on most ResNet-50 layers it fits
+// (docs/gpu/2026-11-27-tma), so plans of 128 x 64 tiles with long reductions, of 128 x 128 tiles,
+// and short reductions of larger tiles take it (tma_ws_for in wgmma_tiles.cuh).
 //
 // 3D (dense NDHWC, KTRSC filters), forward and backward-data (dilation 1): the two-warpgroup
 // kernel's k3D form (the 2D tile rules; ragged and phased plans 128 x at most 128), GEMM rows over

@@ -129,30 +129,34 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 }
 
 // The bulk-copy (TMA) loaders of the warp-specialised kernel (wgmma_ws_forward.cuh, kTma) for a
-// forward problem they fit (WgPlan::tma_fits): 4, a tile per block, or 5, persistent; 0 to keep
-// the plan's kernel; *t may become 128 x 128. Measured on ResNet-50 b32 bf16 forward with each
-// kernel forced (docs/gpu/2026-11-27-tma/tma, against the two-warpgroup kernel's plans):
-//  - 128 x 64 tiles, a tile per block (two an SM): res2a_branch2b 0.0359 -> 0.0299 ms,
-//    res5[b-c]_branch2a 0.0199 -> 0.0179; res2[b-c]_branch2a 3% slower (0.0281 -> 0.0290);
+// problem they fit (WgPlan::tma_fits: forward, or stride-1 backward-data reading its filter in
+// place): 4, a tile per block, or 5, persistent; 0 to keep the plan's kernel; *t may become
+// 128 x 128. Measured on ResNet-50 b32 bf16 with each kernel forced, forward and backward-data
+// (docs/gpu/2026-11-27-tma/tma and bwd, against the two-warpgroup kernel's plans):
+//  - 128 x 64 tiles (a tile per block, two an SM) pay on long reductions: res2a_branch2b (9
+//    stages) forward 0.0359 -> 0.0299 ms and backward-data 0.0352 -> 0.0301, res5[b-c]_branch2a
+//    forward (32) 0.0199 -> 0.0179; the 1x1 layers of 4 stages lost 3% (forward
+//    res2[b-c]_branch2a, backward-data res2a_branch2c), so those keep their kernel;
 //  - 128 x 128 tiles of at most 8 stages (1x1 layers), persistent, so that a tile's epilogue
-//    overlaps the next one's loads: res4[a-f]_branch2c 0.0181 -> 0.0150, res3[b-d]_branch2a
-//    0.0195 -> 0.0180; also in place of 128 x 256 and 256 x 128 tiles of such short reductions
-//    (res3[a-d]_branch2c 0.0225 -> 0.0190, res2a_branch2c 0.0343 -> 0.0295);
-//  - longer reductions (3x3 layers, split or not), a tile per block of 7 stages: res4[b-f]_branch2b
-//    0.0256 -> 0.0225, res3[b-d]_branch2b 0.0295 -> 0.0256, res5a_branch2b 0.0300 -> 0.0273;
-//  - 128 x 256 tiles of longer reductions stay (not measured against), as do those the wave count
-//    picks for K >= 512 (res5's 1x1 layers: 0.0138 against 0.0146 at best with bulk copies).
+//    overlaps the next one's loads: forward res4[a-f]_branch2c 0.0181 -> 0.0150, backward-data
+//    res4[b-f]_branch2a 0.0173 -> 0.0147; also in place of 128 x 256 and 256 x 128 tiles of such
+//    short reductions (forward res3[a-d]_branch2c 0.0225 -> 0.0190, backward-data
+//    res2[b-c]_branch2a 0.0350 -> 0.0293, res3[b-d]_branch2a 0.0221 -> 0.0187), except where
+//    128 x 256 tiles fit one wave and 128 x 128 would not (forward res5[a-c]_branch2c 0.0138
+//    against 0.0146, backward-data res5[b-c]_branch2a 0.0129 against 0.0146);
+//  - longer reductions (3x3 layers, split or not) a tile per block of 7 stages: forward
+//    res4[b-f]_branch2b 0.0256 -> 0.0225, res3[b-d]_branch2b 0.0295 -> 0.0256; backward-data
+//    res3[b-d]_branch2b 0.0283 -> 0.0257;
+//  - 128 x 256 tiles of longer reductions stay (forward res5a_branch2a, 16 stages: 0.0209 against
+//    0.0229).
 inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, Tile* t) {
   const std::int64_t mt = (m + 127) / 128;
   const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
-  if (t->bm == 128 && t->bn == 64) return 4;
+  if (t->bm == 128 && t->bn == 64) return stages > 8 ? 4 : 0;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 ? 5 : 4;
-  // tile_for's two 128 x 256 rules: many tiles (kept only for long reductions), or few tiles whose
-  // waves halve (kept).
-  const bool many = mt * ((k + 255) / 256) >= 2 * sms();
-  const bool wave_rule =
-      k >= 512 && 2 * waves(mt * ((k + 255) / 256)) <= waves(mt * ((k + 127) / 128));
-  if (stages > 8 || (t->bn == 256 && !many && wave_rule)) return 0;
+  const bool one_wave =
+      t->bn == 256 && waves(mt * ((k + 255) / 256)) == 1 && waves(mt * ((k + 127) / 128)) > 1;
+  if (stages > 8 || one_wave) return 0;
   *t = Tile{128, 128};
   return 5;
 }

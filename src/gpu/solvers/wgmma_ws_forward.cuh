@@ -13,8 +13,9 @@
 // while the consumers store the last one. The bulk-copy form (kTma) hands the loads to the TMA
 // unit: one producer thread issues, per stage, an im2col copy of A (BM output pixels of one tap,
 // the hardware walking the output grid and filling the padding with zeros) and a tiled copy of B,
-// both completing on the stage's full barrier; it beats the two-warpgroup kernel on most forward
-// layers it fits (docs/gpu/2026-11-27-tma), where the cp.async producers did not. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
+// both completing on the stage's full barrier (stride-1 backward-data's filter read in place:
+// kFilterMn, B as MN-major atoms); it beats the two-warpgroup kernel on most layers it fits
+// (docs/gpu/2026-11-27-tma), where the cp.async producers did not. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
 // of the variants beat the two-warpgroup kernel at its own tiles, so the plan takes the persistent
 // one only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu).
 #pragma once
@@ -172,7 +173,8 @@ struct TileWalk {
 // every stage; the reduction position (r, s, c) of its chunk advances by kBK per stage, without
 // divisions. `it` counts the stages loaded over all the block's tiles (stage it % kS, pass it /
 // kS).
-template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster, bool kTma>
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster, bool kTma,
+          bool kFilterMn>
 __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_a,
                                         const CUtensorMap& map_b, const WsGeo& g,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
@@ -188,11 +190,22 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
         const int st = it % kS;
         if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
         const int kk = (kt0 + kt) * kBK, tap = kk / a.c, r = tap / g.taps_s;
+        const int s = tap - r * g.taps_s;
         const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
         mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
-        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, (tap - r * g.taps_s) * a.dw, r * a.dh,
-                   full + 8 * st);
-        tma_tile(B, map_b, kk, n0, full + 8 * st);
+        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+        if constexpr (kFilterMn) {
+          // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
+          // flipped tap, whose dx channels n0.. are columns first - r * b_dr - s * b_ds + n0 of
+          // the filter's rows; one 64 x 64 atom (swizzle_mn's layout) a copy.
+          const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + n0;
+#pragma unroll
+          for (int atom = 0; atom < BN / 64; ++atom)
+            tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c,
+                     full + 8 * st);
+        } else {
+          tma_tile(B, map_b, kk, n0, full + 8 * st);
+        }
       }
     }
     return;
@@ -266,7 +279,7 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
 // (staged through `staging`, or pairs from the fragments when k % 8 != 0).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster, bool kTma>
+          bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* staging,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int tiles) {
@@ -293,7 +306,7 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
       if constexpr (!kTma) wg::fence_proxy_async();
       const std::uint32_t sa = base + st * kStageBytes<BM, BN> + group * (BM / 2) * kRowBytes;
       const std::uint32_t sb = base + st * kStageBytes<BM, BN> + BM * kRowBytes;
-      multiply_stage<T, BN>(acc, sa, sb);
+      multiply_stage<T, BN, kFilterMn>(acc, sa, sb);
       wg::wait<1>();  // the previous stage's wgmma has finished reading it: release it
       if (kt > 0 && lane == 0) release((it - 1) % kS);
     }
@@ -336,9 +349,10 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
 // zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
 // swizzle); unphased, not persistent.
 // kTma: A and B by bulk tensor copies (map_a: activation_map, map_b: filter_map), one producer
-// thread; 2D forward, unphased, C % 64 == 0, not a cluster.
+// thread; 2D, unphased, C % 64 == 0, not a cluster. kFilterMn (with kTma only): stride-1
+// backward-data reading the caller's filter as an MN-major B (map_b: filter_map_mn).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster, bool kTma = false>
+          bool kCluster, bool kTma = false, bool kFilterMn = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
     wgmma_forward_ws(const __grid_constant__ WgArgs a, const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b) {
@@ -346,6 +360,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   static_assert(!kPersistent || (!kSplit && !kPhased), "persistent: one plane, one reduction");
   static_assert(!kCluster || (!kPersistent && !kPhased), "clusters: a tile per block, unphased");
   static_assert(!kTma || (!kCluster && !kPhased), "bulk copies: unphased, no cluster");
+  static_assert(kTma || !kFilterMn, "the in-place filter: bulk copies only");
   extern __shared__ uint4 smem_raw[];
   uint4* smem = smem_raw + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023) / 16;
   const std::uint32_t base = tc::smem_addr(smem);
@@ -372,11 +387,11 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
     __syncthreads();
   }
   if (threadIdx.x < 128)
-    produce<T, BM, BN, kS, kPersistent, kCluster, kTma>(a, map_a, map_b, g, base, full, empty, kt0,
-                                                        tiles);
+    produce<T, BM, BN, kS, kPersistent, kCluster, kTma, kFilterMn>(a, map_a, map_b, g, base, full,
+                                                                   empty, kt0, tiles);
   else
-    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma>(a, g, staging, base, full,
-                                                                         empty, tiles);
+    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma, kFilterMn>(
+        a, g, staging, base, full, empty, tiles);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
 #else
@@ -409,28 +424,41 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
-// The filter as a 2D tensor map for the cluster variant: rows of a.wrow elements (the reduction,
-// dense when not ragged), a.k rows; boxes of 64 elements (one 128-byte swizzled row) x rows rows;
-// past either end the copy fills zeros.
+// A 2D tiled tensor map over `base`: `rows` rows of `cols` elements (dense), boxes of 64 elements
+// (one 128-byte swizzled row) x box_rows rows; past either end the copy fills zeros.
 template <typename T>
-inline Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
+inline Status tiled_map(const void* base, int cols, int rows, int box_rows, CUtensorMap* map) {
   const EncodeTiled encode = encode_tiled();
   if (!encode)
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.wrow), static_cast<cuuint64_t>(a.k)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.wrow) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(rows)};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t unit[2] = {1, 1};
   const CUresult r = encode(map,
                             std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(a.w), dims, strides, box, unit,
+                            2, const_cast<void*>(base), dims, strides, box, unit,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return {StatusCode::internal_error,
             "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
   return Status::ok();
+}
+
+// The filter (forward: K-major rows of a.wrow elements, the reduction, a.k rows) for the cluster
+// and bulk-copy loaders, boxes of `rows` rows.
+template <typename T>
+inline Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
+  return tiled_map<T>(a.w, a.wrow, a.k, rows, map);
+}
+// Stride-1 backward-data's filter read in place (kFilterMn): the caller's KRSC filter, whose start
+// lies a.phase[0].w_off elements before a.w (the flipped tap (0, 0)), as a.c (its K) rows of
+// a.b_krow elements (R*S*C), boxes of 64 x 64: one MN-major atom.
+template <typename T>
+inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
+  return tiled_map<T>(static_cast<const T*>(a.w) - a.phase[0].w_off, a.b_krow, a.c, kBK, map);
 }
 
 // cuTensorMapEncodeIm2col, likewise.
