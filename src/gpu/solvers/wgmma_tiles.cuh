@@ -144,6 +144,10 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 //    res2[b-c]_branch2a 0.0350 -> 0.0293, res3[b-d]_branch2a 0.0221 -> 0.0187), except where
 //    128 x 256 tiles fit one wave and 128 x 128 would not (forward res5[a-c]_branch2c 0.0138
 //    against 0.0146, backward-data res5[b-c]_branch2a 0.0129 against 0.0146);
+//    nor where the larger tiles take more than 6 waves: at batch 256 their reuse of each loaded
+//    row outweighed the persistent kernel's overlap (forward res4a_branch2a 0.1365 -> 0.1753 ms,
+//    res3a_branch1 0.1917 -> 0.2256; backward-data res5a_branch2a 0.1388 -> 0.1722;
+//    docs/gpu/2026-11-27-tma/b256), where batch 32's 3-6 waves gained 14-20%;
 //  - longer reductions (3x3 layers, split or not) a tile per block of 7 stages: forward
 //    res4[b-f]_branch2b 0.0256 -> 0.0225, res3[b-d]_branch2b 0.0295 -> 0.0256; backward-data
 //    res3[b-d]_branch2b 0.0283 -> 0.0257;
@@ -154,9 +158,11 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, Tile*
   const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
   if (t->bm == 128 && t->bn == 64) return stages > 8 ? 4 : 0;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 ? 5 : 4;
-  const bool one_wave =
-      t->bn == 256 && waves(mt * ((k + 255) / 256)) == 1 && waves(mt * ((k + 127) / 128)) > 1;
-  if (stages > 8 || one_wave) return 0;
+  // The plan's larger tiles: 128 x 256 or 256 x 128.
+  const std::int64_t larger =
+      t->bn == 256 ? mt * ((k + 255) / 256) : ((m + 255) / 256) * ((k + 127) / 128);
+  const bool one_wave = t->bn == 256 && waves(larger) == 1 && waves(mt * ((k + 127) / 128)) > 1;
+  if (stages > 8 || one_wave || waves(larger) > 6) return 0;
   *t = Tile{128, 128};
   return 5;
 }
