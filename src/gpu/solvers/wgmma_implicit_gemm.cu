@@ -382,15 +382,17 @@ struct WgPlan : Plan {
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
     // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
     // The in-place filter (filter_mn) takes the bulk-copy loaders or the two-warpgroup kernel.
-    ws = two_warpgroups_only             ? 0
-         : !filter_mn                    ? ws_mode(ragged, false, &tile)
-         : ws_forced() >= 4              ? ws_forced()
-                                         : 0;
+    // TF32 and 3D: the two-warpgroup kernel or (TF32) the bulk-copy loaders.
+    ws = !filter_mn && !two_warpgroups_only ? ws_mode(ragged, false, &tile)
+         : ws_forced() >= 4                 ? ws_forced()
+                                            : 0;
     if (ws_forced() < 0 && tma_fits(p, Tile{128, 128}))
-      if (const int t = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, &tile); t) ws = t;
+      if (const int t = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, p.dtype == DType::f32, &tile))
+        ws = t;
     splits = split_count(a.m, a.k, kd, tile, filter_mn);
     if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
-    if (ws >= 4 && !tma_fits(p, tile)) ws = filter_mn ? 0 : ws - 3;
+    if (ws == 5 && p.dtype == DType::f32) ws = 4;  // (forced) the persistent staging is 16-bit
+    if (ws >= 4 && !tma_fits(p, tile)) ws = filter_mn || two_warpgroups_only ? 0 : ws - 3;
     const int tiles = static_cast<int>((kd + kBK - 1) / kBK);
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -400,13 +402,14 @@ struct WgPlan : Plan {
                            tile, ragged, ws);
   }
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
-  // problem, or stride-1 backward-data reading its filter in place, of whole 64-channel taps (a
-  // stage is one tap's: the im2col copy's offsets are the tap's) in a 16-bit type, 128-pixel tiles
-  // of at most 128 channels, and corners the im2col map can hold.
+  // problem (TF32 too), or stride-1 backward-data reading its filter in place, of taps of whole
+  // stage rows (64 16-bit or 32 f32 channels: a stage is one tap's, the im2col copy's offsets are
+  // the tap's), 128-pixel tiles of at most 128 channels, and corners the im2col map can hold.
   bool tma_fits(const Problem& p, Tile t) const {
     const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
-    return direction && p.spatial_dims <= 2 && p.dtype != DType::f32 && !ragged && a.c % 64 == 0 &&
-           t.bm == 128 && t.bn <= 128 && im2col_box(a).fits();
+    const int row = kRowBytes / static_cast<int>(size_of(p.dtype));  // a stage row's elements
+    return direction && p.spatial_dims <= 2 && !ragged && a.c % row == 0 && t.bm == 128 &&
+           t.bn <= 128 && im2col_box(a).fits();
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -479,7 +482,7 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   if (auto st = activation_map<T>(a, BM, &map_a); !st) return st;
   if (auto st = kFilterMn ? filter_map_mn<T>(a, &map_b) : filter_map<T>(a, BN, &map_b); !st)
     return st;
-  if constexpr (!kSplit) {
+  if constexpr (!kSplit && sizeof(T) == 2) {  // (f32: tma_ws_for; the staging is 16-bit's)
     if (ws == 5) {
       constexpr int SP = kWsStages<BM, BN, true>;
       const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
@@ -496,7 +499,7 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased,
           bool kFilterMn, bool k3D>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
-  if constexpr (!kRagged && !k3D && sizeof(T) == 2 && BM == 128 && BN <= 128 && !kPhased)
+  if constexpr (!kRagged && !k3D && BM == 128 && BN <= 128 && !kPhased)
     if (ws == 4 || ws == 5) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
   if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {
     const CUtensorMap none{};

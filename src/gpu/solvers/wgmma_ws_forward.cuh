@@ -179,7 +179,7 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
                                         const CUtensorMap& map_b, const WsGeo& g,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int kt0, int tiles) {
-  if constexpr (kTma) {  // one thread; a stage is one tap's 64 channels (C % 64 == 0)
+  if constexpr (kTma) {  // one thread; a stage is one tap's 128-byte row (C a multiple of it)
     if (threadIdx.x != 0) return;
     int it = 0;
     for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
@@ -189,7 +189,7 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
       for (int kt = 0; kt < tiles; ++kt, ++it) {
         const int st = it % kS;
         if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
-        const int kk = (kt0 + kt) * kBK, tap = kk / a.c, r = tap / g.taps_s;
+        const int kk = (kt0 + kt) * kBKOf<T>, tap = kk / a.c, r = tap / g.taps_s;
         const int s = tap - r * g.taps_s;
         const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
         mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
@@ -313,7 +313,7 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
     wg::wait<0>();
     if (tiles > 0 && lane == 0) release((it - 1) % kS);
 
-    if (a.k % 8 == 0) {
+    if (a.k % kVecOf<T> == 0) {
       // The plain variant stages in the stages: every copy has landed (each was waited for) and
       // both warpgroups' wgmma have read them (the barrier). The persistent one has a region of
       // its own, which the barrier hands over once the last tile's stores have read it.
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   const WsGeo g = ws_geo<kPhased>(a);
   if (kPhased && static_cast<int>(blockIdx.x) * BM >= g.m_all) return;  // the whole block
   const int kt0 = kPhased ? 0 : blockIdx.z * a.tiles_per_split;
-  const int tiles = min((g.kd + kBK - 1) / kBK - kt0, a.tiles_per_split);
+  const int tiles = min((g.kd + kBKOf<T> - 1) / kBKOf<T> - kt0, a.tiles_per_split);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kS; ++s) {
       // full: the producer's 128 threads (+ the expect_tx arrival); empty: each consumer warp
@@ -424,8 +424,16 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
+// The tensor maps' element type.
+template <typename T>
+constexpr CUtensorMapDataType map_type() {
+  if constexpr (std::is_same_v<T, cg_bf16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
 // A 2D tiled tensor map over `base`: `rows` rows of `cols` elements (dense), boxes of 64 elements
-// (one 128-byte swizzled row) x box_rows rows; past either end the copy fills zeros.
+// (f32: 32; one 128-byte swizzled row) x box_rows rows; past either end the copy fills zeros.
 template <typename T>
 inline Status tiled_map(const void* base, int cols, int rows, int box_rows, CUtensorMap* map) {
   const EncodeTiled encode = encode_tiled();
@@ -433,12 +441,9 @@ inline Status tiled_map(const void* base, int cols, int rows, int box_rows, CUte
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBKOf<T>), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(map,
-                            std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(base), dims, strides, box, unit,
+  const CUresult r = encode(map, map_type<T>(), 2, const_cast<void*>(base), dims, strides, box, unit,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -491,8 +496,9 @@ inline Im2colBox im2col_box(const WgArgs& a) {
            -a.ph + (a.oh - 1) * a.sh - (a.h - 1)}};
 }
 
-// x (NHWC, C % 64 == 0) as an im2col tensor map for kTma: BM pixels x 64 channels a copy,
-// 128-byte swizzle, the walk's strides the convolution's.
+// x (NHWC, C a multiple of a stage row: 64 16-bit or 32 f32 elements) as an im2col tensor map for
+// kTma: BM pixels x one 128-byte row of channels a copy, 128-byte swizzle, the walk's strides the
+// convolution's.
 template <typename T>
 inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
   const EncodeIm2col encode = encode_im2col();
@@ -506,8 +512,8 @@ inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
   const Im2colBox box = im2col_box(a);
   const cuuint32_t unit[4] = {1, static_cast<cuuint32_t>(a.sw), static_cast<cuuint32_t>(a.sh), 1};
   const CUresult r = encode(
-      map, std::is_same_v<T, cg_bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-      4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper, static_cast<cuuint32_t>(kBK),
+      map, map_type<T>(), 4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper,
+      static_cast<cuuint32_t>(kBKOf<T>),
       static_cast<cuuint32_t>(pixels), unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
