@@ -241,10 +241,18 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
       "mb2ic128ih20oc128oh16kh3dh1",     "mb1ic64ih20oc64oh16kh5",
       "mb2ic128ih9oc200oh9kh3ph1",       "mb2ic64ih9oc100oh9kh1"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
-  // f16 too (the im2col map's element type).
+  // f16 too (the im2col map's element type), and TF32 (f32 stages of 32 channels: C = 96 is whole
+  // stage rows; res3[b-d]_branch2a's 256 x 128 tiles become 128 x 128).
   EXPECT_EQ(verify_sampled(*wgmma, {"mb32ic256ih14oc256oh14kh3ph1", "mb3ic64ih15oc64oh8kh3sh2ph1"},
                            "--dt=f16 "),
             2);
+  const Solver* tf32 = find_solver("gpu:wgmma_implicit_gemm:tf32");
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(verify_sampled(*tf32,
+                           {"mb32ic256ih14oc256oh14kh3ph1", "mb32ic512ih28oc128oh28kh1",
+                            "mb3ic96ih15oc64oh8kh3sh2ph1"},
+                           "--dt=f32 "),
+            3);
 }
 
 // ... and on stride-1 backward-data reading the filter in place (B as 64 x 64 MN-major atoms
