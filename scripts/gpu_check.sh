@@ -43,7 +43,7 @@ timeout 300 "$B/tests/gpu_tests" 2>&1 | grep -vE "^\[ RUN|^$" | tail -30 | tee "
 step "gpu:wgmma_implicit_gemm's shape tests with each bulk-copy loader forced (CONVGUARD_WGMMA_WS=4, 5)"
 for ws in 4 5; do
   CONVGUARD_WGMMA_WS=$ws timeout 200 "$B/tests/gpu_tests" \
-    --gtest_filter='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.TensorCoreWgmmaWaveCounting:Gpu.LargeLayersVerifyBySampling' \
+    --gtest_filter='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.TensorCoreWgmmaWaveCounting:Gpu.LargeLayersVerifyBySampling' \
     2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_ws$ws.log"
 done
 

@@ -228,7 +228,7 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
 // of 128 x 256 tiles), the stride-2 layers (the im2col walk's traversal stride), and small ones at
 // the edges: M ending inside a tile (3 images of 8 x 8), padding with stride on odd sizes,
 // dilation 2, a 5x5 filter without padding, K of 200 (a second, partial tile column) and of 100
-// (not whole 16-byte chunks: the epilogue from the fragments). The random shape tests run through
+// in a 3x3 layer (not whole 16-byte chunks: the epilogue from the fragments). The random shape tests run through
 // both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
   REQUIRE_WGMMA_HERE();
@@ -239,18 +239,19 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
       "mb32ic128ih28oc512oh28kh1",       "mb32ic128ih56oc128oh28kh3sh2ph1",
       "mb32ic512ih28oc1024oh14kh1sh2",   "mb3ic64ih15oc64oh8kh3sh2ph1",
       "mb2ic128ih20oc128oh16kh3dh1",     "mb1ic64ih20oc64oh16kh5",
-      "mb2ic128ih9oc200oh9kh3ph1",       "mb2ic64ih9oc100oh9kh1"};
+      "mb2ic128ih9oc200oh9kh3ph1",       "mb2ic64ih9oc100oh9kh3ph1"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
-  // f16 too (the im2col map's element type), and TF32 (f32 stages of 32 channels: C = 96 is whole
-  // stage rows; res3[b-d]_branch2a's 256 x 128 tiles become 128 x 128).
+  // f16 too (the im2col map's element type), and TF32 (f32 stages of 32 channels; res4's 3x3,
+  // res3a_branch2a's 256 x 128 tiles become 128 x 128, and C = 96, whole stage rows, in a 5x5
+  // filter at stride 2 over an M that ends inside a tile, split in 2).
   EXPECT_EQ(verify_sampled(*wgmma, {"mb32ic256ih14oc256oh14kh3ph1", "mb3ic64ih15oc64oh8kh3sh2ph1"},
                            "--dt=f16 "),
             2);
   const Solver* tf32 = find_solver("gpu:wgmma_implicit_gemm:tf32");
   ASSERT_NE(tf32, nullptr);
   EXPECT_EQ(verify_sampled(*tf32,
-                           {"mb32ic256ih14oc256oh14kh3ph1", "mb32ic512ih28oc128oh28kh1",
-                            "mb3ic96ih15oc64oh8kh3sh2ph1"},
+                           {"mb32ic256ih14oc256oh14kh3ph1", "mb32ic256ih56oc128oh56kh1",
+                            "mb3ic96ih15oc96oh8kh5sh2ph2"},
                            "--dt=f32 "),
             3);
 }
@@ -260,8 +261,8 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
 // (the 3x3 res3 and res2 layers a tile per block at 128 x 128 and 128 x 64, the 1x1 layers of
 // short reductions persistent, res2[b-c]_branch2a in place of 128 x 256 tiles, res5's 3x3 split
 // in 2), and small ones at the edges: dx channels (the GEMM's N) of 200 in 128 x 64 tiles (atoms
-// past C), padding 2 of a 3x3 filter (the flipped problem's padding -1), a 5x5 filter with 192
-// dy channels split in 2. The random backward-data shape tests run through both forms with
+// past C), padding 3 of a 3x3 filter (the flipped problem's padding -1: the im2col box's lower
+// corner +1), a 5x5 filter with 192 dy channels split in 2. The random backward-data shape tests run through both forms with
 // CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
   REQUIRE_WGMMA_HERE();
@@ -269,6 +270,6 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
       "--dir=BWD_D mb32ic128ih28oc128oh28kh3ph1", "--dir=BWD_D mb32ic64ih56oc64oh56kh3ph1",
       "--dir=BWD_D mb32ic1024ih14oc256oh14kh1",   "--dir=BWD_D mb32ic256ih56oc64oh56kh1",
       "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1",   "--dir=BWD_D mb2ic200ih9oc64oh9kh3ph1",
-      "--dir=BWD_D mb2ic64ih10oc64oh12kh3ph2",    "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
+      "--dir=BWD_D mb2ic64ih10oc64oh14kh3ph3",    "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
 }

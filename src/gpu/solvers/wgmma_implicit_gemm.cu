@@ -275,7 +275,12 @@ __global__ void __launch_bounds__(kThreads, 2) wgmma_forward_2sm(const __grid_co
 // tma_fits, tma_ws_for in wgmma_tiles.cuh). Non-ragged problems only (the ragged variant stores
 // its element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 5 forces a mode where it applies, for
 // measuring (0: never the warp-specialised kernels; 4 and 5 fall back to 1 and 2 where the bulk
-// copies do not fit).
+// copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D; a
+// bulk-copy plan has one block an SM, CONVGUARD_WGMMA_PER_SM aside).
+bool tile_forced() {
+  static const bool forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
+  return forced;
+}
 int ws_forced() {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_WS");
@@ -288,12 +293,11 @@ int ws_forced() {
 }
 int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   const int forced = ws_forced();
-  static const bool tile_forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
   if (ragged) return 0;
   int mode = forced;
   if (forced < 0) {
     mode = 0;
-    if (!split_or_phased && !tile_forced && tile->bm == 256 && tile->bn == 128)
+    if (!split_or_phased && !tile_forced() && tile->bm == 256 && tile->bn == 128)
       *tile = Tile{128, 128}, mode = 2;
   }
   return mode == 2 && split_or_phased ? 1 : mode;  // (3 and phased: the launch takes 1)
@@ -355,8 +359,8 @@ struct WgPlan : Plan {
     ragged = a.cp != a.c || a.k % 2 != 0;
     // The tile rules count stages of kBK (64) elements; an f32 stage row holds 32 (kBKOf).
     const int kd_scale = kBK / (kRowBytes / static_cast<int>(size_of(p.dtype)));
-    // 3D and TF32 take the two-warpgroup kernel (the warp-specialised one's loaders are 2D and
-    // 16-bit only) with the 2D tile rules.
+    // 3D and TF32 have no cp.async warp-specialised form (its loaders are 2D and 16-bit only): the
+    // two-warpgroup kernel with the 2D tile rules, or (TF32 2D forward) the bulk-copy loaders.
     const bool two_warpgroups_only = three_d || p.dtype == DType::f32;
     if (a.phases) {
       // All phases in one launch, unsplit (they fill the GPU as tc's do), 128-pixel tiles only.
@@ -380,15 +384,19 @@ struct WgPlan : Plan {
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
-    // The warp-specialised kernels load B K-major only (ResNet-50's backward-data never took them).
-    // The in-place filter (filter_mn) takes the bulk-copy loaders or the two-warpgroup kernel.
-    // TF32 and 3D: the two-warpgroup kernel or (TF32) the bulk-copy loaders.
-    ws = !filter_mn && !two_warpgroups_only ? ws_mode(ragged, false, &tile)
-         : ws_forced() >= 4                 ? ws_forced()
-                                            : 0;
+    // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
+    // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
+    // warp-specialised kernels (ws_mode: they load B K-major only, 16-bit 2D), else the
+    // two-warpgroup kernel. A forced mode of 4 or 5 holds for the in-place filter, TF32 and 3D too
+    // (tma_fits below says whether it applies).
+    ws = 0;
     if (ws_forced() < 0 && tma_fits(p, Tile{128, 128}))
-      if (const int t = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, p.dtype == DType::f32, &tile))
-        ws = t;
+      ws = tma_ws_for(a.m, a.k, (kd + kBK - 1) / kBK, p.dtype == DType::f32,
+                      !filter_mn && !two_warpgroups_only, tile_forced(), &tile);
+    if (ws == 0)
+      ws = !filter_mn && !two_warpgroups_only ? ws_mode(ragged, false, &tile)
+           : ws_forced() >= 4                 ? ws_forced()
+                                              : 0;
     splits = split_count(a.m, a.k, kd, tile, filter_mn);
     if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
     if (ws == 5 && p.dtype == DType::f32) ws = 4;  // (forced) the persistent staging is 16-bit
@@ -404,12 +412,16 @@ struct WgPlan : Plan {
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
   // problem (TF32 too), or stride-1 backward-data reading its filter in place, of taps of whole
   // stage rows (64 16-bit or 32 f32 channels: a stage is one tap's, the im2col copy's offsets are
-  // the tap's), 128-pixel tiles of at most 128 channels, and corners the im2col map can hold.
+  // the tap's), 128-pixel tiles of at most 128 channels, and strides, taps and corners the im2col
+  // map can hold.
   bool tma_fits(const Problem& p, Tile t) const {
     const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
     const int row = kRowBytes / static_cast<int>(size_of(p.dtype));  // a stage row's elements
+    // The im2col map's element strides (the walk's, the convolution's) are 1 to 8, and a 4D
+    // copy's offsets (the tap's, (R-1) dh at most) 0 to 255.
+    const bool walk = a.sh <= 8 && a.sw <= 8 && (a.r - 1) * a.dh <= 255 && (a.s - 1) * a.dw <= 255;
     return direction && p.spatial_dims <= 2 && !ragged && a.c % row == 0 && t.bm == 128 &&
-           t.bn <= 128 && im2col_box(a).fits();
+           t.bn <= 128 && walk && im2col_box(a).fits();
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {

@@ -32,7 +32,8 @@
 // block barrier per stage). A warp-specialised kernel (a producer warpgroup feeding the two
 // through mbarriers; plain, persistent and cluster/TMA-multicast variants) with cp.async loaders
 // ties or loses to it at the same tiles on ResNet-50 (docs/gpu/2026-11-25-wsfwd). Its bulk-copy
-// form (2D, 16-bit, C % 64 == 0: forward, and stride-1 backward-data reading the filter in place)
+// form (2D, taps of whole 128-byte stage rows: forward in 16-bit and TF32, and 16-bit stride-1
+// backward-data reading the filter in place)
 // loads A with the TMA unit's im2col copies and B with tiled ones, one thread issuing both per
 // stage, and is 5-24% faster than the two-warpgroup kernel on most ResNet-50 layers it fits
 // (docs/gpu/2026-11-27-tma), so plans of 128 x 64 tiles with long reductions, of 128 x 128 tiles,

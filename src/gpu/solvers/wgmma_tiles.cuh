@@ -152,25 +152,38 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 //    res4[b-f]_branch2b 0.0256 -> 0.0225, res3[b-d]_branch2b 0.0295 -> 0.0256; backward-data
 //    res3[b-d]_branch2b 0.0283 -> 0.0257;
 //  - 128 x 256 tiles of longer reductions stay (forward res5a_branch2a, 16 stages: 0.0209 against
-//    0.0229).
+//    0.0229); 256 x 128 ones as cp_async_ws says (below).
 // TF32 (f32 stages; tf32): no persistent form (its staging region is 16-bit's), so 1x1 layers take
 // the plain one, 128 x 64 and 128 x 256 tiles keep their kernel; measured with the plain form
 // forced (docs/gpu/2026-11-27-tma/tf32): the 3x3 layers 1.10-1.14x, the 1x1 layers of 128 x 128 and
 // 256 x 128 tiles 1.02-1.10x, while 128 x 128 in place of 128 x 256 tiles lost (0.84-0.92x) and
 // 128 x 64 tiles lost on res5[b-c]_branch2a (0.0276 -> 0.0305 ms).
-inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool tf32, Tile* t) {
+// keep_tile (CONVGUARD_WGMMA_TILE forced): only the forced tile's own loaders, no replacement.
+// cp_async_ws: 16-bit forward, whose 256 x 128 tiles ws_mode would otherwise run as the cp.async
+// persistent kernel's 128 x 128 (so long reductions of them compare 128 x 128 with 128 x 128:
+// forward res3[b-d]_branch2b at batch 256 0.1581 -> 0.1310 ms, res3a_branch2b 0.1591 -> 0.1400);
+// elsewhere 256 x 128 tiles of long reductions keep the two-warpgroup kernel (backward-data's
+// res3[b-d]_branch2b at batch 256, not measured with the loaders).
+inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool tf32,
+                      bool cp_async_ws, bool keep_tile, Tile* t) {
   const std::int64_t mt = (m + 127) / 128;
   const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
   if (t->bm == 128 && t->bn == 64) return stages > 8 && !tf32 ? 4 : 0;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 && !tf32 ? 5 : 4;
-  if (tf32 && t->bn == 256) return 0;
+  if (keep_tile) return 0;
   // The plan's larger tiles: 128 x 256 or 256 x 128.
   const std::int64_t larger =
       t->bn == 256 ? mt * ((k + 255) / 256) : ((m + 255) / 256) * ((k + 127) / 128);
-  const bool one_wave = t->bn == 256 && waves(larger) == 1 && waves(mt * ((k + 127) / 128)) > 1;
+  if (t->bm == 256) {
+    if (stages > 8 ? !cp_async_ws : waves(larger) > 6) return 0;
+    *t = Tile{128, 128};
+    return stages <= 8 && !tf32 ? 5 : 4;
+  }
+  if (tf32) return 0;  // 128 x 256
+  const bool one_wave = waves(larger) == 1 && waves(mt * ((k + 127) / 128)) > 1;
   if (stages > 8 || one_wave || waves(larger) > 6) return 0;
   *t = Tile{128, 128};
-  return tf32 ? 4 : 5;
+  return 5;
 }
 
 }  // namespace convguard::gpu::wgf

@@ -10,14 +10,14 @@
 // "empty" mbarrier once their wgmma has read it; nothing else synchronises the loop, so the
 // producer runs up to kS stages ahead and one slow warp no longer holds the block back. The
 // persistent variant walks several output tiles per block, so its producer loads the next tile
-// while the consumers store the last one. The bulk-copy form (kTma) hands the loads to the TMA
-// unit: one producer thread issues, per stage, an im2col copy of A (BM output pixels of one tap,
-// the hardware walking the output grid and filling the padding with zeros) and a tiled copy of B,
-// both completing on the stage's full barrier (stride-1 backward-data's filter read in place:
-// kFilterMn, B as MN-major atoms); it beats the two-warpgroup kernel on most layers it fits
-// (docs/gpu/2026-11-27-tma), where the cp.async producers did not. Measured on ResNet-50 (docs/gpu/2026-11-25-wsfwd), none
-// of the variants beat the two-warpgroup kernel at its own tiles, so the plan takes the persistent
-// one only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu).
+// while the consumers store the last one. With cp.async producers none of the variants beat the
+// two-warpgroup kernel at its own tiles on ResNet-50 (docs/gpu/2026-11-25-wsfwd), so the plan
+// takes them only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu). The bulk-copy
+// form (kTma) hands the loads to the TMA unit: one producer thread issues, per stage, an im2col
+// copy of A (BM output pixels of one tap, the hardware walking the output grid and filling the
+// padding with zeros) and a tiled copy of B, both completing on the stage's full barrier
+// (stride-1 backward-data's filter read in place: kFilterMn, B as MN-major atoms); it beats the
+// two-warpgroup kernel on most layers it fits (docs/gpu/2026-11-27-tma; tma_ws_for).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
@@ -83,7 +83,9 @@ __device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes)
 }
 // One arrival on the barrier at the same offset in the cluster's block `rank`. Release at the
 // default (CTA) scope: what it hands over is a stage this block's wgmma has finished reading
-// (wgmma.wait_group), so no write of this block needs ordering for the other. With
+// (wgmma.wait_group returned: the values are in registers), so no write of this block needs
+// ordering for the other; a CTA-scope release orders nothing for the other block in the memory
+// model, and nothing here relies on it (CUTLASS's cluster barrier arrives the same way). With
 // .release.cluster the consumers stalled on a memory barrier per stage (Nsight Compute: "membar"
 // the top stall reason, 3.4-3.8 cycles an instruction; docs/gpu/2026-11-27-stream-k).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned rank) {
@@ -349,7 +351,7 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
 // zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
 // swizzle); unphased, not persistent.
 // kTma: A and B by bulk tensor copies (map_a: activation_map, map_b: filter_map), one producer
-// thread; 2D, unphased, C % 64 == 0, not a cluster. kFilterMn (with kTma only): stride-1
+// thread; 2D, unphased, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn (with kTma only): stride-1
 // backward-data reading the caller's filter as an MN-major B (map_b: filter_map_mn).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma = false, bool kFilterMn = false>
