@@ -46,8 +46,9 @@ inline int verify_on_shapes(const char* solver, int count, Make&& make) {
 }
 
 // Runs `s` on `p` twice on the device over the same inputs (seed 5), its output (y, x or w by
-// direction) and its workspace poisoned before each run, and returns both outputs' bytes (none after a failure,
-// which it reports): a solver's results must not depend on timing, so the two must be the same.
+// direction) and its workspace poisoned before each run, and returns both outputs' bytes (none
+// after a failure, which it reports): a solver's results must not depend on timing, so the two must
+// be the same.
 inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const Problem& p) {
   TrialTensors t(p);
   fill_inputs(p, t, 5, FillMode::uniform);

@@ -222,24 +222,24 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
 }
 
 // The bulk-copy (TMA) loaders (wgmma_ws_forward.cuh, kTma; tma_ws_for in wgmma_tiles.cuh picks
-// them for forward problems of whole 64-channel taps): ResNet-50 b32 layers that take each form
+// them for problems of taps of whole stage rows): ResNet-50 b32 forward layers that take each form
 // (128 x 64 tiles a tile per block: res2a_branch2b, res5[b-c]_branch2a; 128 x 128 a tile per
 // block: the 3x3 layers, res5's split in 2; persistent: the 1x1 layers, res3[a-d]_branch2c in place
 // of 128 x 256 tiles), the stride-2 layers (the im2col walk's traversal stride), and small ones at
 // the edges: M ending inside a tile (3 images of 8 x 8), padding with stride on odd sizes,
 // dilation 2, a 5x5 filter without padding, K of 200 (a second, partial tile column) and of 100
-// in a 3x3 layer (not whole 16-byte chunks: the epilogue from the fragments). The random shape tests run through
-// both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
+// in a 3x3 layer (not whole 16-byte chunks: the epilogue from the fragments). The random shape
+// tests run through both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
   REQUIRE_WGMMA_HERE();
   const std::vector<std::string> layers = {
-      "mb32ic64ih56oc64oh56kh3ph1",      "mb32ic2048ih7oc512oh7kh1",
-      "mb32ic128ih28oc128oh28kh3ph1",    "mb32ic256ih14oc256oh14kh3ph1",
-      "mb32ic512ih7oc512oh7kh3ph1",      "mb32ic256ih14oc1024oh14kh1",
-      "mb32ic128ih28oc512oh28kh1",       "mb32ic128ih56oc128oh28kh3sh2ph1",
-      "mb32ic512ih28oc1024oh14kh1sh2",   "mb3ic64ih15oc64oh8kh3sh2ph1",
-      "mb2ic128ih20oc128oh16kh3dh1",     "mb1ic64ih20oc64oh16kh5",
-      "mb2ic128ih9oc200oh9kh3ph1",       "mb2ic64ih9oc100oh9kh3ph1"};
+      "mb32ic64ih56oc64oh56kh3ph1",    "mb32ic2048ih7oc512oh7kh1",
+      "mb32ic128ih28oc128oh28kh3ph1",  "mb32ic256ih14oc256oh14kh3ph1",
+      "mb32ic512ih7oc512oh7kh3ph1",    "mb32ic256ih14oc1024oh14kh1",
+      "mb32ic128ih28oc512oh28kh1",     "mb32ic128ih56oc128oh28kh3sh2ph1",
+      "mb32ic512ih28oc1024oh14kh1sh2", "mb3ic64ih15oc64oh8kh3sh2ph1",
+      "mb2ic128ih20oc128oh16kh3dh1",   "mb1ic64ih20oc64oh16kh5",
+      "mb2ic128ih9oc200oh9kh3ph1",     "mb2ic64ih9oc100oh9kh3ph1"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
   // f16 too (the im2col map's element type), and TF32 (f32 stages of 32 channels; res4's 3x3,
   // res3a_branch2a's 256 x 128 tiles become 128 x 128, and C = 96, whole stage rows, in a 5x5
@@ -262,8 +262,8 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
 // short reductions persistent, res2[b-c]_branch2a in place of 128 x 256 tiles, res5's 3x3 split
 // in 2), and small ones at the edges: dx channels (the GEMM's N) of 200 in 128 x 64 tiles (atoms
 // past C), padding 3 of a 3x3 filter (the flipped problem's padding -1: the im2col box's lower
-// corner +1), a 5x5 filter with 192 dy channels split in 2. The random backward-data shape tests run through both forms with
-// CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
+// corner +1), a 5x5 filter with 192 dy channels split in 2. The random backward-data shape tests
+// run through both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
   REQUIRE_WGMMA_HERE();
   const std::vector<std::string> layers = {

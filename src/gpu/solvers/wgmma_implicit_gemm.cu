@@ -485,6 +485,11 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
 // (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
+// A persistent kernel's grid (ws 2 and 5): a block an SM, at most a block a tile.
+inline dim3 persistent_grid(dim3 grid) {
+  return dim3(std::min<unsigned>(grid.x * grid.y, static_cast<unsigned>(std::max(1, sms()))));
+}
+
 // The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map and the filter's
 // (K-major, or the caller's filter in place for backward-data).
 template <typename T, int BN, bool kSplit, bool kFilterMn>
@@ -497,14 +502,14 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (!kSplit && sizeof(T) == 2) {  // (f32: tma_ws_for; the staging is 16-bit's)
     if (ws == 5) {
       constexpr int SP = kWsStages<BM, BN, true>;
-      const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
       return launch_kernel<
           wgmma_forward_ws<T, BM, BN, SP, false, false, true, false, true, kFilterMn>>(
-          dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, map_a, map_b);
+          persistent_grid(grid), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, map_a, map_b);
     }
   }
   constexpr int SW = kWsStages<BM, BN, false>;
-  return launch_kernel<wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, kFilterMn>>(
+  return launch_kernel<
+      wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, kFilterMn>>(
       grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, map_a, map_b);
 }
 
@@ -540,9 +545,8 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
     if constexpr (BM == 128 && !kSplit && !kPhased) {
       if (ws == 2) {
         constexpr int SP = kWsStages<BM, BN, true>;
-        const unsigned blocks = std::min<unsigned>(grid.x * grid.y, std::max(1, sms()));
         return launch_kernel<wgmma_forward_ws<T, BM, BN, SP, false, false, true, false>>(
-            dim3(blocks), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none, none);
+            persistent_grid(grid), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, none, none);
       }
     }
     constexpr int SW = kWsStages<BM, BN, false>;

@@ -22,6 +22,11 @@ struct Tile {
   int bm, bn;
 };
 
+// Waves of `tiles` blocks of one block an SM: tiles over the SM count, rounded up.
+inline std::int64_t waves(std::int64_t tiles) {
+  return (tiles + sms() - 1) / std::max(1, sms());
+}
+
 // Stages of reduction from which few tiles split it in 2 (tile_for, split_count).
 constexpr int long_reduction(bool in_place) {
   return in_place ? 32 : 48;
@@ -75,7 +80,6 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
   const std::int64_t mt = (m + 127) / 128;
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
   if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
-  const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
   if (!ragged && !in_place && k >= 512 &&
       2 * waves(mt * ((k + 255) / 256)) <= waves(mt * ((k + 127) / 128)))
     return {128, 256};
@@ -167,7 +171,6 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool tf32,
                       bool cp_async_ws, bool keep_tile, Tile* t) {
   const std::int64_t mt = (m + 127) / 128;
-  const auto waves = [](std::int64_t tiles) { return (tiles + sms() - 1) / std::max(1, sms()); };
   if (t->bm == 128 && t->bn == 64) return stages > 8 && !tf32 ? 4 : 0;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 && !tf32 ? 5 : 4;
   if (keep_tile) return 0;

@@ -87,7 +87,7 @@ __device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes)
 // ordering for the other; a CTA-scope release orders nothing for the other block in the memory
 // model, and nothing here relies on it (CUTLASS's cluster barrier arrives the same way). With
 // .release.cluster the consumers stalled on a memory barrier per stage (Nsight Compute: "membar"
-// the top stall reason, 3.4-3.8 cycles an instruction; docs/gpu/2026-11-27-stream-k).
+// the top stall reason, 3.4-3.8 cycles an instruction; docs/gpu/2026-11-27-tma/cluster).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned rank) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
@@ -171,47 +171,50 @@ struct TileWalk {
   }
 };
 
+// The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
+// stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below.
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kFilterMn>
+__device__ __forceinline__ void produce_bulk(const WgArgs& a, const CUtensorMap& map_a,
+                                             const CUtensorMap& map_b, const WsGeo& g,
+                                             std::uint32_t base, std::uint32_t full,
+                                             std::uint32_t empty, int kt0, int tiles) {
+  if (threadIdx.x != 0) return;
+  int it = 0;
+  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
+    const int m0 = tw.m0(), n0 = tw.n0();
+    const int img = m0 / (g.ow * g.oh);
+    const int h0 = (m0 / g.ow) % g.oh * a.sh - g.ph, w0 = m0 % g.ow * a.sw - g.pw;
+    for (int kt = 0; kt < tiles; ++kt, ++it) {
+      const int st = it % kS;
+      if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
+      const int kk = (kt0 + kt) * kBKOf<T>, tap = kk / a.c, r = tap / g.taps_s;
+      const int s = tap - r * g.taps_s;
+      const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
+      mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
+      tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+      if constexpr (kFilterMn) {
+        // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
+        // flipped tap, whose dx channels n0.. are columns first - r * b_dr - s * b_ds + n0 of
+        // the filter's rows; one 64 x 64 atom (swizzle_mn's layout) a copy.
+        const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + n0;
+#pragma unroll
+        for (int atom = 0; atom < BN / 64; ++atom)
+          tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c, full + 8 * st);
+      } else {
+        tma_tile(B, map_b, kk, n0, full + 8 * st);
+      }
+    }
+  }
+}
+
 // The producer warpgroup: thread t loads chunk column t % 8 of rows t / 8 + 16 i of A and B of
 // every stage; the reduction position (r, s, c) of its chunk advances by kBK per stage, without
 // divisions. `it` counts the stages loaded over all the block's tiles (stage it % kS, pass it /
 // kS).
-template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster, bool kTma,
-          bool kFilterMn>
-__device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_a,
-                                        const CUtensorMap& map_b, const WsGeo& g,
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kCluster>
+__device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_b, const WsGeo& g,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int kt0, int tiles) {
-  if constexpr (kTma) {  // one thread; a stage is one tap's 128-byte row (C a multiple of it)
-    if (threadIdx.x != 0) return;
-    int it = 0;
-    for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
-      const int m0 = tw.m0(), n0 = tw.n0();
-      const int img = m0 / (g.ow * g.oh);
-      const int h0 = (m0 / g.ow) % g.oh * a.sh - g.ph, w0 = m0 % g.ow * a.sw - g.pw;
-      for (int kt = 0; kt < tiles; ++kt, ++it) {
-        const int st = it % kS;
-        if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
-        const int kk = (kt0 + kt) * kBKOf<T>, tap = kk / a.c, r = tap / g.taps_s;
-        const int s = tap - r * g.taps_s;
-        const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
-        mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
-        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
-        if constexpr (kFilterMn) {
-          // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
-          // flipped tap, whose dx channels n0.. are columns first - r * b_dr - s * b_ds + n0 of
-          // the filter's rows; one 64 x 64 atom (swizzle_mn's layout) a copy.
-          const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + n0;
-#pragma unroll
-          for (int atom = 0; atom < BN / 64; ++atom)
-            tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c,
-                     full + 8 * st);
-        } else {
-          tma_tile(B, map_b, kk, n0, full + 8 * st);
-        }
-      }
-    }
-    return;
-  }
   constexpr int kRowsA = BM / 16, kRowsB = BN / 16;  // rows per thread (16 per pass)
   const int tid = threadIdx.x, chunk = tid % kChunks, row0 = tid / kChunks;
   const T* x = static_cast<const T*>(a.x);
@@ -351,8 +354,9 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
 // zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
 // swizzle); unphased, not persistent.
 // kTma: A and B by bulk tensor copies (map_a: activation_map, map_b: filter_map), one producer
-// thread; 2D, unphased, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn (with kTma only): stride-1
-// backward-data reading the caller's filter as an MN-major B (map_b: filter_map_mn).
+// thread; 2D, unphased, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn
+// (with kTma only): stride-1 backward-data reading the caller's filter as an MN-major B (map_b:
+// filter_map_mn).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma = false, bool kFilterMn = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
@@ -389,8 +393,11 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
     __syncthreads();
   }
   if (threadIdx.x < 128)
-    produce<T, BM, BN, kS, kPersistent, kCluster, kTma, kFilterMn>(a, map_a, map_b, g, base, full,
-                                                                   empty, kt0, tiles);
+    if constexpr (kTma)
+      produce_bulk<T, BM, BN, kS, kPersistent, kFilterMn>(a, map_a, map_b, g, base, full, empty,
+                                                          kt0, tiles);
+    else
+      produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
   else
     consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma, kFilterMn>(
         a, g, staging, base, full, empty, tiles);
@@ -445,8 +452,8 @@ inline Status tiled_map(const void* base, int cols, int rows, int box_rows, CUte
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(T)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBKOf<T>), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(map, map_type<T>(), 2, const_cast<void*>(base), dims, strides, box, unit,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode(map, map_type<T>(), 2, const_cast<void*>(base), dims, strides, box,
+                            unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return {StatusCode::internal_error,
@@ -482,8 +489,8 @@ inline EncodeIm2col encode_im2col() {
 // The corners of the im2col walk (tma_im2col) over one image, W then H: the windows' corners run
 // from -pad to -pad + (out - 1) * stride, which the map takes relative to the tensor's edges
 // (lower: -pad; upper: that last corner less in - 1, the walk's last position inclusive; checked on
-// the H100: one more or one less fails every strided and padded problem, docs/gpu/2026-11-27-tma/tma
-// adj*.log). 4D maps take corners in [-128, 127].
+// the H100: one more or one less fails every strided and padded problem,
+// docs/gpu/2026-11-27-tma/tma adj*.log). 4D maps take corners in [-128, 127].
 struct Im2colBox {
   int lower[2], upper[2];  // {w, h}
   bool fits() const {
@@ -494,8 +501,7 @@ struct Im2colBox {
 };
 inline Im2colBox im2col_box(const WgArgs& a) {
   return {{-a.pw, -a.ph},
-          {-a.pw + (a.ow - 1) * a.sw - (a.w_ - 1),
-           -a.ph + (a.oh - 1) * a.sh - (a.h - 1)}};
+          {-a.pw + (a.ow - 1) * a.sw - (a.w_ - 1), -a.ph + (a.oh - 1) * a.sh - (a.h - 1)}};
 }
 
 // x (NHWC, C a multiple of a stage row: 64 16-bit or 32 f32 elements) as an im2col tensor map for
@@ -510,15 +516,15 @@ inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
   const cuuint64_t n = static_cast<cuuint64_t>(a.m / (a.oh * a.ow));
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(a.c), static_cast<cuuint64_t>(a.w_),
                               static_cast<cuuint64_t>(a.h), n};
-  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e, dims[0] * dims[1] * dims[2] * e};
+  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e,
+                                 dims[0] * dims[1] * dims[2] * e};
   const Im2colBox box = im2col_box(a);
   const cuuint32_t unit[4] = {1, static_cast<cuuint32_t>(a.sw), static_cast<cuuint32_t>(a.sh), 1};
-  const CUresult r = encode(
-      map, map_type<T>(), 4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper,
-      static_cast<cuuint32_t>(kBKOf<T>),
-      static_cast<cuuint32_t>(pixels), unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      encode(map, map_type<T>(), 4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper,
+             static_cast<cuuint32_t>(kBKOf<T>), static_cast<cuuint32_t>(pixels), unit,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return {StatusCode::internal_error,
             "gpu:wgmma_implicit_gemm: cuTensorMapEncodeIm2col failed (" + std::to_string(r) + ")"};
