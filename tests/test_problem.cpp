@@ -82,6 +82,12 @@ TEST(Problem, ValidationNamesTheField) {
   p.n = std::int64_t{1} << 40;
   p.c = std::int64_t{1} << 30;
   expect_rejected(p, "overflow");
+  // Each field within 2^40 but the output they give above it (the fuzzer's find): refused, or
+  // the problem's own string would not read back.
+  p = base();
+  p.pad_begin[2] = p.pad_end[2] = 990999999999;
+  expect_rejected(p, "ow (output size)");
+  EXPECT_FALSE(parse_problem("pw990999999999ic1oc05dw3iw10kw3").is_ok());
   p = base();
   p.x_strides = {1, 1, 1};
   expect_rejected(p, "x_strides");

@@ -262,6 +262,13 @@ Status validate(const Problem& p) {
           "filter {}",
           L, p.input[d], p.pad_begin[d], p.pad_end[d], eff + 1));
     }
+    // Every reader refuses a written field above 2^40, so a derived one must not exceed it
+    // either: the problem's own string would not read back (huge padding once made ow 2^40.8).
+    if (p.output(d) > kMaxFieldValue) {
+      return invalid_argument(fmt::format(
+          "o{} (output size): {} is out of range (at most 2^40 = {}): input {} + padding {}+{}",
+          L, p.output(d), kMaxFieldValue, p.input[d], p.pad_begin[d], p.pad_end[d]));
+    }
   }
   // Every tensor's element count and byte size must fit in 63 bits.
   const char* names[3] = {"x (input)", "w (weights)", "y (output)"};
