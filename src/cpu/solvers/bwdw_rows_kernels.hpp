@@ -160,11 +160,13 @@ void run(const Args& a) {
             for (int b = 0; count > 0; b ^= 1) {
               const Step* steps = blocks[b];
               const int next = cursor.next_block(blocks[b ^ 1]);
-              // The next block's dy lines (one per step and output channel) are prefetched into L2
+              // The next block's dy lines (one per step and output channel) are prefetched into L1
               // a slice per tile: the item's 16 dy rows are 16 streams that jump by a block, which
               // the hardware prefetcher follows poorly. Measured in convguard_bench (one call per
               // round, caches cold): 224x224 C = 3 0.71-0.91 -> 0.61-0.63 ms, batch 16 at 64x64
-              // 1.09 -> 0.83, 512x512 5.5 -> 4.2; with dy warm in L3 (a driver loop) 6% slower.
+              // 1.09 -> 0.83, 512x512 5.5 -> 4.2 (into L2 then); into L1 rather than L2 (2026-11-28,
+              // Zen 5), batch 16 0.90 -> 0.77-0.80 ms and 512x512 3.9-4.1 -> 3.75-3.86, the rest
+              // of the standard suite the same.
               const Step* ahead = blocks[b ^ 1];
               int t = 0;
               for (std::int64_t k = k_first; k < k_end; k += kRowsK)
@@ -172,7 +174,7 @@ void run(const Args& a) {
                   for (std::int64_t n = next * t / tiles; n < next * (t + 1) / tiles; ++n)
                     for (std::int64_t i = 0; i < k_end - k_first; ++i)
                       _mm_prefetch(reinterpret_cast<const char*>(dy + i * plane + ahead[n].dy),
-                                   _MM_HINT_T1);
+                                   _MM_HINT_T0);
                   const std::int64_t kr = smaller(kRowsK, k_end - k);
                   const std::int64_t jr = smaller(kColsJ, j_end - j);
                   Table<P>::kTiles[kr - 1][jr - 1](a, grp, k, j, steps, count,
