@@ -8,10 +8,13 @@
 namespace convguard::cpu::nchw_gemm {
 
 // Register tiles: rows of the GEMM (output channels forward, input channels backward-data) x
-// columns (pixels). AVX-512 (fp32 and bf16): 6 rows x 4 vectors of 16 pixels, 24 of its 32
+// columns (pixels). AVX-512 (fp32 and bf16): 8 rows x 3 vectors of 16 pixels, 24 of its 32
 // registers; AVX2: 6 x 2 vectors of 8, 12 of its 16. Not inline: a const variable has internal
-// linkage.
-constexpr int kRowsAvx512 = 6, kColsAvx512 = 64;
+// linkage. 8 x 3, not 6 x 4: a step's panel loads (whole vectors) cost more than its filter
+// broadcasts on Zen 5, and 3 of them instead of 4 took the tile alone (operands in L1, one core,
+// 2026-11-28) from 380 to 452 GFLOP/s bf16 at 32 words and 433 to 522 (the core's peak) at 512;
+// fp32 186 -> 229 and 211 -> 263.
+constexpr int kRowsAvx512 = 8, kColsAvx512 = 48;
 constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 
 // One group's GEMM per image, on channels-first tensors as the caller holds them:
@@ -19,7 +22,7 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // Forward: in = x, out = y, m = output channels, d = input channels, columns = output pixels.
 // Backward-data: in = dy, out = dx, m = input channels, d = output channels, columns = dy's
 // pixels. The kernel takes columns of several images in one tile when an image's pixels do not
-// fill whole tiles (a 7x7 plane is 49 columns: one 64-column tile mostly empty, otherwise).
+// fill whole tiles (a 7x7 plane is 49 columns: two 48-column tiles, the second one column, otherwise).
 // Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
 // and rounding each output once, as float_to_bfloat rounds).
 struct Args {
