@@ -256,7 +256,8 @@ Status validate(const Problem& p) {
         p.stride[d] > kMaxFieldValue) {
       return invalid_argument(fmt::format("i{}/k{}/d{}/p{}: sizes overflow", L, L, L, L));
     }
-    if (p.output(d) < 1) {
+    const std::int64_t out = p.output(d);
+    if (out < 1) {
       return invalid_argument(fmt::format(
           "o{} (output size): empty output: input {} + padding {}+{} is smaller than the dilated "
           "filter {}",
@@ -264,10 +265,10 @@ Status validate(const Problem& p) {
     }
     // Every reader refuses a written field above 2^40, so a derived one must not exceed it
     // either: the problem's own string would not read back (huge padding once made ow 2^40.8).
-    if (p.output(d) > kMaxFieldValue) {
+    if (out > kMaxFieldValue) {
       return invalid_argument(fmt::format(
           "o{} (output size): {} is out of range (at most 2^40 = {}): input {} + padding {}+{}",
-          L, p.output(d), kMaxFieldValue, p.input[d], p.pad_begin[d], p.pad_end[d]));
+          L, out, kMaxFieldValue, p.input[d], p.pad_begin[d], p.pad_end[d]));
     }
   }
   // Every tensor's element count and byte size must fit in 63 bits.

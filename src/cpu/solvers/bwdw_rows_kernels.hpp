@@ -164,9 +164,9 @@ void run(const Args& a) {
               // a slice per tile: the item's 16 dy rows are 16 streams that jump by a block, which
               // the hardware prefetcher follows poorly. Measured in convguard_bench (one call per
               // round, caches cold): 224x224 C = 3 0.71-0.91 -> 0.61-0.63 ms, batch 16 at 64x64
-              // 1.09 -> 0.83, 512x512 5.5 -> 4.2 (into L2 then); into L1 rather than L2 (2026-11-28,
-              // Zen 5), batch 16 0.90 -> 0.77-0.80 ms and 512x512 3.9-4.1 -> 3.75-3.86, the rest
-              // of the standard suite the same.
+              // 1.09 -> 0.83, 512x512 5.5 -> 4.2 (into L2 then); into L1 rather than L2
+              // (2026-11-28, Zen 5), batch 16 0.90 -> 0.77-0.80 ms and 512x512 3.9-4.1
+              // -> 3.75-3.86, the rest of the standard suite the same.
               const Step* ahead = blocks[b ^ 1];
               int t = 0;
               for (std::int64_t k = k_first; k < k_end; k += kRowsK)

@@ -181,8 +181,8 @@ void pack_transposed_filter_bf16(const std::uint16_t* w, std::int64_t g, std::in
   // (each block walking every filter row read R x 2 bytes of rows up to 4 KB apart). Loads and
   // stores are whole 8-element (8-word) vectors where they stay inside the row and the slice:
   // masked ones cost several times more here (AMD Zen 5), and the pack took 14% of a 2048 -> 512
-  // 7x7 layer's time. With R < 8 a whole store's words past a block's word land on its next word,
-  // stored next; with R = 8 a store is one block word.
+  // 7x7 layer's time. A whole store is one block word (R = 8); a smaller R would have its words
+  // past a block's word land on its next word, stored next.
   constexpr std::int64_t kSlice = 8;
   const std::int64_t slices = (words + kSlice - 1) / kSlice;
 #pragma omp parallel for collapse(2)

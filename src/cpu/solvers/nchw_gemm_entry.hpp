@@ -10,10 +10,11 @@ namespace convguard::cpu::nchw_gemm {
 // Register tiles: rows of the GEMM (output channels forward, input channels backward-data) x
 // columns (pixels). AVX-512 (fp32 and bf16): 8 rows x 3 vectors of 16 pixels, 24 of its 32
 // registers; AVX2: 6 x 2 vectors of 8, 12 of its 16. Not inline: a const variable has internal
-// linkage. 8 x 3, not 6 x 4: a step's panel loads (whole vectors) cost more than its filter
-// broadcasts on Zen 5, and 3 of them instead of 4 took the tile alone (operands in L1, one core,
-// 2026-11-28) from 380 to 452 GFLOP/s bf16 at 32 words and 433 to 522 (the core's peak) at 512;
-// fp32 186 -> 229 and 211 -> 263.
+// linkage. 8 x 3, not 6 x 4: three whole panel loads a step instead of four (Zen 5, 2026-11-28,
+// docs/perf.md "session 7"): res5a_branch1 forward bf16 0.72 -> 0.77-0.81x of oneDNN, fp32 0.75
+// -> 0.83x, res4's 256 -> 1024 backward-data bf16 0.66 -> 0.75x; 64-channel 56x56 layers the same
+// or up to 9% slower. The tile alone (docs/perf/2026-11-28-session7/register_tiles.cpp) moved
+// less, and by how its loop compiled.
 constexpr int kRowsAvx512 = 8, kColsAvx512 = 48;
 constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 
@@ -22,7 +23,8 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // Forward: in = x, out = y, m = output channels, d = input channels, columns = output pixels.
 // Backward-data: in = dy, out = dx, m = input channels, d = output channels, columns = dy's
 // pixels. The kernel takes columns of several images in one tile when an image's pixels do not
-// fill whole tiles (a 7x7 plane is 49 columns: two 48-column tiles, the second one column, otherwise).
+// fill whole tiles (a 7x7 plane is 49 columns: two 48-column tiles, the second holding one
+// column, otherwise).
 // Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
 // and rounding each output once, as float_to_bfloat rounds).
 struct Args {

@@ -480,16 +480,16 @@ Status launch_kernel(dim3 grid, int threads, int bytes, const Args&... args) {
   return Status::ok();
 }
 
-// ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
-// (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
-// (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
-// accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
-// not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
 // A persistent kernel's grid (ws 2 and 5): a block an SM, at most a block a tile.
 inline dim3 persistent_grid(dim3 grid) {
   return dim3(std::min<unsigned>(grid.x * grid.y, static_cast<unsigned>(std::max(1, sms()))));
 }
 
+// ws (the plan's ws_mode): 0 the two-warpgroup kernel; 1 the warp-specialised one
+// (wgmma_ws_forward.cuh), 2 its persistent variant (a block per SM at most), 3 its cluster variant
+// (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
+// accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
+// not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
 // The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map and the filter's
 // (K-major, or the caller's filter in place for backward-data).
 template <typename T, int BN, bool kSplit, bool kFilterMn>
