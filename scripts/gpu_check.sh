@@ -47,6 +47,13 @@ for ws in 4 5; do
     2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_ws$ws.log"
 done
 
+step "gpu:wgmma_bwd_weights' tests with each cluster size forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N)"
+for cz in 1 2 3 4 8; do
+  CONVGUARD_WGMMA_BWDW_CLUSTER=$cz timeout 150 "$B/tests/gpu_tests" \
+    --gtest_filter='Gpu.TensorCoreWgmmaBackwardWeights*:Gpu.WgmmaBackwardWeights*' \
+    2>&1 | grep -vE "^\[ RUN|^$" | tail -3 | tee "$OUT/gpu_tests_bwdw_cluster$cz.log"
+done
+
 step "compute-sanitizer memcheck: the own kernels on their shapes"
 timeout 300 compute-sanitizer --tool memcheck --print-limit 5 "$B/tests/gpu_tests" \
   --gtest_filter='Gpu.TensorCore*:Gpu.Winograd*:Gpu.Direct*' 2>&1 | tail -4 | tee "$OUT/sanitizer.log"

@@ -221,6 +221,44 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
 }
 
+// gpu:wgmma_bwd_weights' split reductions as clusters (cluster_epilogue in wgmma_bwd_weights.cu):
+// ResNet-50 b32 layers that take each form on an H100's 132 SMs (CONVGUARD_WGMMA_BWDW_PLAN=1 prints
+// them): res2's 1x1 64 -> 64 and 64 -> 256 keep a plane a split (half-empty tiles: 132 and 66
+// planes), res3's 3x3 clusters of 2 (9 tiles x 14 splits, 7 planes), res4's 3x3 clusters of 3
+// (36 x 3, dw directly: rows 0-41, 42-84, 85-127 of a tile), res4a_branch1 (stride 2) clusters of
+// 2 (32 x 4, 2 planes), res5's 1x1 2048 -> 512 clusters of 2 (64 x 2, dw directly), res5's 3x3
+// unsplit (144 tiles); then K of 200 and R*S*C of 360 (tiles that end inside, rows and columns past
+// dw skipped; 6 x 22 in clusters of 2) and a 3D layer in clusters of 3 (14 x 6, 2 planes). The
+// random shape tests take clusters too, and scripts/gpu_check.sh reruns these tests with each
+// cluster limit forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N); two runs of the clusters of 2 and 3 must
+// be equal bit for bit (fixed orders of sums, no atomics).
+TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
+  REQUIRE_WGMMA_HERE();
+  (void)wgmma;
+  const Solver* bwdw = find_solver("gpu:wgmma_bwd_weights");
+  ASSERT_NE(bwdw, nullptr);
+  const std::vector<std::string> layers = {
+      "--dir=BWD_W mb32ic64ih56oc64oh56kh1",
+      "--dir=BWD_W mb32ic64ih56oc256oh56kh1",
+      "--dir=BWD_W mb32ic128ih28oc128oh28kh3ph1",
+      "--dir=BWD_W mb32ic256ih14oc256oh14kh3ph1",
+      "--dir=BWD_W mb32ic512ih28oc1024oh14kh1sh2",
+      "--dir=BWD_W mb32ic2048ih7oc512oh7kh1",
+      "--dir=BWD_W mb32ic512ih7oc512oh7kh3ph1",
+      "--dir=BWD_W mb16ic40ih30oc200oh30kh3ph1",
+      "--dir=BWD_W mb4ic64id8ih14iw14oc128od8oh14ow14kd3kh3kw3pd1ph1pw1"};
+  EXPECT_EQ(verify_sampled(*bwdw, layers), static_cast<int>(layers.size()));
+  for (const char* text : {"mb32ic128ih28oc128oh28kh3ph1", "mb32ic256ih14oc256oh14kh3ph1"}) {
+    const auto p = parse_problem(std::string("--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb "
+                                             "--dtag=axb ") +
+                                 text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    const auto out = convguard::testing::two_runs(*bwdw, *p);
+    ASSERT_EQ(out.size(), 2u) << text;
+    EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
+  }
+}
+
 // The bulk-copy (TMA) loaders (wgmma_ws_forward.cuh, kTma; tma_ws_for in wgmma_tiles.cuh picks
 // them for problems of taps of whole stage rows): ResNet-50 b32 forward layers that take each form
 // (128 x 64 tiles a tile per block: res2a_branch2b, res5[b-c]_branch2a; 128 x 128 a tile per

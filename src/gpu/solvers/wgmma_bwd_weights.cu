@@ -39,6 +39,10 @@ template <int BK>
 constexpr int kStages = BK == 64 ? 7 : 6;
 template <int BK>
 constexpr int kSmemBytes = kStages<BK>* kStageBytes<BK> + 1024;  // + slack to align
+// The cluster epilogue's fp32 tile in the (then idle) stages: 128 rows of kSumLd floats; the pad
+// of 8 puts a warp's two-float stores of 8 rows x 4 lanes on distinct banks (two wavefronts).
+constexpr int kSumLd = kTile + 8;
+static_assert(kTile * kSumLd * 4 <= kStages<32> * kStageBytes<32>, "the sum tile fits the stages");
 
 struct Args {
   const void* x;
@@ -63,11 +67,62 @@ __device__ __forceinline__ int chunk_at(int atom, int row, int j) {
   return atom * kAtomBytes<BK> + row * kRowBytes + ((j ^ (row & 7)) << 4);
 }
 
+// The splits of a tile, one cluster: each block puts its 128 x 128 fp32 sums into its own shared
+// memory; after a cluster barrier block `rank` of n adds rows rank * 128 / n .. of every block's
+// tile, in rank order (a fixed order: the result does not depend on timing), and writes them to
+// dw, or, when several clusters split the reduction, to the cluster's fp32 partial plane (z / n),
+// which tc::launch_reduce_splits adds in plane order. A second barrier keeps every block's tile
+// alive until the others have read it. Replaces the per-split partial planes in global memory
+// (128 x 128 x 4 bytes a split, written and read back: most of the split's cost).
+template <typename T>
+__device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc, char* smem,
+                                                 int m0, int n0) {
+  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  float* sum = reinterpret_cast<float*>(smem);
+  __syncthreads();  // every warpgroup's last wgmma has read its stages
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = group * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+    for (int f = 0; f < kTile / 8; ++f)
+      *reinterpret_cast<float2*>(sum + row * kSumLd + f * 8 + (lane % 4) * 2) =
+          make_float2(acc[4 * f + 2 * h], acc[4 * f + 2 * h + 1]);
+  }
+  wg::cluster_sync();
+  const unsigned n = wg::cluster_size(), rank = wg::cluster_rank();
+  const int first = kTile * static_cast<int>(rank) / static_cast<int>(n);
+  const int last = kTile * static_cast<int>(rank + 1) / static_cast<int>(n);
+  const int col = (tid % 32) * 4, cx = n0 + col;
+  const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols;
+  for (int r = first + tid / 32; r < last; r += kThreads / 32) {
+    const int row = m0 + r;
+    if (row >= a.k || cx >= a.cols) continue;  // cols % 8 == 0: a quad is whole or out
+    const std::uint32_t at = tc::smem_addr(sum + r * kSumLd + col);
+    float4 v = wg::load_cluster_f4(at, 0);
+    for (unsigned q = 1; q < n; ++q) {
+      const float4 u = wg::load_cluster_f4(at, q);
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
+    if (a.partial) {
+      *reinterpret_cast<float4*>(a.partial + static_cast<std::int64_t>(blockIdx.z / n) * plane +
+                                 off) = v;
+    } else {
+      T* dw = static_cast<T*>(a.dw);
+      tc::store_pair(dw + off, v.x, v.y);
+      tc::store_pair(dw + off + 2, v.z, v.w);
+    }
+  }
+  wg::cluster_sync();
+}
+
 // 128 rows of dw (output channels) x 128 columns per block; warpgroup g computes rows 64 g.. of
-// all 128 columns (m64n128k16). k3D: a 3D problem (a.depth): pixels over (n, od, oh, ow) with one
-// more carry, columns over (t, r, s, c) with the tap row rs / S counting (t, r) as in the implicit
-// GEMMs (tc::Depth); the 2D lines stay as they were.
-template <typename T, bool kSplit, int BK, bool k3D = false>
+// all 128 columns (m64n128k16). kCluster: the splits of a tile run as one cluster along z (launched
+// with cluster dimensions (1, 1, n)) and add their sums in shared memory (cluster_epilogue). k3D: a
+// 3D problem (a.depth): pixels over (n, od, oh, ow) with one more carry, columns over (t, r, s, c)
+// with the tap row rs / S counting (t, r) as in the implicit GEMMs (tc::Depth); the 2D lines stay
+// as they were.
+template <typename T, bool kSplit, int BK, bool k3D = false, bool kCluster = false>
 __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     wgmma_bwd_weights(const __grid_constant__ Args a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -186,6 +241,10 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   }
   wg::wait<0>();
   tc::cp_async_wait<0>();
+  if constexpr (kCluster) {
+    cluster_epilogue<T>(a, acc, smem, m0, n0);
+    return;
+  }
 
   // Epilogue: register 4f + 2h + {0, 1} holds row 16 warp + lane / 4 + 8h, columns 8f + 2 (lane %
   // 4) + {0, 1} of the warpgroup's 64 rows; pairs to KRSC dw or this split's partial sums.
@@ -210,24 +269,87 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
 #endif
 }
 
-// Splits of the reduction: none when the tiles give at least a third of the SMs a block (a
-// split's fp32 partials cost more than the idle SMs: ResNet-50's res5 layers, 64 tiles, ran 5-8%
-// faster unsplit than in 2, run2/variants.txt); else as many as fill the SMs once (`per_sm`
-// blocks each), each at least 8 stages, at most 256. CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256)
-// forces N, for measuring.
-int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm) {
-  static const int forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_SPLIT");
-    if (!text) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (end != text && *end == 0 && v >= 1 && v <= 256) return static_cast<int>(v);
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_SPLIT='%s' ignored (1 to 256)\n", text);
+// An integer from the environment variable `name` in [lo, hi], for measuring; 0 when unset or
+// out of range (then said on stderr).
+int forced_int(const char* name, int lo, int hi) {
+  const char* text = std::getenv(name);
+  if (!text) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end != text && *end == 0 && v >= lo && v <= hi) return static_cast<int>(v);
+  std::fprintf(stderr, "convguard: %s='%s' ignored (%d to %d)\n", name, text, lo, hi);
+  return 0;
+}
+
+// Splits of one tile that add their sums in a cluster (cluster_epilogue) out of `splits`: 2 or 3,
+// whichever keeps more of the splits (2 on a tie), none below 2. Larger clusters were slower on
+// ResNet-50 b32 (H100): limits of 4 and 8 lost 0.94x against the kernel without clusters, 2 won
+// 1.11x, and 3 only where the rule gives 3 splits (res4's 3x3: 1.29x against 2's 0.99x;
+// docs/gpu/2026-11-28-bwdw-cluster). CONVGUARD_WGMMA_BWDW_CLUSTER=N (1 to 8) makes N the limit
+// instead, for measuring; 1 is the kernel without clusters and its own split rule.
+int forced_cluster_limit() {
+  static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_CLUSTER", 1, 8);
+  return forced;
+}
+int cluster_size(int splits) {
+  if (const int limit = forced_cluster_limit()) return std::min(limit, splits);
+  if (splits < 2) return 1;
+  return splits / 3 * 3 > splits / 2 * 2 ? 3 : 2;
+}
+
+// A launch of the kernel's blocks in clusters of `size` along z (what cudaLaunchKernelEx and
+// cudaOccupancyMaxActiveClusters take; the config points into the object: do not copy it).
+struct ClusterLaunch {
+  ClusterLaunch(dim3 grid, int bytes, int size) {
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(bytes);
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = static_cast<unsigned>(size);
+    cfg.attrs = attr, cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1]{};
+};
+
+// How many clusters of `size` blocks of the kernel with BK-pixel stages the current device runs
+// at once (cudaOccupancyMaxActiveClusters; cached per device, BK and size), 0 when unknown. A
+// cluster's blocks run in one GPC at once, so fewer clusters may fit than SMs / size: on the H100
+// (132 SMs, one 64-pixel block each) 66 clusters of 2 but only 39 of 3 (117 blocks).
+template <int BK>
+int max_active_clusters(int size) {
+  static std::atomic<int> cached[tc::kCachedDevices][9] = {};  // count + 1; 0: not read yet
+  const int dev = tc::current_device();
+  const bool cacheable = dev >= 0 && dev < tc::kCachedDevices && size >= 1 && size <= 8;
+  if (cacheable)
+    if (const int n = cached[dev][size].load(std::memory_order_relaxed)) return n - 1;
+  constexpr auto kernel = wgmma_bwd_weights<cg_bf16, false, BK, false, true>;
+  if (tc::allow_dynamic_shared_memory<kernel>(kSmemBytes<BK>) != kSuccess) return 0;
+  ClusterLaunch launch(dim3(1, 1, static_cast<unsigned>(size)), kSmemBytes<BK>, size);
+  const cudaLaunchConfig_t& cfg = launch.cfg;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();  // not the next launch's error
     return 0;
-  }();
+  }
+  if (cacheable) cached[dev][size].store(n + 1, std::memory_order_relaxed);
+  return n;
+}
+
+// Splits of the reduction. Without clusters: none when the tiles give at least a third of the
+// SMs a block (a split's fp32 partials cost more than the idle SMs: ResNet-50's res5 layers, 64
+// tiles, ran 5-8% faster unsplit than in 2, run2/variants.txt). With them (a split's sums cross
+// shared memory, not global): whenever two splits still fit one wave. Either way as many as fill
+// the SMs once (`per_sm` blocks each), each at least 8 stages, at most 256.
+// CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256) forces N, for measuring.
+int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm, bool clusters) {
+  static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_SPLIT", 1, 256);
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, stages));
   const int sms = tc::sm_count() * per_sm;
-  if (3 * out_tiles >= sms) return 1;
+  if (!clusters && 3 * out_tiles >= sms) return 1;
   return static_cast<int>(
       std::max<std::int64_t>(1, std::min<std::int64_t>({sms / out_tiles, stages / 8, 256})));
 }
@@ -268,46 +390,88 @@ struct BwdwPlan : Plan {
     a.step_ow = bk % a.ow, a.step_oh = bk / a.ow % a.oh, a.step_n = bk / a.ow / a.oh;
     if (three_d) a.step_od = bk / a.ow / a.oh % od, a.step_n = bk / a.ow / a.oh / od;
     const int stages = (a.pixels + bk - 1) / bk;
-    const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages, bk == 64 ? 1 : 2);
+    const std::int64_t tiles = static_cast<std::int64_t>(gx) * gy;
+    // Clusters where a tile is full in both dimensions (K and R*S*C at least 128): ResNet-50's res2
+    // layers, whose K or R*S*C of 64 leaves half of every tile empty, ran 2-11% slower in clusters
+    // than with a plane a split (12 to 61 stages a split; docs/gpu/2026-11-28-bwdw-cluster).
+    const bool clusters = forced_cluster_limit() > 1 ||
+                          (forced_cluster_limit() == 0 && a.k >= kTile && a.cols >= kTile);
+    int splits = split_count(tiles, stages, bk == 64 ? 1 : 2, clusters);
+    cluster = clusters ? cluster_size(splits) : 1;
+    splits = splits / cluster * cluster;  // whole clusters, never more blocks than the rule's
+    if (cluster > 1) {                    // ... and no more clusters than run at once
+      const int fit =
+          bk == 64 ? max_active_clusters<64>(cluster) : max_active_clusters<32>(cluster);
+      if (fit > 0)
+        splits = static_cast<int>(std::max<std::int64_t>(
+                     1, std::min<std::int64_t>(splits / cluster, fit / tiles))) *
+                 cluster;
+    }
     a.tiles_per_split = (stages + splits - 1) / splits;
-    used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
-    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(used));
+    // No split without stages, except the last cluster's tail, whose blocks add zeros.
+    const int used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;
+    const int z = (used + cluster - 1) / cluster * cluster;
+    planes = z / cluster;
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(z));
+    // CONVGUARD_WGMMA_BWDW_PLAN=1: the plan on stderr, for measuring.
+    static const bool say = forced_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
+    if (say) {
+      auto fit = [&](int size) {
+        return bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
+      };
+      std::fprintf(stderr,
+                   "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %u splits of %d stages "
+                   "(%d pixels), clusters of %d, %d fp32 planes (clusters of 2 fit %d at once, "
+                   "of 3 %d)\n",
+                   static_cast<long long>(tiles), grid.z, a.tiles_per_split, bk, cluster, planes,
+                   fit(2), fit(3));
+    }
   }
   std::size_t partial_bytes() const {
-    return used > 1 ? static_cast<std::size_t>(used) * a.k * a.cols * sizeof(float) : 0;
+    return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
   }
   Args a{};
   bool three_d = false;
-  int bk = 64, used = 1;
+  int bk = 64;
+  int cluster = 1;  // blocks of a cluster along z (1: no cluster)
+  int planes = 1;   // fp32 partial planes tc::launch_reduce_splits adds (1: none, dw directly)
   dim3 grid;
 };
 
-template <typename T, bool kSplit, int BK, bool k3D>
-Status launch_tile(const Args& a, dim3 grid) {
+template <typename T, bool kSplit, int BK, bool k3D, bool kCluster>
+Status launch_tile(const Args& a, const BwdwPlan& pl) {
   constexpr int bytes = kSmemBytes<BK>;
-  constexpr auto kernel = wgmma_bwd_weights<T, kSplit, BK, k3D>;
+  constexpr auto kernel = wgmma_bwd_weights<T, kSplit, BK, k3D, kCluster>;
   const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
-  kernel<<<grid, kThreads, bytes>>>(a);
-  return Status::ok();
+  if constexpr (!kCluster) {
+    kernel<<<pl.grid, kThreads, bytes>>>(a);
+    return Status::ok();
+  } else {
+    ClusterLaunch launch(pl.grid, bytes, pl.cluster);
+    return check(cudaLaunchKernelEx(&launch.cfg, kernel, a),
+                 "gpu:wgmma_bwd_weights cluster launch");
+  }
 }
 
-template <typename T, bool kSplit>
+template <typename T, bool kSplit, bool kCluster>
 Status launch_depth(const Args& a, const BwdwPlan& pl) {
   if (pl.three_d)
-    return pl.bk == 64 ? launch_tile<T, kSplit, 64, true>(a, pl.grid)
-                       : launch_tile<T, kSplit, 32, true>(a, pl.grid);
-  return pl.bk == 64 ? launch_tile<T, kSplit, 64, false>(a, pl.grid)
-                     : launch_tile<T, kSplit, 32, false>(a, pl.grid);
+    return pl.bk == 64 ? launch_tile<T, kSplit, 64, true, kCluster>(a, pl)
+                       : launch_tile<T, kSplit, 32, true, kCluster>(a, pl);
+  return pl.bk == 64 ? launch_tile<T, kSplit, 64, false, kCluster>(a, pl)
+                     : launch_tile<T, kSplit, 32, false, kCluster>(a, pl);
 }
 
 template <typename T>
 Status launch(const Args& a, const BwdwPlan& pl) {
-  if (auto st = a.partial ? launch_depth<T, true>(a, pl) : launch_depth<T, false>(a, pl); !st)
-    return st;
+  Status st = pl.cluster > 1 ? launch_depth<T, false, true>(a, pl)
+              : a.partial    ? launch_depth<T, true, false>(a, pl)
+                             : launch_depth<T, false, false>(a, pl);
+  if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
-                             static_cast<std::int64_t>(a.k) * a.cols, pl.used);
+                             static_cast<std::int64_t>(a.k) * a.cols, pl.planes);
   return check_launch("gpu:wgmma_bwd_weights launch");
 }
 
@@ -345,7 +509,7 @@ Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
   if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_bwd_weights"); !st) return st;
   Args a = pl.a;
   a.x = t.x.data, a.dy = t.y.data, a.dw = t.w.data;
-  a.partial = pl.used > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
+  a.partial = pl.planes > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
   switch (plan.problem.dtype) {
     case DType::bf16:
       return launch<cg_bf16>(a, pl);

@@ -12,9 +12,10 @@
 // and tails), and wgmma reads them MN-major (its operand transposition, 16-bit types only). A
 // block of two warpgroups computes a 128 x 128 tile of dw (each warpgroup 64 rows, m64n128k16)
 // through a 7-stage cp.async pipeline. When the tiles leave more than half the SMs idle, the
-// reduction is split over blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU;
-// each split writes its own fp32 partial sums and a second kernel adds them in a fixed order:
-// deterministic, no atomics.
+// reduction is split over blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU.
+// The splits of a full tile run as a thread-block cluster of 2 or 3 and add their sums through
+// distributed shared memory; otherwise (and between clusters) each writes fp32 partial sums and a
+// second kernel adds them. Every sum in a fixed order: deterministic, no atomics.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

@@ -87,6 +87,34 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Thread-block clusters: this block's rank in its cluster and the cluster's size; a barrier over
+// every thread of every block of the cluster (release then acquire: shared-memory writes before it
+// are visible to the cluster's blocks after it); and 16 bytes of fp32 from the shared memory of
+// the cluster's block `rank`, at the offset of this block's `addr` (distributed shared memory).
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ unsigned cluster_size() {
+  unsigned n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+  return n;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+__device__ __forceinline__ float4 load_cluster_f4(std::uint32_t addr, unsigned rank) {
+  float4 v;
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(addr), "r"(rank)
+      : "memory");
+  return v;
+}
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x k) * B (N x k)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead. ab: the instruction's
 // k and types ("k16.f32.bf16.bf16"), tr: its transpose immediates (", 0, 0"; none for TF32).

@@ -67,15 +67,8 @@ __device__ __forceinline__ void cp_async16_at(std::uint32_t dst, const void* src
 // The pair of blocks of a cluster (kCluster): blocks 2i and 2i + 1 along M share the filter tile B;
 // each loads half of its rows with one bulk tensor copy (TMA, 128-byte swizzle: the layout the
 // consumers read) multicast into both blocks' stage, so B crosses from L2 once per pair.
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ void cluster_sync() {  // every thread of both blocks
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
-}
+using wg::cluster_rank;
+using wg::cluster_sync;
 // One arrival on `bar` that also expects `bytes` of bulk copies to complete on it this phase.
 __device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
