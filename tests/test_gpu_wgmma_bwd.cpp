@@ -223,15 +223,15 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
 
 // gpu:wgmma_bwd_weights' split reductions as clusters (cluster_epilogue in wgmma_bwd_weights.cu):
 // ResNet-50 b32 layers that take each form on an H100's 132 SMs (CONVGUARD_WGMMA_BWDW_PLAN=1 prints
-// them): res2's 1x1 64 -> 64 and 64 -> 256 keep a plane a split (half-empty tiles: 132 and 66
+// them): res2's 1x1 64 -> 64 and 64 -> 256 keep a plane a split (half-empty tiles: 131 and 66
 // planes), res3's 3x3 clusters of 2 (9 tiles x 14 splits, 7 planes), res4's 3x3 clusters of 3
 // (36 x 3, dw directly: rows 0-41, 42-84, 85-127 of a tile), res4a_branch1 (stride 2) clusters of
 // 2 (32 x 4, 2 planes), res5's 1x1 2048 -> 512 clusters of 2 (64 x 2, dw directly), res5's 3x3
 // unsplit (144 tiles); then K of 200 and R*S*C of 360 (tiles that end inside, rows and columns past
-// dw skipped; 6 x 22 in clusters of 2) and a 3D layer in clusters of 3 (14 x 6, 2 planes). The
+// dw skipped; 6 x 22 in clusters of 2) and a 3D layer in clusters of 2 (14 x 8, 4 planes). The
 // random shape tests take clusters too, and scripts/gpu_check.sh reruns these tests with each
-// cluster limit forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N); two runs of the clusters of 2 and 3 must
-// be equal bit for bit (fixed orders of sums, no atomics).
+// cluster size forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N: clusters of 3 with planes among them); two
+// runs of the clusters of 2 and 3 must be equal bit for bit (fixed orders of sums, no atomics).
 TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
   REQUIRE_WGMMA_HERE();
   (void)wgmma;

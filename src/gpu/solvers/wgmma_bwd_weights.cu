@@ -166,7 +166,9 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   const int tiles_all = (a.pixels + BK - 1) / BK;
   const int kt0 = blockIdx.z * a.tiles_per_split;
   const int tiles = min(tiles_all - kt0, a.tiles_per_split);  // this split's stages
-  int p = kt0 * BK + row;                                     // this thread's pixel, next load
+  // This thread's pixel, next load (a cluster's trailing block, with no stages, starts at 0: its
+  // pointers stay inside the tensors, though it loads nothing).
+  int p = (tiles > 0 ? kt0 * BK : 0) + row;
   int ow = p % a.ow, t = p / a.ow, oh = t % a.oh, n = t / a.oh;
   int od = 0;
   if constexpr (k3D) tc::split_image(n, a.depth.od, n, od);
@@ -281,20 +283,18 @@ int forced_int(const char* name, int lo, int hi) {
   return 0;
 }
 
-// Splits of one tile that add their sums in a cluster (cluster_epilogue) out of `splits`: 2 or 3,
-// whichever keeps more of the splits (2 on a tie), none below 2. Larger clusters were slower on
-// ResNet-50 b32 (H100): limits of 4 and 8 lost 0.94x against the kernel without clusters, 2 won
-// 1.11x, and 3 only where the rule gives 3 splits (res4's 3x3: 1.29x against 2's 0.99x;
-// docs/gpu/2026-11-28-bwdw-cluster). CONVGUARD_WGMMA_BWDW_CLUSTER=N (1 to 8) makes N the limit
-// instead, for measuring; 1 is the kernel without clusters and its own split rule.
-int forced_cluster_limit() {
+// Cluster sizes the plan may choose: 2 and 3. Larger clusters were slower on ResNet-50 b32 (H100):
+// limits of 4 and 8 lost 0.94x against the kernel without clusters, 2 won 1.11x, and 3 only where
+// the rule gives 3 splits (res4's 3x3: 1.29x against 2's 0.99x; docs/gpu/2026-11-28-bwdw-cluster).
+// CONVGUARD_WGMMA_BWDW_CLUSTER=N (1 to 8) allows N alone, for measuring; 1 is the kernel without
+// clusters and its own split rule.
+int forced_cluster_size() {
   static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_CLUSTER", 1, 8);
   return forced;
 }
-int cluster_size(int splits) {
-  if (const int limit = forced_cluster_limit()) return std::min(limit, splits);
-  if (splits < 2) return 1;
-  return splits / 3 * 3 > splits / 2 * 2 ? 3 : 2;
+bool cluster_size_allowed(int size) {
+  const int forced = forced_cluster_size();
+  return forced ? size == forced : size == 2 || size == 3;
 }
 
 // A launch of the kernel's blocks in clusters of `size` along z (what cudaLaunchKernelEx and
@@ -316,9 +316,10 @@ struct ClusterLaunch {
 };
 
 // How many clusters of `size` blocks of the kernel with BK-pixel stages the current device runs
-// at once (cudaOccupancyMaxActiveClusters; cached per device, BK and size), 0 when unknown. A
-// cluster's blocks run in one GPC at once, so fewer clusters may fit than SMs / size: on the H100
-// (132 SMs, one 64-pixel block each) 66 clusters of 2 but only 39 of 3 (117 blocks).
+// at once (cudaOccupancyMaxActiveClusters), 0 when none or when the device cannot say. Cached per
+// device, BK and size, failures too, so that every plan of a problem (workspace_bytes' and
+// plan's) comes out the same. A cluster's blocks run in one GPC at once, so fewer clusters may fit
+// than SMs / size: on the H100 (132 SMs, one 64-pixel block each) 66 clusters of 2, 39 of 3.
 template <int BK>
 int max_active_clusters(int size) {
   static std::atomic<int> cached[tc::kCachedDevices][9] = {};  // count + 1; 0: not read yet
@@ -327,14 +328,15 @@ int max_active_clusters(int size) {
   if (cacheable)
     if (const int n = cached[dev][size].load(std::memory_order_relaxed)) return n - 1;
   constexpr auto kernel = wgmma_bwd_weights<cg_bf16, false, BK, false, true>;
-  if (tc::allow_dynamic_shared_memory<kernel>(kSmemBytes<BK>) != kSuccess) return 0;
-  ClusterLaunch launch(dim3(1, 1, static_cast<unsigned>(size)), kSmemBytes<BK>, size);
-  const cudaLaunchConfig_t& cfg = launch.cfg;
   int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
-    (void)cudaGetLastError();  // not the next launch's error
-    return 0;
+  if (tc::allow_dynamic_shared_memory<kernel>(kSmemBytes<BK>) == kSuccess) {
+    ClusterLaunch launch(dim3(1, 1, static_cast<unsigned>(size)), kSmemBytes<BK>, size);
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &launch.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();  // not the next launch's error
+      n = 0;
+    }
   }
+  n = std::max(n, 0);
   if (cacheable) cached[dev][size].store(n + 1, std::memory_order_relaxed);
   return n;
 }
@@ -344,7 +346,8 @@ int max_active_clusters(int size) {
 // tiles, ran 5-8% faster unsplit than in 2, run2/variants.txt). With them (a split's sums cross
 // shared memory, not global): whenever two splits still fit one wave. Either way as many as fill
 // the SMs once (`per_sm` blocks each), each at least 8 stages, at most 256.
-// CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256) forces N, for measuring.
+// CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256) forces N, for measuring (in whole clusters where the
+// plan takes clusters: rounded down, and no more than fit at once).
 int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm, bool clusters) {
   static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_SPLIT", 1, 256);
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, stages));
@@ -391,21 +394,27 @@ struct BwdwPlan : Plan {
     if (three_d) a.step_od = bk / a.ow / a.oh % od, a.step_n = bk / a.ow / a.oh / od;
     const int stages = (a.pixels + bk - 1) / bk;
     const std::int64_t tiles = static_cast<std::int64_t>(gx) * gy;
-    // Clusters where a tile is full in both dimensions (K and R*S*C at least 128): ResNet-50's res2
-    // layers, whose K or R*S*C of 64 leaves half of every tile empty, ran 2-11% slower in clusters
-    // than with a plane a split (12 to 61 stages a split; docs/gpu/2026-11-28-bwdw-cluster).
-    const bool clusters = forced_cluster_limit() > 1 ||
-                          (forced_cluster_limit() == 0 && a.k >= kTile && a.cols >= kTile);
-    int splits = split_count(tiles, stages, bk == 64 ? 1 : 2, clusters);
-    cluster = clusters ? cluster_size(splits) : 1;
-    splits = splits / cluster * cluster;  // whole clusters, never more blocks than the rule's
-    if (cluster > 1) {                    // ... and no more clusters than run at once
-      const int fit =
-          bk == 64 ? max_active_clusters<64>(cluster) : max_active_clusters<32>(cluster);
-      if (fit > 0)
-        splits = static_cast<int>(std::max<std::int64_t>(
-                     1, std::min<std::int64_t>(splits / cluster, fit / tiles))) *
-                 cluster;
+    // Clusters where K and R*S*C are at least 128 (no tile of dw half empty): ResNet-50's res2
+    // layers, whose K or R*S*C of 64 leaves half of every tile empty, ran 2-11% slower in
+    // clusters than with a plane a split (12 to 61 stages a split;
+    // docs/gpu/2026-11-28-bwdw-cluster).
+    const int per_sm = bk == 64 ? 1 : 2;
+    const bool clusters = forced_cluster_size() > 1 ||
+                          (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile);
+    int splits = split_count(tiles, stages, per_sm, clusters);
+    // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
+    // the device runs at once (the smaller size on a tie); none when no size fits, and then the
+    // split rule without clusters.
+    if (clusters) {
+      int kept = 0;
+      for (int size = 2; size <= 8; ++size) {
+        if (!cluster_size_allowed(size)) continue;
+        const int fit = bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
+        const std::int64_t per_tile = std::min<std::int64_t>(splits / size, fit / tiles);
+        if (per_tile >= 1 && per_tile * size > kept)
+          kept = static_cast<int>(per_tile * size), cluster = size;
+      }
+      splits = cluster > 1 ? kept : split_count(tiles, stages, per_sm, false);
     }
     a.tiles_per_split = (stages + splits - 1) / splits;
     // No split without stages, except the last cluster's tail, whose blocks add zeros.

@@ -11,11 +11,12 @@
 // channels or columns wide), loaded by cp.async in 16-byte chunks (zero-filled for padding, edges
 // and tails), and wgmma reads them MN-major (its operand transposition, 16-bit types only). A
 // block of two warpgroups computes a 128 x 128 tile of dw (each warpgroup 64 rows, m64n128k16)
-// through a 7-stage cp.async pipeline. When the tiles leave more than half the SMs idle, the
-// reduction is split over blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU.
-// The splits of a full tile run as a thread-block cluster of 2 or 3 and add their sums through
-// distributed shared memory; otherwise (and between clusters) each writes fp32 partial sums and a
-// second kernel adds them. Every sum in a fixed order: deterministic, no atomics.
+// through a 7-stage cp.async pipeline. When the tiles leave SMs idle the reduction is split over
+// blockIdx.z into fixed ranges of pixels so that the blocks fill the GPU (the plan's rule:
+// wgmma_bwd_weights.cu, BwdwPlan). Where K and R*S*C are at least 128 the splits of a tile run
+// as thread-block clusters of 2 or 3 and add their sums through distributed shared memory;
+// otherwise, and between clusters, each writes fp32 partial sums and a second kernel adds them.
+// Every sum in a fixed order: deterministic, no atomics.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
