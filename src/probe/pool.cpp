@@ -526,6 +526,17 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   } else {
     o.reason = "worker died during the trial";
   }
+  // A stop asked for meanwhile (Ctrl-C, Slurm's scancel): the signal that stops the prober may
+  // have reached the worker too (Slurm signals every process of the job; a terminal, its whole
+  // foreground group), and whichever the loop saw first decided between this and `interrupted`
+  // above. Not evidence against the solver either way: interrupted, run again next time.
+  if (const int sig = stop_requested()) {
+    o.status = "interrupted";
+    o.reason = "interrupted by the user (" + describe_signal(sig) +
+               ") during the trial, and the worker ended too (" + o.reason +
+               "); not evidence against the solver: the next probe runs it";
+    o.signal = 0, o.exit_code = -1;
+  }
   return o;
 }
 
