@@ -124,13 +124,16 @@ void run(const Args& g) {
       for (int q = 0; q < qn; ++q) {
         const std::int64_t c0 = (q0 + q) * PB;
         const int cols = static_cast<int>(lesser(PB, total - c0));
+        // Column c0 + j is pixel p of image img, both carried along j: two divisions a column
+        // were about a tenth of a 64-channel 1x1 layer's time (res2a_branch2a bf16, Zen 5).
+        std::int64_t img = c0 / g.columns, p = c0 % g.columns;
         for (int j = 0; j < PB; ++j) {
           src[j] = dst[j] = nullptr;
           if (j >= cols) continue;
-          const std::int64_t col = c0 + j, img = col / g.columns, p = col % g.columns;
           if (g.gather[p] >= 0) src[j] = in + (img * g.g + grp) * g.in_group + g.gather[p];
           if (g.scatter[p] >= 0)
             dst[j] = out + (img * g.g + grp) * g.m * g.out_plane + g.scatter[p];
+          if (++p == g.columns) p = 0, ++img;
         }
         const int nin = runs_of(src, PB, in_runs);
         nout[q] = runs_of(dst, cols, out_runs[q]);
