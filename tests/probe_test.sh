@@ -119,12 +119,17 @@ check "jobs 2: the second death counts against the retry running alone, not the 
   test \$(\"$CG\" db show --db '$DB6' --json | grep -c '\"status\":\"interrupted\"') -eq 1"
 # Ctrl-C (SIGINT) during a trial: the sweep ends (exit 130), the trial in flight is interrupted by
 # the user, what finished is kept, no worker is left, and the rerun completes it.
+# in_slow_trial DB LOG SOLVERS: a sweep of SOLVERS (chaos:good, then chaos:slow_2s, ...) started in
+# the background, returning once chaos:slow_2s is in its 2 s run; sets pid and workers.
+in_slow_trial() {
+  "$CG" probe --db "$1" --plugin "$CHAOS" --solvers "$3" --problem "$P" >"$2" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do grep -q 'chaos:good' "$2" && break; sleep 0.1; done
+  sleep 0.5
+  workers=$(pgrep -P $pid)
+}
 DB5=$TMP/int.db
-"$CG" probe --db "$DB5" --plugin "$CHAOS" --solvers 'chaos:good,chaos:slow_2s,cpu:direct' --problem "$P" >"$TMP/int.log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do grep -q 'chaos:good' "$TMP/int.log" && break; sleep 0.1; done
-sleep 0.5  # chaos:slow_2s is now in its 2 s run
-workers=$(pgrep -P $pid)
+in_slow_trial "$DB5" "$TMP/int.log" 'chaos:good,chaos:slow_2s,cpu:direct'
 kill -INT $pid; wait $pid; rc=$?
 sleep 0.2
 check "Ctrl-C: exit 130 (rc $rc)" test "$rc" -eq 130
@@ -139,11 +144,7 @@ check "Ctrl-C: the rerun completes the sweep, all ok" test "$("$CG" db show --db
 # gets its SIGTERM and resumes. (CI on 167b73f: the Slurm test's scancel recorded no interrupted
 # trial once.)
 DB7=$TMP/both.db
-"$CG" probe --db "$DB7" --plugin "$CHAOS" --solvers 'chaos:good,chaos:slow_2s' --problem "$P" >"$TMP/both.log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do grep -q 'chaos:good' "$TMP/both.log" && break; sleep 0.1; done
-sleep 0.5  # chaos:slow_2s is now in its 2 s run
-workers=$(pgrep -P $pid)
+in_slow_trial "$DB7" "$TMP/both.log" 'chaos:good,chaos:slow_2s'
 kill -STOP $pid
 kill -TERM $workers
 sleep 0.3

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -269,6 +271,18 @@ constexpr int kCachedDevices = 64;
 inline int current_device() {
   int dev = 0;
   return CG_GPU(GetDevice)(&dev) == kSuccess ? dev : -1;
+}
+
+// An integer from the environment variable `name` in [lo, hi], for measuring (the solvers' forced
+// plan choices); 0 when unset or out of range (then said on stderr).
+inline int env_int(const char* name, int lo, int hi) {
+  const char* text = std::getenv(name);
+  if (!text) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end != text && *end == 0 && v >= lo && v <= hi) return static_cast<int>(v);
+  std::fprintf(stderr, "convguard: %s='%s' ignored (%d to %d)\n", name, text, lo, hi);
+  return 0;
 }
 
 // The current device's multiprocessor count (0 when unknown: no split).

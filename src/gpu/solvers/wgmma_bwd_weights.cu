@@ -271,49 +271,19 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
 #endif
 }
 
-// An integer from the environment variable `name` in [lo, hi], for measuring; 0 when unset or
-// out of range (then said on stderr).
-int forced_int(const char* name, int lo, int hi) {
-  const char* text = std::getenv(name);
-  if (!text) return 0;
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end != text && *end == 0 && v >= lo && v <= hi) return static_cast<int>(v);
-  std::fprintf(stderr, "convguard: %s='%s' ignored (%d to %d)\n", name, text, lo, hi);
-  return 0;
-}
-
 // Cluster sizes the plan may choose: 2 and 3. Larger clusters were slower on ResNet-50 b32 (H100):
 // limits of 4 and 8 lost 0.94x against the kernel without clusters, 2 won 1.11x, and 3 only where
 // the rule gives 3 splits (res4's 3x3: 1.29x against 2's 0.99x; docs/gpu/2026-11-28-bwdw-cluster).
 // CONVGUARD_WGMMA_BWDW_CLUSTER=N (1 to 8) allows N alone, for measuring; 1 is the kernel without
 // clusters and its own split rule.
 int forced_cluster_size() {
-  static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_CLUSTER", 1, 8);
+  static const int forced = tc::env_int("CONVGUARD_WGMMA_BWDW_CLUSTER", 1, 8);
   return forced;
 }
 bool cluster_size_allowed(int size) {
   const int forced = forced_cluster_size();
   return forced ? size == forced : size == 2 || size == 3;
 }
-
-// A launch of the kernel's blocks in clusters of `size` along z (what cudaLaunchKernelEx and
-// cudaOccupancyMaxActiveClusters take; the config points into the object: do not copy it).
-struct ClusterLaunch {
-  ClusterLaunch(dim3 grid, int bytes, int size) {
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = static_cast<std::size_t>(bytes);
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = static_cast<unsigned>(size);
-    cfg.attrs = attr, cfg.numAttrs = 1;
-  }
-  ClusterLaunch(const ClusterLaunch&) = delete;
-  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1]{};
-};
 
 // How many clusters of `size` blocks of the kernel with BK-pixel stages the current device runs
 // at once (cudaOccupancyMaxActiveClusters), 0 when none or when the device cannot say. Cached per
@@ -330,7 +300,8 @@ int max_active_clusters(int size) {
   constexpr auto kernel = wgmma_bwd_weights<cg_bf16, false, BK, false, true>;
   int n = 0;
   if (tc::allow_dynamic_shared_memory<kernel>(kSmemBytes<BK>) == kSuccess) {
-    ClusterLaunch launch(dim3(1, 1, static_cast<unsigned>(size)), kSmemBytes<BK>, size);
+    const dim3 cluster(1, 1, static_cast<unsigned>(size));
+    wg::ClusterLaunch launch(cluster, kThreads, kSmemBytes<BK>, cluster);
     if (cudaOccupancyMaxActiveClusters(&n, kernel, &launch.cfg) != cudaSuccess) {
       (void)cudaGetLastError();  // not the next launch's error
       n = 0;
@@ -349,7 +320,7 @@ int max_active_clusters(int size) {
 // CONVGUARD_WGMMA_BWDW_SPLIT=N (1 to 256) forces N, for measuring (in whole clusters where the
 // plan takes clusters: rounded down, and no more than fit at once).
 int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm, bool clusters) {
-  static const int forced = forced_int("CONVGUARD_WGMMA_BWDW_SPLIT", 1, 256);
+  static const int forced = tc::env_int("CONVGUARD_WGMMA_BWDW_SPLIT", 1, 256);
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, stages));
   const int sms = tc::sm_count() * per_sm;
   if (!clusters && 3 * out_tiles >= sms) return 1;
@@ -405,12 +376,14 @@ struct BwdwPlan : Plan {
     // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
     // the device runs at once (the smaller size on a tie); none when no size fits, and then the
     // split rule without clusters.
+    auto fit = [&](int size) {
+      return bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
+    };
     if (clusters) {
       int kept = 0;
       for (int size = 2; size <= 8; ++size) {
         if (!cluster_size_allowed(size)) continue;
-        const int fit = bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
-        const std::int64_t per_tile = std::min<std::int64_t>(splits / size, fit / tiles);
+        const std::int64_t per_tile = std::min<std::int64_t>(splits / size, fit(size) / tiles);
         if (per_tile >= 1 && per_tile * size > kept)
           kept = static_cast<int>(per_tile * size), cluster = size;
       }
@@ -423,18 +396,14 @@ struct BwdwPlan : Plan {
     planes = z / cluster;
     grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(z));
     // CONVGUARD_WGMMA_BWDW_PLAN=1: the plan on stderr, for measuring.
-    static const bool say = forced_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
-    if (say) {
-      auto fit = [&](int size) {
-        return bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
-      };
+    static const bool say = tc::env_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
+    if (say)
       std::fprintf(stderr,
                    "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %u splits of %d stages "
                    "(%d pixels), clusters of %d, %d fp32 planes (clusters of 2 fit %d at once, "
                    "of 3 %d)\n",
                    static_cast<long long>(tiles), grid.z, a.tiles_per_split, bk, cluster, planes,
                    fit(2), fit(3));
-    }
   }
   std::size_t partial_bytes() const {
     return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
@@ -457,7 +426,8 @@ Status launch_tile(const Args& a, const BwdwPlan& pl) {
     kernel<<<pl.grid, kThreads, bytes>>>(a);
     return Status::ok();
   } else {
-    ClusterLaunch launch(pl.grid, bytes, pl.cluster);
+    wg::ClusterLaunch launch(pl.grid, kThreads, bytes,
+                             dim3(1, 1, static_cast<unsigned>(pl.cluster)));
     return check(cudaLaunchKernelEx(&launch.cfg, kernel, a),
                  "gpu:wgmma_bwd_weights cluster launch");
   }

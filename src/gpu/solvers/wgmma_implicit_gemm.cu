@@ -529,16 +529,9 @@ Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
         const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
         if (opt_in != kSuccess)
           return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3((grid.x + 1) / 2 * 2, grid.y, grid.z);
-        cfg.blockDim = dim3(kWsThreads);
-        cfg.dynamicSmemBytes = bytes;
-        cudaLaunchAttribute cluster[1];
-        cluster[0].id = cudaLaunchAttributeClusterDimension;
-        cluster[0].val.clusterDim.x = 2, cluster[0].val.clusterDim.y = 1;
-        cluster[0].val.clusterDim.z = 1;
-        cfg.attrs = cluster, cfg.numAttrs = 1;
-        return check(cudaLaunchKernelEx(&cfg, kernel, a, none, map),
+        wg::ClusterLaunch launch(dim3((grid.x + 1) / 2 * 2, grid.y, grid.z), kWsThreads, bytes,
+                                 dim3(2, 1, 1));
+        return check(cudaLaunchKernelEx(&launch.cfg, kernel, a, none, map),
                      "gpu:wgmma_implicit_gemm launch");
       }
     }

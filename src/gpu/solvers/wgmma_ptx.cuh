@@ -8,6 +8,7 @@
 // gpu:wgmma_bwd_weights).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -115,6 +116,23 @@ __device__ __forceinline__ float4 load_cluster_f4(std::uint32_t addr, unsigned r
       : "memory");
   return v;
 }
+// A launch in thread-block clusters of `cluster` blocks (what cudaLaunchKernelEx and
+// cudaOccupancyMaxActiveClusters take; cfg points into the object, so it is not copied).
+struct ClusterLaunch {
+  ClusterLaunch(dim3 grid, int threads, int bytes, dim3 cluster) {
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(bytes);
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster.x, attr[0].val.clusterDim.y = cluster.y;
+    attr[0].val.clusterDim.z = cluster.z;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1]{};
+};
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x k) * B (N x k)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead. ab: the instruction's
 // k and types ("k16.f32.bf16.bf16"), tr: its transpose immediates (", 0, 0"; none for TF32).

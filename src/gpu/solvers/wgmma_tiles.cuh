@@ -93,15 +93,7 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
 // least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
 // (tile_for says why).
 inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
-  static const int forced = [] {  // for measuring
-    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT");
-    if (!text) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (end != text && *end == 0 && v >= 1 && v <= 16) return static_cast<int>(v);
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_SPLIT='%s' ignored (1 to 16)\n", text);
-    return 0;
-  }();
+  static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);  // for measuring
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
