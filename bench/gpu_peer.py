@@ -138,7 +138,7 @@ def main():
     print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s" % (
         torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name()))
     problems = read_rows(a.jsonl)
-    # (direction, dtype, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
+    # (direction, dtype, batch, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
     ratios = {}
     for p in problems:
         name = p["name"] or p["problem"]
@@ -166,14 +166,15 @@ def main():
                 print("  %-28s %9.4f ms  %s vs the better peer  %s vs the plugin" % (
                     k, t, "%.3fx" % r if r else "-", "%.3fx" % rp if rp else "-"))
                 if r:
-                    group = (p["direction"], p["dtype"] + (" TF32" if tf32 else ""), k)
+                    group = (p["direction"], p["dtype"] + (" TF32" if tf32 else ""),
+                             "b%d" % p["n"], k)
                     ratios.setdefault(group, []).append((r, rp, flagged, name))
     print("\ngeomean ratio, own solver / the better of (plugin's best cuDNN, PyTorch under "
           "CUDA-graph replay); higher is better")
-    for (direction, dtype, k), v in sorted(ratios.items()):
+    for (direction, dtype, batch, k), v in sorted(ratios.items()):
         flagged = [n for _, _, f, n in v if f]
-        line = "  %-11s %-8s %-28s %.3fx over %d problems" % (
-            direction, dtype, k, geomean([r for r, _, _, _ in v]), len(v))
+        line = "  %-11s %-8s %-5s %-28s %.3fx over %d problems" % (
+            direction, dtype, batch, k, geomean([r for r, _, _, _ in v]), len(v))
         if flagged:
             vs_plugin = [rp for _, rp, _, _ in v if rp]
             line += ("; vs the plugin alone %.3fx, NOT a fair figure: the plugin ran no competitive "

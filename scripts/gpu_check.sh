@@ -19,7 +19,8 @@
 #   PARTS=peer    the honest peer: gpu_bench on ResNet-50 b32 (bf16 NHWC in all three directions,
 #                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
 #                 times PyTorch's convolution on the same problems under CUDA-graph replay
-#                 (PY: the Python with PyTorch, default /opt/torch/.venv/bin/python3)
+#                 (PY: the Python with PyTorch, default /opt/torch/.venv/bin/python3 where it
+#                 exists, else python3), and bf16 NHWC forward at b256 (PEER_B256=0 leaves it out)
 #   PARTS=overhead  the host overhead of a selected solver's call through the library API
 # Build here first (cmake --build build/release), then run with the build folder carried:
 #   run(command="PARTS='tests bench' bash scripts/gpu_check.sh", carry=["build/release"])
@@ -46,6 +47,11 @@ for ws in 4 5; do
     --gtest_filter='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.TensorCoreWgmmaWaveCounting:Gpu.LargeLayersVerifyBySampling' \
     2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_ws$ws.log"
 done
+
+step "gpu:wgmma_implicit_gemm's shape tests with the tiles in M-fastest order (CONVGUARD_WGMMA_ORDER=1)"
+CONVGUARD_WGMMA_ORDER=1 timeout 200 "$B/tests/gpu_tests" \
+  --gtest_filter='Gpu.TensorCoreWgmma*:Gpu.LargeLayersVerifyBySampling' \
+  2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_order_m.log"
 
 step "gpu:wgmma_bwd_weights' tests with each cluster size forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N)"
 for cz in 1 2 3 4 8; do
@@ -190,7 +196,10 @@ done
 fi
 
 if has peer; then
-PY=${PY:-/opt/torch/.venv/bin/python3}
+# The H100 machines had PyTorch in /opt/torch/.venv, the H200 machines in the system python3.
+if [ -z "${PY:-}" ]; then
+  PY=python3; [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
+fi
 step "honest peer: the plugin on PyTorch's cuDNN, and PyTorch itself under CUDA-graph replay"
 CUDNN_LIB=$("$PY" -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
 export CONVGUARD_PLUGINS=$CUDNN CONVGUARD_CUDNN_PATH=${CUDNN_LIB:-}
@@ -202,6 +211,8 @@ rm -f "$OUT/peer.jsonl"
   done
   timeout 150 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 \
     --layout nchw --runs 30 --json "$OUT/peer.jsonl"
+  [ "${PEER_B256:-1}" = 1 ] && timeout 200 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt \
+    --batch 256 --dtype bf16 --layout nhwc --direction fwd --runs 10 --json "$OUT/peer.jsonl"
 } >"$OUT/peer_gpu_bench.log" 2>&1
 "$PY" bench/gpu_peer.py "$OUT/peer.jsonl" >"$OUT/peer.log" 2>&1
 head -1 "$OUT/peer.log"; grep -A20 "^geomean" "$OUT/peer.log"

@@ -68,7 +68,23 @@ struct WgArgs {
   // Strided 3D backward-data (phased k3D kernel): as tc::Args'.
   tc::PhaseDepth phase_depth[tc::kMaxPhases];
   int yd, sd_y;
+  // The order of the output tiles (tile_order): 0, M tiles fastest (the grid's x, the order the
+  // hardware launches blocks in); 1, N tiles fastest, so that the blocks running at once share
+  // their A rows (x's pixels) through L2 rather than each N tile reading them from memory again.
+  // Unphased, unclustered plans only.
+  int n_fast;
 };
+
+// The (M tile, N tile) of this block of a tile-per-block grid (x: M tiles, y: N tiles), in the
+// plan's order (WgArgs::n_fast): the launch order's index id = x + y * X read back as id / Y, id % Y.
+__device__ __forceinline__ void block_tile(const WgArgs& a, int* mt, int* nt) {
+  if (!a.n_fast) {
+    *mt = static_cast<int>(blockIdx.x), *nt = static_cast<int>(blockIdx.y);
+    return;
+  }
+  const unsigned id = blockIdx.x + blockIdx.y * gridDim.x;
+  *mt = static_cast<int>(id / gridDim.y), *nt = static_cast<int>(id % gridDim.y);
+}
 
 // The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).
 __device__ __forceinline__ int swizzle(int row, int chunk) {

@@ -56,7 +56,9 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   const std::uint32_t base = smem_addr(smem);
   constexpr int kStageVec = kStageBytes<BM, BN> / 16;
   const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  int mt, nt;
+  block_tile(a, &mt, &nt);
+  const int m0 = mt * BM, n0 = nt * BN;
   // The geometry: the problem's, or this block's stride phase's (field by field, as in
   // tc_implicit_gemm.cu).
   int oh = a.oh, ow = a.ow, taps_s = a.s, ph = a.ph, pw = a.pw, m_all = a.m, kd = a.kd;
@@ -383,7 +385,8 @@ struct WgPlan : Plan {
       return;
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
-    tile = tile_for(a.m, a.k, kd, ragged, filter_mn);
+    tile = tile_for(a.m, a.k, kd, ragged, filter_mn,
+                    ws_forced() < 0 && p.dtype != DType::f32 && tma_fits(p, Tile{128, 256}));
     // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
     // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
     // warp-specialised kernels (ws_mode: they load B K-major only, 16-bit 2D), else the
@@ -408,11 +411,20 @@ struct WgPlan : Plan {
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
     per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
                            tile, ragged, ws);
+    a.n_fast = ws == 3 ? 0 : tile_order(grid.y);  // (clusters pair blocks along M)
+    // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.
+    static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;
+    if (say)
+      std::fprintf(stderr,
+                   "convguard: gpu:wgmma_implicit_gemm plan: %d x %d tiles, %u x %u x %u blocks, "
+                   "%d stages a split, loaders %d, %d a SM, %s fastest\n",
+                   tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
+                   a.n_fast ? "N" : "M");
   }
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
   // problem (TF32 too), or stride-1 backward-data reading its filter in place, of taps of whole
   // stage rows (64 16-bit or 32 f32 channels: a stage is one tap's, the im2col copy's offsets are
-  // the tap's), 128-pixel tiles of at most 128 channels, and strides, taps and corners the im2col
+  // the tap's), 128-pixel tiles (of 64, 128 or 256 channels), and strides, taps and corners the im2col
   // map can hold.
   bool tma_fits(const Problem& p, Tile t) const {
     const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
@@ -421,7 +433,7 @@ struct WgPlan : Plan {
     // copy's offsets (the tap's, (R-1) dh at most) 0 to 255.
     const bool walk = a.sh <= 8 && a.sw <= 8 && (a.r - 1) * a.dh <= 255 && (a.s - 1) * a.dw <= 255;
     return direction && p.spatial_dims <= 2 && !ragged && a.c % row == 0 && t.bm == 128 &&
-           t.bn <= 128 && walk && im2col_box(a).fits();
+           walk && im2col_box(a).fits();
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
@@ -491,7 +503,9 @@ inline dim3 persistent_grid(dim3 grid) {
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
 // The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map and the filter's
-// (K-major, or the caller's filter in place for backward-data).
+// (K-major, or the caller's filter in place for backward-data), 128-pixel tiles of 64, 128 or 256
+// channels: with one producer thread issuing the copies, the producer warpgroup holds so few
+// registers that 128 x 256 fits the cap without spilling (ptxas: 154 registers, 164 persistent).
 template <typename T, int BN, bool kSplit, bool kFilterMn>
 Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   constexpr int BM = 128;
@@ -516,7 +530,7 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
 template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPhased,
           bool kFilterMn, bool k3D>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
-  if constexpr (!kRagged && !k3D && BM == 128 && BN <= 128 && !kPhased)
+  if constexpr (!kRagged && !k3D && BM == 128 && !kPhased)
     if (ws == 4 || ws == 5) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
   if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {
     const CUtensorMap none{};

@@ -60,7 +60,15 @@ constexpr int long_reduction(bool in_place) {
 // 256, a tie and a loss).
 // CONVGUARD_WGMMA_TILE=BMxBN (128x64, 128x128, 128x256, 256x64, 256x128) forces a shape and
 // CONVGUARD_WGMMA_SPLIT=N a split, for measuring (ragged problems keep 128 x at most 128).
-inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place) {
+// wide_tma: the bulk-copy loaders take 128 x 256 tiles for this plan (16-bit, WgPlan::tma_fits, no
+// loader forced): then long reductions (at least 32 stages) of K >= 512 take 128 x 256 wherever
+// that still makes two waves, its reuse of each loaded A row outweighing an emptier last wave
+// (measured on the H200 with 128 x 256 forced, docs/gpu/2026-11-28-tiles256/forced: forward b256
+// res5a_branch2b 0.1116 -> 0.0992 ms, res5[b-c]_branch2b 0.1116 -> 0.0994, res5[b-c]_branch2a
+// 0.0554 -> 0.0510, backward-data b256 res5[b-c]_branch2b 0.1168 -> 0.0994: 196 tiles against
+// 392 of 128 x 128; at b32 these layers make one wave of 26 and stay).
+inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place,
+                     bool wide_tma = false) {
   static const Tile forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
     int bm = 0, bn = 0;
@@ -78,6 +86,9 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
   if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
+  if (wide_tma && !ragged && k >= 512 && (kd + kBK - 1) / kBK >= 32 &&
+      waves(mt * ((k + 255) / 256)) >= 2)
+    return {128, 256};
   if (!ragged && k >= 256 && mt * ((k + 255) / 256) >= 2 * sms()) return {128, 256};
   if (in_place && k >= 1024 && 4 * mt * ((k + 255) / 256) >= 3 * sms()) return {128, 256};
   if (!ragged && !in_place && k >= 512 &&
@@ -124,6 +135,23 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
   return blocks >= 4 * sms() && stages <= 8 ? 2 : 1;
 }
 
+// The order of a plan's output tiles (WgArgs::n_fast): N tiles fastest where there are several,
+// so that the blocks running at once read each A tile (x's pixels, read once per N tile) while it
+// is still in L2. In M-fastest order an A tile's N tiles start m_tiles blocks apart, which at batch
+// 256 is several waves; B, the filter, is small beside x on every layer of the suites and stays in
+// L2 in either order. Measured on the H200 (docs/gpu/2026-11-28-order, old order forced against
+// the new, interleaved): alone, at most +5% on the 1x1 layers of several N tiles and noise
+// elsewhere (ResNet-50 b32 forward 1.003x, b256 forward 1.007x, backward-data b256 1.008x); its
+// worth is that the persistent 128 x 128 kernel no longer reads A once per N tile (tma_ws_for).
+// CONVGUARD_WGMMA_ORDER=1 (M fastest) or 2 (N fastest) forces one, for measuring.
+inline bool n_fast_order() {
+  static const int forced = tc::env_int("CONVGUARD_WGMMA_ORDER", 1, 2);
+  return forced != 1;
+}
+inline int tile_order(std::int64_t n_tiles) {
+  return n_tiles > 1 && n_fast_order() ? 1 : 0;
+}
+
 // The bulk-copy (TMA) loaders of the warp-specialised kernel (wgmma_ws_forward.cuh, kTma) for a
 // problem they fit (WgPlan::tma_fits: forward, or stride-1 backward-data reading its filter in
 // place): 4, a tile per block, or 5, persistent; 0 to keep the plan's kernel; *t may become
@@ -135,20 +163,30 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 //    res2[b-c]_branch2a, backward-data res2a_branch2c), so those keep their kernel;
 //  - 128 x 128 tiles of at most 8 stages (1x1 layers), persistent, so that a tile's epilogue
 //    overlaps the next one's loads: forward res4[a-f]_branch2c 0.0181 -> 0.0150, backward-data
-//    res4[b-f]_branch2a 0.0173 -> 0.0147; also in place of 128 x 256 and 256 x 128 tiles of such
-//    short reductions (forward res3[a-d]_branch2c 0.0225 -> 0.0190, backward-data
-//    res2[b-c]_branch2a 0.0350 -> 0.0293, res3[b-d]_branch2a 0.0221 -> 0.0187), except where
-//    128 x 256 tiles fit one wave and 128 x 128 would not (forward res5[a-c]_branch2c 0.0138
-//    against 0.0146, backward-data res5[b-c]_branch2a 0.0129 against 0.0146);
-//    nor where the larger tiles take more than 6 waves: at batch 256 their reuse of each loaded
-//    row outweighed the persistent kernel's overlap (forward res4a_branch2a 0.1365 -> 0.1753 ms,
-//    res3a_branch1 0.1917 -> 0.2256; backward-data res5a_branch2a 0.1388 -> 0.1722;
-//    docs/gpu/2026-11-27-tma/b256), where batch 32's 3-6 waves gained 14-20%;
+//    res4[b-f]_branch2a 0.0173 -> 0.0147; also in place of 256 x 128 tiles of such short
+//    reductions (backward-data res3[b-d]_branch2a 0.0221 -> 0.0187);
 //  - longer reductions (3x3 layers, split or not) a tile per block of 7 stages: forward
 //    res4[b-f]_branch2b 0.0256 -> 0.0225, res3[b-d]_branch2b 0.0295 -> 0.0256; backward-data
 //    res3[b-d]_branch2b 0.0283 -> 0.0257;
-//  - 128 x 256 tiles of longer reductions stay (forward res5a_branch2a, 16 stages: 0.0209 against
-//    0.0229); 256 x 128 ones as cp_async_ws says (below).
+//  - 128 x 256 tiles (16-bit; its consumers' 128 accumulators fit beside a producer of one issuing
+//    thread) keep their size on the loaders: persistent for at most 8 stages over more than one
+//    wave, else a tile per block; persistent 128 x 128 where the wide tiles' last wave is the
+//    emptier (backward-data b32 res4[b-f]_branch2a: 196 wide tiles in 1.5 waves, 0.0159 ms against
+//    0.0144 as 392 narrow ones in 2.97). Measured on the H200 with each form forced against the plans
+//    before it, which ran such tiles on the two-warpgroup kernel or, short and over several waves,
+//    as persistent 128 x 128 (docs/gpu/2026-11-28-tiles256): forward b32 res5a_branch2a (16
+//    stages) 0.0212 -> 0.0181 ms, res5a_branch1 0.0201 -> 0.0170, res5[a-c]_branch2c (8 stages,
+//    one wave: a tile per block, 0.0124 against 0.0132 persistent), res2a_branch2c (persistent)
+//    0.0259 -> 0.0242; b256 res4a_branch2b 0.1088 -> 0.0854, res5a_branch1 0.1034 -> 0.0844,
+//    res4a_branch1 (persistent) 0.1221 -> 0.0991, res2a_branch2c 0.1641 -> 0.1409; backward-data
+//    b256 res5a_branch2a 0.1245 -> 0.0983, res5[b-c]_branch2b 0.1168 -> 0.0994.
+// Where a tile's N tiles would run waves apart (M fastest, CONVGUARD_WGMMA_ORDER=1), 256 x 128
+// tiles of more than 6 waves keep their kernel: their reuse of each loaded row had outweighed the
+// persistent kernel's overlap at batch 256 (forward res4a_branch2a 0.1365 -> 0.1753 ms;
+// docs/gpu/2026-11-27-tma/b256); in N-fastest order (tile_order) the N tiles of an A tile run at
+// once and read it from L2 (with 128 x 128 persistent in place of 128 x 256 at b256: forward
+// res3a_branch2a 0.2072 -> 0.1505 ms, res4[a-f]_branch2c 0.0884 -> 0.0733,
+// docs/gpu/2026-11-28-order).
 // TF32 (f32 stages; tf32): no persistent form (its staging region is 16-bit's), so 1x1 layers take
 // the plain one, 128 x 64 and 128 x 256 tiles keep their kernel; measured with the plain form
 // forced (docs/gpu/2026-11-27-tma/tf32): the 3x3 layers 1.10-1.14x, the 1x1 layers of 128 x 128 and
@@ -165,20 +203,21 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
   const std::int64_t mt = (m + 127) / 128;
   if (t->bm == 128 && t->bn == 64) return stages > 8 && !tf32 ? 4 : 0;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 && !tf32 ? 5 : 4;
-  if (keep_tile) return 0;
-  // The plan's larger tiles: 128 x 256 or 256 x 128.
-  const std::int64_t larger =
-      t->bn == 256 ? mt * ((k + 255) / 256) : ((m + 255) / 256) * ((k + 127) / 128);
-  if (t->bm == 256) {
-    if (stages > 8 ? !cp_async_ws : waves(larger) > 6) return 0;
-    *t = Tile{128, 128};
-    return stages <= 8 && !tf32 ? 5 : 4;
+  if (t->bm == 128 && t->bn == 256) {
+    if (tf32) return 0;
+    const std::int64_t wide = mt * ((k + 255) / 256), narrow = mt * ((k + 127) / 128);
+    if (stages > 8 || waves(wide) == 1) return 4;
+    // Persistent: 128 x 128 where the wide tiles' last wave would leave the SMs idler (tiles a
+    // wave below 0.9 of the narrow ones').
+    if (10 * wide * waves(narrow) < 9 * narrow * waves(wide)) *t = Tile{128, 128};
+    return 5;
   }
-  if (tf32) return 0;  // 128 x 256
-  const bool one_wave = waves(larger) == 1 && waves(mt * ((k + 127) / 128)) > 1;
-  if (stages > 8 || one_wave || waves(larger) > 6) return 0;
+  if (keep_tile) return 0;
+  // 256 x 128
+  const std::int64_t tiles = ((m + 255) / 256) * ((k + 127) / 128);
+  if (stages > 8 ? !cp_async_ws : !n_fast_order() && waves(tiles) > 6) return 0;
   *t = Tile{128, 128};
-  return 5;
+  return stages <= 8 && !tf32 ? 5 : 4;
 }
 
 }  // namespace convguard::gpu::wgf

@@ -143,24 +143,28 @@ __device__ __forceinline__ WsGeo ws_geo(const WgArgs& a) {
   return g;
 }
 
-// The output tiles a block computes: its own (blockIdx.x, blockIdx.y), or (kPersistent) tiles
-// blockIdx.x, + gridDim.x, ... of the grid, M tiles fastest (the order the hardware launches a
-// grid in).
+// The output tiles a block computes: its own (block_tile), or (kPersistent) tiles blockIdx.x,
+// + gridDim.x, ... of the grid, in the plan's order (WgArgs::n_fast: N tiles fastest, else M).
 template <int BM, int BN, bool kPersistent>
 struct TileWalk {
-  int t, count, m_tiles;
+  int t, count, m_tiles, n_tiles, n_fast, mt, nt;
   __device__ __forceinline__ TileWalk(const WgArgs& a, int m_all) {
     m_tiles = (m_all + BM - 1) / BM;
+    n_tiles = (a.k + BN - 1) / BN;
+    n_fast = a.n_fast;
     t = kPersistent ? static_cast<int>(blockIdx.x) : 0;
-    count = kPersistent ? m_tiles * ((a.k + BN - 1) / BN) : 1;
+    count = kPersistent ? m_tiles * n_tiles : 1;
+    if (!kPersistent) block_tile(a, &mt, &nt);
   }
   __device__ __forceinline__ bool more() const { return t < count; }
   __device__ __forceinline__ void next() { t += kPersistent ? static_cast<int>(gridDim.x) : 1; }
   __device__ __forceinline__ int m0() const {
-    return (kPersistent ? t % m_tiles : static_cast<int>(blockIdx.x)) * BM;
+    if (!kPersistent) return mt * BM;
+    return (n_fast ? t / n_tiles : t % m_tiles) * BM;
   }
   __device__ __forceinline__ int n0() const {
-    return (kPersistent ? t / m_tiles : static_cast<int>(blockIdx.y)) * BN;
+    if (!kPersistent) return nt * BN;
+    return (n_fast ? t % n_tiles : t / m_tiles) * BN;
   }
 };
 
