@@ -208,8 +208,8 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
     const std::int64_t wide = mt * ((k + 255) / 256), narrow = mt * ((k + 127) / 128);
     if (stages > 8 || waves(wide) == 1) return 4;
     // Persistent: 128 x 128 where the wide tiles' last wave would leave the SMs idler (tiles a
-    // wave below 0.9 of the narrow ones').
-    if (10 * wide * waves(narrow) < 9 * narrow * waves(wide)) *t = Tile{128, 128};
+    // wave below 0.9 of the narrow ones'); a forced tile stays.
+    if (!keep_tile && 10 * wide * waves(narrow) < 9 * narrow * waves(wide)) *t = Tile{128, 128};
     return 5;
   }
   if (keep_tile) return 0;

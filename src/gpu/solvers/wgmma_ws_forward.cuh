@@ -371,7 +371,11 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   uint4* staging = smem + (kPersistent ? kS * kStageBytes<BM, BN> / 16 : 0);
   const std::uint32_t full = base + kS * kStageBytes<BM, BN> + kStaging, empty = full + 8 * kS;
   const WsGeo g = ws_geo<kPhased>(a);
-  if (kPhased && static_cast<int>(blockIdx.x) * BM >= g.m_all) return;  // the whole block
+  if constexpr (kPhased) {  // the whole block, past its phase's pixels
+    int mt, nt;
+    block_tile(a, &mt, &nt);
+    if (mt * BM >= g.m_all) return;
+  }
   const int kt0 = kPhased ? 0 : blockIdx.z * a.tiles_per_split;
   const int tiles = min((g.kd + kBKOf<T> - 1) / kBKOf<T> - kt0, a.tiles_per_split);
   if (threadIdx.x == 0) {
