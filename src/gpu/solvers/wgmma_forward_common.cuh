@@ -75,15 +75,20 @@ struct WgArgs {
   int n_fast;
 };
 
-// The (M tile, N tile) of this block of a tile-per-block grid (x: M tiles, y: N tiles), in the
-// plan's order (WgArgs::n_fast): the launch order's index id = x + y * X read back as id / Y, id % Y.
+// Tile `id` of m_tiles x n_tiles in the plan's order (WgArgs::n_fast: N tiles fastest, else M).
+__device__ __forceinline__ void tile_at(unsigned id, unsigned m_tiles, unsigned n_tiles,
+                                        bool n_fast, int* mt, int* nt) {
+  *mt = static_cast<int>(n_fast ? id / n_tiles : id % m_tiles);
+  *nt = static_cast<int>(n_fast ? id % n_tiles : id / m_tiles);
+}
+// The (M tile, N tile) of this block of a tile-per-block grid (x: M tiles, y: N tiles): the launch
+// order's index x + y * X as tile_at reads it, which in M-fastest order is (x, y) itself.
 __device__ __forceinline__ void block_tile(const WgArgs& a, int* mt, int* nt) {
   if (!a.n_fast) {
     *mt = static_cast<int>(blockIdx.x), *nt = static_cast<int>(blockIdx.y);
     return;
   }
-  const unsigned id = blockIdx.x + blockIdx.y * gridDim.x;
-  *mt = static_cast<int>(id / gridDim.y), *nt = static_cast<int>(id % gridDim.y);
+  tile_at(blockIdx.x + blockIdx.y * gridDim.x, gridDim.x, gridDim.y, true, mt, nt);
 }
 
 // The 128-byte swizzle in 16-byte units: chunk j of row i at j ^ (i % 8) (wgmma_ptx.cuh).

@@ -386,7 +386,7 @@ struct WgPlan : Plan {
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn,
-                    ws_forced() < 0 && p.dtype != DType::f32 && tma_fits(p, Tile{128, 256}));
+                    ws_forced() < 0 && tma_fits(p, Tile{128, 256}));
     // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
     // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
     // warp-specialised kernels (ws_mode: they load B K-major only, 16-bit 2D), else the

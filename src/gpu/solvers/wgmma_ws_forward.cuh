@@ -158,15 +158,26 @@ struct TileWalk {
   }
   __device__ __forceinline__ bool more() const { return t < count; }
   __device__ __forceinline__ void next() { t += kPersistent ? static_cast<int>(gridDim.x) : 1; }
+  // The current tile: the block's own, or (kPersistent) tile t of the walk.
+  __device__ __forceinline__ void tile(int* m, int* n) const {
+    if (kPersistent)
+      tile_at(t, m_tiles, n_tiles, n_fast, m, n);
+    else
+      *m = mt, *n = nt;
+  }
   __device__ __forceinline__ int m0() const {
-    if (!kPersistent) return mt * BM;
-    return (n_fast ? t / n_tiles : t % m_tiles) * BM;
+    int m, n;
+    tile(&m, &n);
+    return m * BM;
   }
   __device__ __forceinline__ int n0() const {
-    if (!kPersistent) return nt * BN;
-    return (n_fast ? t % n_tiles : t / m_tiles) * BN;
+    int m, n;
+    tile(&m, &n);
+    return n * BN;
   }
 };
+
+
 
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
 // stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below.
