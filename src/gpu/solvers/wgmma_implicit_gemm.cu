@@ -16,6 +16,7 @@
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
+#include "gpu/solvers/wgmma_pixel_wide.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
 #include "gpu/solvers/wgmma_tiles.cuh"
 #include "gpu/solvers/wgmma_ws_forward.cuh"
@@ -385,8 +386,8 @@ struct WgPlan : Plan {
       return;
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
-    tile = tile_for(a.m, a.k, kd, ragged, filter_mn,
-                    ws_forced() < 0 && tma_fits(p, Tile{128, 256}));
+    tile =
+        tile_for(a.m, a.k, kd, ragged, filter_mn, ws_forced() < 0 && tma_fits(p, Tile{128, 256}));
     // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
     // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
     // warp-specialised kernels (ws_mode: they load B K-major only, 16-bit 2D), else the
@@ -412,20 +413,46 @@ struct WgPlan : Plan {
     per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
                            tile, ragged, ws);
     a.n_fast = ws == 3 ? 0 : tile_order(grid.y);  // (clusters pair blocks along M)
+    // Pixel-wide tiles in place of all that where they fit and leave the busiest SM less to do
+    // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile).
+    if (pixel_wide_fits(p)) {
+      const std::int64_t blocks = std::int64_t{grid.x} * grid.y * grid.z;
+      pixels =
+          pixel_wide_for(a.m, a.k, tiles, plan_cost(blocks, tile.bm, tile.bn, a.tiles_per_split));
+      if (pixels) {
+        splits = used = per_sm = 1;
+        ws = 0;
+        a.tiles_per_split = tiles;
+        a.n_fast = 0;
+        grid = dim3(static_cast<unsigned>(((a.k + kPwChannels - 1) / kPwChannels) *
+                                          ((a.m + pixels - 1) / pixels)));
+      }
+    }
     // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.
     static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;
-    if (say)
+    if (say && pixels)
+      std::fprintf(stderr,
+                   "convguard: gpu:wgmma_implicit_gemm plan: 128 channels x %d pixels tiles "
+                   "(pixel-wide), %u blocks, %d stages\n",
+                   pixels, grid.x, a.tiles_per_split);
+    else if (say)
       std::fprintf(stderr,
                    "convguard: gpu:wgmma_implicit_gemm plan: %d x %d tiles, %u x %u x %u blocks, "
                    "%d stages a split, loaders %d, %d a SM, %s fastest\n",
                    tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
                    a.n_fast ? "N" : "M");
   }
+  // Whether the pixel-wide kernel (wgmma_pixel_wide.cuh) takes the problem: 16-bit forward, what
+  // the bulk-copy loaders take (tma_fits: 2D, whole stage rows of C, the im2col map's limits), K
+  // whole 16-byte chunks (its epilogue stores them).
+  bool pixel_wide_fits(const Problem& p) const {
+    return !backward && p.dtype != DType::f32 && a.k % 8 == 0 && tma_fits(p, Tile{128, 128});
+  }
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
   // problem (TF32 too), or stride-1 backward-data reading its filter in place, of taps of whole
   // stage rows (64 16-bit or 32 f32 channels: a stage is one tap's, the im2col copy's offsets are
-  // the tap's), 128-pixel tiles (of 64, 128 or 256 channels), and strides, taps and corners the im2col
-  // map can hold.
+  // the tap's), 128-pixel tiles (of 64, 128 or 256 channels), and strides, taps and corners the
+  // im2col map can hold.
   bool tma_fits(const Problem& p, Tile t) const {
     const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
     const int row = kRowBytes / static_cast<int>(size_of(p.dtype));  // a stage row's elements
@@ -469,6 +496,7 @@ struct WgPlan : Plan {
   Tile tile{128, 128};
   int splits = 1, used = 1;
   int per_sm = 1;  // 2: 128 x 128 tiles two blocks an SM (kStagesTwoPerSm; blocks_per_sm)
+  int pixels = 0;  // pixel-wide tiles' width (wgmma_pixel_wide.cuh; pixel_wide_for), 0: not them
   std::size_t filter_bytes = 0;
   int count = 1;  // backward-data's stride phases (a.phase: their geometry)
   dim3 grid;
@@ -625,9 +653,39 @@ Status launch_plan(const WgPlan& pl, const WgArgs& a) {
   return launch_aligned<T, false, k3D>(pl, a);
 }
 
+// The pixel-wide kernel (16-bit only: WgPlan::pixel_wide_fits) of the plan's width.
+template <typename T, int BP>
+Status launch_pixel_wide(const WgArgs& a, dim3 grid) {
+  CUtensorMap map_w, map_x;
+  if (auto st = filter_map<T>(a, kPwChannels, &map_w); !st) return st;
+  if (auto st = activation_map<T>(a, BP, &map_x); !st) return st;
+  return launch_kernel<wgmma_forward_pixel_wide<T, BP>>(grid, kWsThreads, kPwSmemBytes<BP>, a,
+                                                        map_w, map_x);
+}
+template <typename T>
+Status launch_pixel_wide(const WgPlan& pl, const WgArgs& a) {
+  if constexpr (sizeof(T) == 2) {
+    switch (pl.pixels) {
+      case 64:
+        return launch_pixel_wide<T, 64>(a, pl.grid);
+      case 96:
+        return launch_pixel_wide<T, 96>(a, pl.grid);
+      case 128:
+        return launch_pixel_wide<T, 128>(a, pl.grid);
+      case 192:
+        return launch_pixel_wide<T, 192>(a, pl.grid);
+      case 256:
+        return launch_pixel_wide<T, 256>(a, pl.grid);
+    }
+  }
+  return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: pixel-wide width"};
+}
+
 template <typename T>
 Status launch(const WgPlan& pl, WgArgs a) {
-  const Status st = pl.three_d ? launch_plan<T, true>(pl, a) : launch_plan<T, false>(pl, a);
+  const Status st = pl.pixels    ? launch_pixel_wide<T>(pl, a)
+                    : pl.three_d ? launch_plan<T, true>(pl, a)
+                                 : launch_plan<T, false>(pl, a);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,

@@ -1,7 +1,7 @@
 // Hopper (sm_90a) warpgroup MMA in PTX, for gpu:wgmma_implicit_gemm (wgmma_implicit_gemm.cu):
 // shared-memory matrix descriptors for 128-byte-swizzled K-major tiles, wgmma.mma_async with fp32
-// accumulators (m64n64k16, m64n128k16, m64n256k16; f16/bf16 operands), its fence/commit/wait, and
-// the proxy fence that makes ordinary shared-memory writes (cp.async, st.shared) visible to the
+// accumulators (m64nNk16 for N = 64, 96, 128, 192, 256; f16/bf16 operands), its fence/commit/wait,
+// and the proxy fence that makes ordinary shared-memory writes (cp.async, st.shared) visible to the
 // tensor cores, mbarriers and named barriers (the warp-specialised kernel's), and the host's test
 // whether a wgmma kernel runs on the current device. Compiled for sm_90a only (the instructions
 // exist nowhere else); included by the wgmma solvers' .cu files (gpu:wgmma_implicit_gemm,
@@ -133,46 +133,40 @@ struct ClusterLaunch {
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1]{};
 };
+// Sixteen accumulator operands, d[i] to d[i + 15].
+#define CG_D16(i)                                                                               \
+  "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]),     \
+      "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7]), "+f"(d[(i) + 8]), "+f"(d[(i) + 9]), \
+      "+f"(d[(i) + 10]), "+f"(d[(i) + 11]), "+f"(d[(i) + 12]), "+f"(d[(i) + 13]),               \
+      "+f"(d[(i) + 14]), "+f"(d[(i) + 15])
+
 // d (64 x N fp32, the warpgroup's accumulator fragment) += A (64 x k) * B (N x k)^T, both from
 // shared memory through descriptors; scale_d 0 would overwrite d instead. ab: the instruction's
 // k and types ("k16.f32.bf16.bf16"), tr: its transpose immediates (", 0, 0"; none for TF32).
-#define CG_WGMMA_N64(ab, tr)                                                                       \
-  asm volatile(                                                                                    \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n64" ab                                                     \
-      " {"                                                                                         \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"             \
-      "}, %32, %33, p, 1, 1" tr ";\n}\n"                                                           \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
-      : "l"(a), "l"(b), "r"(scale_d)                                                               \
+#define CG_WGMMA_N64(ab, tr)                                                           \
+  asm volatile(                                                                        \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                     \
+      "wgmma.mma_async.sync.aligned.m64n64" ab                                         \
+      " {"                                                                             \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+      "}, %32, %33, p, 1, 1" tr ";\n}\n"                                               \
+      : CG_D16(0), CG_D16(16)                                                          \
+      : "l"(a), "l"(b), "r"(scale_d)                                                   \
       : "memory")
 
-#define CG_WGMMA_N128(ab, tr)                                                                      \
-  asm volatile(                                                                                    \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128" ab                                                    \
-      " {"                                                                                         \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"             \
-      "}, %64, %65, p, 1, 1" tr ";\n}\n"                                                           \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-        "+f"(d[63])                                                                                \
-      : "l"(a), "l"(b), "r"(scale_d)                                                               \
+#define CG_WGMMA_N128(ab, tr)                                                            \
+  asm volatile(                                                                          \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                       \
+      "wgmma.mma_async.sync.aligned.m64n128" ab                                          \
+      " {"                                                                               \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+      "}, %64, %65, p, 1, 1" tr ";\n}\n"                                                 \
+      : CG_D16(0), CG_D16(16), CG_D16(32), CG_D16(48)                                    \
+      : "l"(a), "l"(b), "r"(scale_d)                                                     \
       : "memory")
 
 #define CG_WGMMA_N256(ab, tr)                                                                      \
@@ -191,26 +185,38 @@ struct ClusterLaunch {
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, " \
       "%127"                                                                                       \
       "}, %128, %129, p, 1, 1" tr ";\n}\n"                                                         \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
-        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
-        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
-        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
-        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), \
-        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),          \
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),        \
-        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),        \
-        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),        \
-        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
+      : CG_D16(0), CG_D16(16), CG_D16(32), CG_D16(48), CG_D16(64), CG_D16(80), CG_D16(96),         \
+        CG_D16(112)                                                                                \
       : "l"(a), "l"(b), "r"(scale_d)                                                               \
+      : "memory")
+
+#define CG_WGMMA_N96(ab, tr)                                                             \
+  asm volatile(                                                                          \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                       \
+      "wgmma.mma_async.sync.aligned.m64n96" ab                                           \
+      " {"                                                                               \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"   \
+      "}, %48, %49, p, 1, 1" tr ";\n}\n"                                                 \
+      : CG_D16(0), CG_D16(16), CG_D16(32)                                                \
+      : "l"(a), "l"(b), "r"(scale_d)                                                     \
+      : "memory")
+
+#define CG_WGMMA_N192(ab, tr)                                                            \
+  asm volatile(                                                                          \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                       \
+      "wgmma.mma_async.sync.aligned.m64n192" ab                                          \
+      " {"                                                                               \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"   \
+      "}, %96, %97, p, 1, 1" tr ";\n}\n"                                                 \
+      : CG_D16(0), CG_D16(16), CG_D16(32), CG_D16(48), CG_D16(64), CG_D16(80)            \
+      : "l"(a), "l"(b), "r"(scale_d)                                                     \
       : "memory")
 
 // kMnMajor: both operands MN-major in shared memory (imm-trans-a and imm-trans-b set, 16-bit
@@ -221,10 +227,12 @@ struct ClusterLaunch {
 // operand's top 19 bits, so a 32-byte k step is 8 elements where a 16-bit type's is 16.
 template <typename T, int N, bool kMnMajor = false, bool kMnB = kMnMajor>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
-  static_assert(N == 64 || N == 128 || N == 256, "m64n64, m64n128 or m64n256");
+  static_assert(N == 64 || N == 96 || N == 128 || N == 192 || N == 256,
+                "m64n64, m64n96, m64n128, m64n192 or m64n256");
   static_assert(kMnB || !kMnMajor, "kMnMajor transposes both operands");
   static_assert(!std::is_same_v<T, float> || !kMnB, "TF32 operands are K-major only");
-// A 16-bit type's instruction in the transpose mode the template asks for (ab: its k and types).
+  // A 16-bit type's instruction in the transpose mode the template asks for (ab: its k and
+  // types).
 #define CG_WGMMA_16BIT(shape, ab)   \
   if constexpr (kMnMajor)           \
     CG_WGMMA_##shape(ab, ", 1, 1"); \
@@ -242,8 +250,12 @@ __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, 
   }
   if constexpr (N == 64) {
     CG_WGMMA_TYPED(N64)
+  } else if constexpr (N == 96) {
+    CG_WGMMA_TYPED(N96)
   } else if constexpr (N == 128) {
     CG_WGMMA_TYPED(N128)
+  } else if constexpr (N == 192) {
+    CG_WGMMA_TYPED(N192)
   } else {
     CG_WGMMA_TYPED(N256)
   }
@@ -253,10 +265,13 @@ __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, 
 #undef CG_WGMMA_N64
 #undef CG_WGMMA_N128
 #undef CG_WGMMA_N256
+#undef CG_WGMMA_N96
+#undef CG_WGMMA_N192
+#undef CG_D16
 
-// Whether a wgmma kernel runs here: only on sm_90 (its code is sm_90a: no PTX, so no later GPU can
-// load it either), and only if this build carries `Kernel`'s code; a failed image lookup is
-// cleared so that it does not surface as the next launch's error.
+// Whether a wgmma kernel runs here: only on sm_90 (its code is sm_90a: no PTX, so no later
+// GPU can load it either), and only if this build carries `Kernel`'s code; a failed image
+// lookup is cleared so that it does not surface as the next launch's error.
 template <auto Kernel>
 Status hopper_here() {
   int dev = 0, major = 0, minor = 0;

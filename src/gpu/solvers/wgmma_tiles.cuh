@@ -172,9 +172,9 @@ inline int tile_order(std::int64_t n_tiles) {
 //    thread) keep their size on the loaders: persistent for at most 8 stages over more than one
 //    wave, else a tile per block; persistent 128 x 128 where the wide tiles' last wave is the
 //    emptier (backward-data b32 res4[b-f]_branch2a: 196 wide tiles in 1.5 waves, 0.0159 ms against
-//    0.0144 as 392 narrow ones in 2.97). Measured on the H200 with each form forced against the plans
-//    before it, which ran such tiles on the two-warpgroup kernel or, short and over several waves,
-//    as persistent 128 x 128 (docs/gpu/2026-11-28-tiles256): forward b32 res5a_branch2a (16
+//    0.0144 as 392 narrow ones in 2.97). Measured on the H200 with each form forced against the
+//    plans before it, which ran such tiles on the two-warpgroup kernel or, short and over several
+//    waves, as persistent 128 x 128 (docs/gpu/2026-11-28-tiles256): forward b32 res5a_branch2a (16
 //    stages) 0.0212 -> 0.0181 ms, res5a_branch1 0.0201 -> 0.0170, res5[a-c]_branch2c (8 stages,
 //    one wave: a tile per block, 0.0124 against 0.0132 persistent), res2a_branch2c (persistent)
 //    0.0259 -> 0.0242; b256 res4a_branch2b 0.1088 -> 0.0854, res5a_branch1 0.1034 -> 0.0844,
@@ -218,6 +218,43 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
   if (stages > 8 ? !cp_async_ws : !n_fast_order() && waves(tiles) > 6) return 0;
   *t = Tile{128, 128};
   return stages <= 8 && !tf32 ? 5 : 4;
+}
+
+// Pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x bp pixels, bp one of 64, 96, 128,
+// 192, 256) in place of the plan's, for a 16-bit 2D forward problem they fit (WgPlan::pixel_wide);
+// 0 keeps the plan. A plan's time is counted as its busiest SM's share: the waves of its blocks
+// times a block's multiply-adds (tile area times stages of reduction); pixel-wide tiles take the
+// width whose count (over the channel tiles) gives the least, the wider on a tie (each loaded
+// filter row reused more), where that is at least 10% less than the plan's and the reduction is
+// at least 8 stages long (their epilogue, transposed through shared memory, does not overlap the
+// next tile's loads, so short reductions keep the persistent kernels). At batch 32 on 132 SMs:
+// res4[b-f]_branch2a (6272 pixels, 256 channels, 16 stages) 98 tiles of 128 x 128 in one wave ->
+// 132 of 96 pixels; res3[b-d]_branch2a/2b (25088 pixels, 128 channels) 196 tiles in two waves ->
+// 131 of 192 pixels. Measured: docs/gpu/2026-11-28-pixel-wide.
+// CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
+// them (read at each plan, so that a test can set it).
+inline int pixel_wide_forced() {
+  const int v = tc::env_int("CONVGUARD_WGMMA_PIXELS", 1, 256);
+  if (v == 0 || v == 1 || v == 64 || v == 96 || v == 128 || v == 192 || v == 256) return v;
+  std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PIXELS=%d ignored (1, 64, 96, 128, 192, 256)\n",
+               v);
+  return 0;
+}
+inline std::int64_t plan_cost(std::int64_t blocks, int bm, int bn, std::int64_t stages) {
+  return waves(blocks) * bm * bn * stages;
+}
+inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
+                          std::int64_t cost_now) {
+  const int forced = pixel_wide_forced();
+  if (forced) return forced == 1 ? 0 : forced;
+  if (stages < 8) return 0;
+  int best = 0;
+  std::int64_t best_cost = 0;
+  for (const int bp : {256, 192, 128, 96, 64}) {
+    const std::int64_t cost = plan_cost(((k + 127) / 128) * ((m + bp - 1) / bp), 128, bp, stages);
+    if (best == 0 || cost < best_cost) best = bp, best_cost = cost;
+  }
+  return 10 * best_cost < 9 * cost_now ? best : 0;
 }
 
 }  // namespace convguard::gpu::wgf
