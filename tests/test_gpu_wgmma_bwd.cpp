@@ -319,25 +319,40 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // The pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x 64 to 256 pixels, the GEMM's
 // operands in swapped roles): the ResNet-50 b32 layers whose plans take them on an H200's 132 SMs
 // (pixel_wide_for: res4[b-f]_branch2a and the res4 3x3 layers as 96-pixel tiles, res3[b-d]_branch2a
-// and the res3 3x3 layers as 192), then each width forced (CONVGUARD_WGMMA_PIXELS, read at each
-// plan) on small layers at the edges: pixels ending inside a tile over images of odd sizes, K = 136
-// (a second channel tile of 8 filter rows: the copy past K zero-filled, the chunks past K not
-// stored) and K = 64 (half a tile), stride 2 with padding, dilation 2, a 5x5 filter, C = 192 (three
-// stage rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced.
+// and the res3 3x3 layers as 192; backward-data's 3x3 layers and res4[a-f]_branch2c, the filter
+// read in place as MN-major A), then each width forced (CONVGUARD_WGMMA_PIXELS, read at each plan)
+// on small layers at the edges: pixels ending inside a tile over images of odd sizes, K = 136 (a
+// second channel tile of 8 filter rows: the copy past K zero-filled, the chunks past K not stored)
+// and K = 64 (half a tile), stride 2 with padding, dilation 2, a 5x5 filter, C = 192 (three stage
+// rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced; and
+// backward-data in place: 200 dx channels (the second tile's second atom reads the next tap's
+// channels, never stored), padding 3 of a 3x3 filter (flipped: -1), a 5x5 filter with 192 dy
+// channels and 72 dx channels.
 TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
   REQUIRE_WGMMA_HERE();
   const char* outer = std::getenv("CONVGUARD_WGMMA_PIXELS");
   const std::string saved = outer ? outer : "";
-  const std::vector<std::string> layers = {
-      "mb32ic1024ih14oc256oh14kh1",      "mb32ic256ih14oc256oh14kh3ph1",
-      "mb32ic512ih28oc128oh28kh1",       "mb32ic128ih28oc128oh28kh3ph1",
-      "mb32ic128ih56oc128oh28kh3sh2ph1", "mb32ic256ih28oc256oh14kh3sh2ph1"};
+  const std::vector<std::string> layers = {"mb32ic1024ih14oc256oh14kh1",
+                                           "mb32ic256ih14oc256oh14kh3ph1",
+                                           "mb32ic512ih28oc128oh28kh1",
+                                           "mb32ic128ih28oc128oh28kh3ph1",
+                                           "mb32ic128ih56oc128oh28kh3sh2ph1",
+                                           "mb32ic256ih28oc256oh14kh3sh2ph1",
+                                           "--dir=BWD_D mb32ic256ih14oc256oh14kh3ph1",
+                                           "--dir=BWD_D mb32ic128ih28oc128oh28kh3ph1",
+                                           "--dir=BWD_D mb32ic256ih14oc1024oh14kh1"};
   if (!outer) {
     EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
   }
-  const std::vector<std::string> edges = {
-      "mb3ic64ih15oc136oh8kh3sh2ph1", "mb2ic128ih20oc64oh16kh3dh1", "mb1ic64ih20oc128oh16kh5",
-      "mb2ic192ih9oc256oh9kh3ph1",    "mb5ic64ih7oc128oh7kh1",      "mb2ic64ih9oc100oh9kh3ph1"};
+  const std::vector<std::string> edges = {"mb3ic64ih15oc136oh8kh3sh2ph1",
+                                          "mb2ic128ih20oc64oh16kh3dh1",
+                                          "mb1ic64ih20oc128oh16kh5",
+                                          "mb2ic192ih9oc256oh9kh3ph1",
+                                          "mb5ic64ih7oc128oh7kh1",
+                                          "mb2ic64ih9oc100oh9kh3ph1",
+                                          "--dir=BWD_D mb2ic200ih9oc64oh9kh3ph1",
+                                          "--dir=BWD_D mb2ic64ih10oc64oh14kh3ph3",
+                                          "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
   for (const char* width : {"64", "96", "128", "192", "256"}) {
     SCOPED_TRACE(std::string("CONVGUARD_WGMMA_PIXELS=") + width);
     setenv("CONVGUARD_WGMMA_PIXELS", width, 1);

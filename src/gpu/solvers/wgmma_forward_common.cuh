@@ -73,6 +73,13 @@ struct WgArgs {
   // their A rows (x's pixels) through L2 rather than each N tile reading them from memory again.
   // Unphased, unclustered plans only.
   int n_fast;
+  // The bulk-copy loaders read x as a plain [pixels][C] matrix by tiled copies instead of im2col
+  // ones: forward 1x1 filters at stride 1 without padding, whose im2col walk is the identity
+  // (WgPlan; CONVGUARD_WGMMA_IM2COL=1 keeps the im2col copies). Measured on the H200 against the
+  // im2col copies, interleaved (docs/gpu/2026-11-28-pixel-wide/plain): ResNet-50 b32 forward
+  // 1.023x (res5[b-c]_branch2a 1.17x, res4[b-f]_branch2a 1.15x), b256 1.012x; backward-data's dy
+  // (stride 1, its 1x1 layers) 0.996x, so it keeps them.
+  int plain_x;
 };
 
 // Tile `id` of m_tiles x n_tiles in the plan's order (WgArgs::n_fast: N tiles fastest, else M).

@@ -357,6 +357,9 @@ struct WgPlan : Plan {
       }
     }
     a.m = i32(p.n) * (three_d ? a.depth.od : 1) * a.oh * a.ow;
+    static const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1) == 1;
+    a.plain_x = !im2col_forced && !backward && !three_d && a.r == 1 && a.s == 1 && a.sh == 1 &&
+                a.sw == 1 && a.ph == 0 && a.pw == 0;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
@@ -417,8 +420,7 @@ struct WgPlan : Plan {
     // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile).
     if (pixel_wide_fits(p)) {
       const std::int64_t blocks = std::int64_t{grid.x} * grid.y * grid.z;
-      pixels =
-          pixel_wide_for(a.m, a.k, tiles, plan_cost(blocks, tile.bm, tile.bn, a.tiles_per_split));
+      pixels = pixel_wide_for(a.m, a.k, tiles, plan_cost(blocks, tile, a.tiles_per_split));
       if (pixels) {
         splits = used = per_sm = 1;
         ws = 0;
@@ -442,11 +444,12 @@ struct WgPlan : Plan {
                    tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
                    a.n_fast ? "N" : "M");
   }
-  // Whether the pixel-wide kernel (wgmma_pixel_wide.cuh) takes the problem: 16-bit forward, what
-  // the bulk-copy loaders take (tma_fits: 2D, whole stage rows of C, the im2col map's limits), K
-  // whole 16-byte chunks (its epilogue stores them).
+  // Whether the pixel-wide kernel (wgmma_pixel_wide.cuh) takes the problem: 16-bit, what the
+  // bulk-copy loaders take (tma_fits: 2D forward or stride-1 backward-data reading its filter in
+  // place, whole stage rows of C, the im2col map's limits), K whole 16-byte chunks (its epilogue
+  // stores them).
   bool pixel_wide_fits(const Problem& p) const {
-    return !backward && p.dtype != DType::f32 && a.k % 8 == 0 && tma_fits(p, Tile{128, 128});
+    return p.dtype != DType::f32 && a.k % 8 == 0 && tma_fits(p, Tile{128, 128});
   }
   // Whether the bulk-copy (TMA) loaders (ws 4 and 5) take the plan at tile t: a 2D forward
   // problem (TF32 too), or stride-1 backward-data reading its filter in place, of taps of whole
@@ -654,28 +657,35 @@ Status launch_plan(const WgPlan& pl, const WgArgs& a) {
 }
 
 // The pixel-wide kernel (16-bit only: WgPlan::pixel_wide_fits) of the plan's width.
-template <typename T, int BP>
+template <typename T, int BP, bool kFilterMn>
 Status launch_pixel_wide(const WgArgs& a, dim3 grid) {
   CUtensorMap map_w, map_x;
-  if (auto st = filter_map<T>(a, kPwChannels, &map_w); !st) return st;
+  if (auto st = kFilterMn ? filter_map_mn<T>(a, &map_w) : filter_map<T>(a, kPwChannels, &map_w);
+      !st)
+    return st;
   if (auto st = activation_map<T>(a, BP, &map_x); !st) return st;
-  return launch_kernel<wgmma_forward_pixel_wide<T, BP>>(grid, kWsThreads, kPwSmemBytes<BP>, a,
-                                                        map_w, map_x);
+  return launch_kernel<wgmma_forward_pixel_wide<T, BP, kFilterMn>>(
+      grid, kWsThreads, kPwSmemBytes<BP>, a, map_w, map_x);
+}
+template <typename T, int BP>
+Status launch_pixel_wide(const WgPlan& pl, const WgArgs& a) {
+  return pl.filter_mn ? launch_pixel_wide<T, BP, true>(a, pl.grid)
+                      : launch_pixel_wide<T, BP, false>(a, pl.grid);
 }
 template <typename T>
 Status launch_pixel_wide(const WgPlan& pl, const WgArgs& a) {
   if constexpr (sizeof(T) == 2) {
     switch (pl.pixels) {
       case 64:
-        return launch_pixel_wide<T, 64>(a, pl.grid);
+        return launch_pixel_wide<T, 64>(pl, a);
       case 96:
-        return launch_pixel_wide<T, 96>(a, pl.grid);
+        return launch_pixel_wide<T, 96>(pl, a);
       case 128:
-        return launch_pixel_wide<T, 128>(a, pl.grid);
+        return launch_pixel_wide<T, 128>(pl, a);
       case 192:
-        return launch_pixel_wide<T, 192>(a, pl.grid);
+        return launch_pixel_wide<T, 192>(pl, a);
       case 256:
-        return launch_pixel_wide<T, 256>(a, pl.grid);
+        return launch_pixel_wide<T, 256>(pl, a);
     }
   }
   return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: pixel-wide width"};

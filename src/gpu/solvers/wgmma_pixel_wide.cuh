@@ -15,8 +15,9 @@
 // per stage, two consumer warpgroups multiplying. The accumulators come out transposed (rows are
 // channels), so the epilogue writes them into shared memory as pixel rows and stores whole 16-byte
 // chunks of a pixel's channels. Unsplit, one tile per block, 2D forward problems whose taps are
-// whole stage rows (C % 64 == 0) and whose K is whole chunks (K % 8 == 0), 16-bit types only
-// (WgPlan::pixel_wide says where).
+// whole stage rows (C % 64 == 0) and whose K is whole chunks (K % 8 == 0), and stride-1
+// backward-data reading the caller's filter in place (kFilterMn: A as MN-major atoms, as the other
+// kernels' B), 16-bit types only (WgPlan::pixel_wide_fits says where).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only)
@@ -61,7 +62,7 @@ __device__ __forceinline__ PwTile pw_tile(const WgArgs& a) {
 // The producer (one thread): per stage, 128 filter rows from n0 at reduction column kk (map_w:
 // filter_map, boxes of 128 rows) and BP pixels from p0 at tap (r, s), channels kk - tap * C
 // (map_x: activation_map, boxes of BP pixels), both completing on the stage's full barrier.
-template <int BP>
+template <int BP, bool kFilterMn>
 __device__ __forceinline__ void produce_pixel_wide(const WgArgs& a, const CUtensorMap& map_w,
                                                    const CUtensorMap& map_x, PwTile t,
                                                    std::uint32_t base, std::uint32_t full,
@@ -75,15 +76,27 @@ __device__ __forceinline__ void produce_pixel_wide(const WgArgs& a, const CUtens
     const int kk = kt * kBK, tap = kk / a.c, r = tap / a.s, s = tap - r * a.s;
     const std::uint32_t A = base + st * kPwStageBytes<BP>, B = A + kPwChannels * kRowBytes;
     mbar_arrive_expect(full + 8 * st, kPwStageBytes<BP>);
-    tma_tile(A, map_w, kk, t.n0, full + 8 * st);
-    tma_im2col(B, map_x, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+    if constexpr (kFilterMn) {
+      // Backward-data's A from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
+      // flipped tap, dx channels n0.. as two 64 x 64 MN-major atoms (swizzle_mn's layout), one for
+      // each consumer warpgroup.
+      const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + t.n0;
+      tma_tile(A, map_w, col, kk - tap * a.c, full + 8 * st);
+      tma_tile(A + kMnAtomBytes, map_w, col + 64, kk - tap * a.c, full + 8 * st);
+    } else {
+      tma_tile(A, map_w, kk, t.n0, full + 8 * st);
+    }
+    if (a.plain_x)
+      tma_tile(B, map_x, kk, t.p0, full + 8 * st);
+    else
+      tma_im2col(B, map_x, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
   }
 }
 
 // The consumers: warpgroup `group` multiplies channels n0 + 64 group .. + 64 by the BP pixels of
 // each stage, then both write the tile transposed into the stages (pixel rows of kPwPitch bytes)
 // and store it converted, a 16-byte chunk a thread.
-template <typename T, int BP>
+template <typename T, int BP, bool kFilterMn>
 __device__ __forceinline__ void consume_pixel_wide(const WgArgs& a, PwTile t, uint4* smem,
                                                    std::uint32_t base, std::uint32_t full,
                                                    std::uint32_t empty, int stages) {
@@ -93,8 +106,17 @@ __device__ __forceinline__ void consume_pixel_wide(const WgArgs& a, PwTile t, ui
   for (int kt = 0; kt < stages; ++kt) {
     const int st = kt % kS;
     wg::mbar_wait(full + 8 * st, (kt / kS) & 1);
-    const std::uint32_t sa = base + st * kPwStageBytes<BP> + group * 64 * kRowBytes;
-    multiply_stage<T, BP>(acc, sa, base + st * kPwStageBytes<BP> + kPwChannels * kRowBytes);
+    // The warpgroup's 64 filter rows, K-major, or (kFilterMn) its MN-major atom: the same bytes.
+    const std::uint32_t sa = base + st * kPwStageBytes<BP> + group * kMnAtomBytes;
+    const std::uint32_t sb = base + st * kPwStageBytes<BP> + kPwChannels * kRowBytes;
+    wg::fence_operands();
+#pragma unroll
+    for (int ks = 0; ks < kBK / 16; ++ks) {
+      const std::uint64_t da =
+          kFilterMn ? wg::smem_desc_mn(sa + ks * 2048, kMnAtomBytes) : wg::smem_desc(sa + ks * 32);
+      wg::mma<T, BP, kFilterMn, false>(acc[0], da, wg::smem_desc(sb + ks * 32), 1);
+    }
+    wg::commit();
     wg::wait<1>();  // the previous stage's wgmma has read it: release it
     if (kt > 0 && lane == 0) wg::mbar_arrive(empty + 8 * ((kt - 1) % kS));
   }
@@ -134,9 +156,10 @@ __device__ __forceinline__ void consume_pixel_wide(const WgArgs& a, PwTile t, ui
 }
 
 // One tile a block (pw_tile), kWsThreads threads: the producer warpgroup (its thread 0 issues the
-// copies), then the two consumer warpgroups. map_w: filter_map(a, kPwChannels); map_x:
+// copies), then the two consumer warpgroups. map_w: filter_map(a, kPwChannels), or (kFilterMn:
+// stride-1 backward-data reading the caller's filter in place) filter_map_mn(a); map_x:
 // activation_map(a, BP).
-template <typename T, int BP>
+template <typename T, int BP, bool kFilterMn>
 __global__ void __launch_bounds__(kWsThreads, 1)
     wgmma_forward_pixel_wide(const __grid_constant__ WgArgs a,
                              const __grid_constant__ CUtensorMap map_w,
@@ -159,9 +182,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
   __syncthreads();
   if (threadIdx.x == 0)
-    produce_pixel_wide<BP>(a, map_w, map_x, t, base, full, empty, stages);
+    produce_pixel_wide<BP, kFilterMn>(a, map_w, map_x, t, base, full, empty, stages);
   else if (threadIdx.x >= 128)
-    consume_pixel_wide<T, BP>(a, t, smem, base, full, empty, stages);
+    consume_pixel_wide<T, BP, kFilterMn>(a, t, smem, base, full, empty, stages);
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
   (void)map_w, (void)map_x;

@@ -219,23 +219,25 @@ struct ClusterLaunch {
       : "l"(a), "l"(b), "r"(scale_d)                                                     \
       : "memory")
 
-// kMnMajor: both operands MN-major in shared memory (imm-trans-a and imm-trans-b set, 16-bit
-// types only): smem_desc_mn's layout, for operands stored with the reduction along rows. kMnB: B
-// alone MN-major (imm-trans-b only; A K-major): backward-data's filter tile read straight from the
-// caller's KRSC filter, whose rows along the GEMM's N (dx's channels) are contiguous. T = float:
+// kMnA, kMnB: the operand is MN-major in shared memory (imm-trans-a, imm-trans-b; 16-bit types
+// only): smem_desc_mn's layout, for operands stored with the reduction along rows (kMnB defaults to
+// kMnA: both, as backward-weights' tiles). B alone: backward-data's filter tile read straight from
+// the caller's KRSC filter, whose rows along the GEMM's N (dx's channels) are contiguous; A alone:
+// the same filter tile in the pixel-wide kernel, where the channels are the M side. T = float:
 // TF32 (m64nNk8, both operands K-major: the instruction has no transpose), which reads each fp32
 // operand's top 19 bits, so a 32-byte k step is 8 elements where a 16-bit type's is 16.
-template <typename T, int N, bool kMnMajor = false, bool kMnB = kMnMajor>
+template <typename T, int N, bool kMnA = false, bool kMnB = kMnA>
 __device__ __forceinline__ void mma(float* d, std::uint64_t a, std::uint64_t b, int scale_d) {
   static_assert(N == 64 || N == 96 || N == 128 || N == 192 || N == 256,
                 "m64n64, m64n96, m64n128, m64n192 or m64n256");
-  static_assert(kMnB || !kMnMajor, "kMnMajor transposes both operands");
-  static_assert(!std::is_same_v<T, float> || !kMnB, "TF32 operands are K-major only");
+  static_assert(!std::is_same_v<T, float> || !(kMnA || kMnB), "TF32 operands are K-major only");
   // A 16-bit type's instruction in the transpose mode the template asks for (ab: its k and
   // types).
 #define CG_WGMMA_16BIT(shape, ab)   \
-  if constexpr (kMnMajor)           \
+  if constexpr (kMnA && kMnB)       \
     CG_WGMMA_##shape(ab, ", 1, 1"); \
+  else if constexpr (kMnA)          \
+    CG_WGMMA_##shape(ab, ", 1, 0"); \
   else if constexpr (kMnB)          \
     CG_WGMMA_##shape(ab, ", 0, 1"); \
   else                              \

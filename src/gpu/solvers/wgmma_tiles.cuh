@@ -220,17 +220,20 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
   return stages <= 8 && !tf32 ? 5 : 4;
 }
 
-// Pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x bp pixels, bp one of 64, 96, 128,
-// 192, 256) in place of the plan's, for a 16-bit 2D forward problem they fit (WgPlan::pixel_wide);
-// 0 keeps the plan. A plan's time is counted as its busiest SM's share: the waves of its blocks
-// times a block's multiply-adds (tile area times stages of reduction); pixel-wide tiles take the
-// width whose count (over the channel tiles) gives the least, the wider on a tie (each loaded
-// filter row reused more), where that is at least 10% less than the plan's and the reduction is
-// at least 8 stages long (their epilogue, transposed through shared memory, does not overlap the
-// next tile's loads, so short reductions keep the persistent kernels). At batch 32 on 132 SMs:
-// res4[b-f]_branch2a (6272 pixels, 256 channels, 16 stages) 98 tiles of 128 x 128 in one wave ->
-// 132 of 96 pixels; res3[b-d]_branch2a/2b (25088 pixels, 128 channels) 196 tiles in two waves ->
-// 131 of 192 pixels. Measured: docs/gpu/2026-11-28-pixel-wide.
+// Pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x bp pixels) in place of the plan's,
+// for a 16-bit problem they fit (WgPlan::pixel_wide_fits); 0 keeps the plan. A plan's time is
+// counted as its busiest SM's share: the waves of its blocks times a block's multiply-adds (tile
+// area times stages of reduction), 1.7 times that for 128 x 64 tiles in one wave (measured: alone
+// on an SM, the 4-stage kernel of that tile ran res5[b-c]_branch2a's stages at 0.59 of the rate
+// per multiply-add of 96-pixel tiles). Pixel-wide tiles take the width of 96, 128, 192 or 256 whose
+// count (over the channel tiles) gives the least, the wider on a tie (each loaded filter row reused
+// more), where that is at least 10% less than the plan's and the reduction is at least 8 stages
+// long (their epilogue, transposed through shared memory, does not overlap the next tile's loads,
+// so short reductions keep the persistent kernels). At batch 32 on 132 SMs: res4[b-f]_branch2a
+// (6272 pixels, 256 channels, 16 stages) 98 tiles of 128 x 128 in one wave -> 132 of 96 pixels;
+// res3[b-d]_branch2a/2b (25088 pixels, 128 channels) 196 tiles in two waves -> 131 of 192 pixels.
+// Measured with each width forced, docs/gpu/2026-11-28-pixel-wide: 64 was not measured and is not
+// taken.
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
 // them (read at each plan, so that a test can set it).
 inline int pixel_wide_forced() {
@@ -240,8 +243,9 @@ inline int pixel_wide_forced() {
                v);
   return 0;
 }
-inline std::int64_t plan_cost(std::int64_t blocks, int bm, int bn, std::int64_t stages) {
-  return waves(blocks) * bm * bn * stages;
+inline std::int64_t plan_cost(std::int64_t blocks, Tile t, std::int64_t stages) {
+  const std::int64_t cost = waves(blocks) * t.bm * t.bn * stages;
+  return t.bm == 128 && t.bn == 64 && blocks <= sms() ? cost * 17 / 10 : cost;
 }
 inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
                           std::int64_t cost_now) {
@@ -250,8 +254,9 @@ inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
   if (stages < 8) return 0;
   int best = 0;
   std::int64_t best_cost = 0;
-  for (const int bp : {256, 192, 128, 96, 64}) {
-    const std::int64_t cost = plan_cost(((k + 127) / 128) * ((m + bp - 1) / bp), 128, bp, stages);
+  for (const int bp : {256, 192, 128, 96}) {
+    const std::int64_t tiles = ((k + 127) / 128) * ((m + bp - 1) / bp);
+    const std::int64_t cost = plan_cost(tiles, Tile{128, bp}, stages);
     if (best == 0 || cost < best_cost) best = bp, best_cost = cost;
   }
   return 10 * best_cost < 9 * cost_now ? best : 0;

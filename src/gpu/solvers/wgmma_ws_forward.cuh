@@ -177,8 +177,6 @@ struct TileWalk {
   }
 };
 
-
-
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
 // stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below.
 template <typename T, int BM, int BN, int kS, bool kPersistent, bool kFilterMn>
@@ -199,7 +197,10 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const CUtensorMap&
       const int s = tap - r * g.taps_s;
       const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
       mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
-      tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+      if (a.plain_x)
+        tma_tile(A, map_a, kk, m0, full + 8 * st);
+      else
+        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
       if constexpr (kFilterMn) {
         // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
         // flipped tap, whose dx channels n0.. are columns first - r * b_dr - s * b_ds + n0 of
@@ -519,8 +520,10 @@ inline Im2colBox im2col_box(const WgArgs& a) {
 // x (NHWC, C a multiple of a stage row: 64 16-bit or 32 f32 elements) as an im2col tensor map for
 // kTma: BM pixels x one 128-byte row of channels a copy, 128-byte swizzle, the walk's strides the
 // convolution's.
+// a.plain_x: a tiled map of a.m rows of C channels instead, boxes of `pixels` rows.
 template <typename T>
 inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
+  if (a.plain_x) return tiled_map<T>(a.x, a.c, a.m, pixels, map);
   const EncodeIm2col encode = encode_im2col();
   if (!encode)
     return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeIm2col"};
