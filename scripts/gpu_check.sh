@@ -41,12 +41,22 @@ if has tests; then
 step "gpu tests (every GPU solver on the random property set and on its own shapes; large layers)"
 timeout 300 "$B/tests/gpu_tests" 2>&1 | grep -vE "^\[ RUN|^$" | tail -30 | tee "$OUT/gpu_tests.log"
 
+# gpu_tests' FILTER once per VALUE of the setting VAR forced, the tail of each into $OUT/LOGV.log.
+forced_tests() {
+  local var=$1 values=$2 filter=$3 log=$4 v
+  for v in $values; do
+    env "$var=$v" timeout 200 "$B/tests/gpu_tests" --gtest_filter="$filter" \
+      2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/$log$v.log"
+  done
+}
+SHAPES='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.LargeLayersVerifyBySampling'
+
 step "gpu:wgmma_implicit_gemm's shape tests with each bulk-copy loader forced (CONVGUARD_WGMMA_WS=4, 5)"
-for ws in 4 5; do
-  CONVGUARD_WGMMA_WS=$ws timeout 200 "$B/tests/gpu_tests" \
-    --gtest_filter='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.TensorCoreWgmmaWaveCounting:Gpu.LargeLayersVerifyBySampling' \
-    2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/gpu_tests_ws$ws.log"
-done
+forced_tests CONVGUARD_WGMMA_WS "4 5" \
+  "$SHAPES:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaWaveCounting" gpu_tests_ws
+
+step "gpu:wgmma_implicit_gemm's shape tests with pixel-wide tiles forced (CONVGUARD_WGMMA_PIXELS=96, 192)"
+forced_tests CONVGUARD_WGMMA_PIXELS "96 192" "$SHAPES" gpu_tests_pixels
 
 step "gpu:wgmma_implicit_gemm's shape tests with the tiles in M-fastest order (CONVGUARD_WGMMA_ORDER=1)"
 CONVGUARD_WGMMA_ORDER=1 timeout 200 "$B/tests/gpu_tests" \

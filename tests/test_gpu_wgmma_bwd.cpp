@@ -270,8 +270,10 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
 // of 128 x 256 tiles), the stride-2 layers (the im2col walk's traversal stride), and small ones at
 // the edges: M ending inside a tile (3 images of 8 x 8), padding with stride on odd sizes,
 // dilation 2, a 5x5 filter without padding, K of 200 (a second, partial tile column) and of 100
-// in a 3x3 layer (not whole 16-byte chunks: the epilogue from the fragments). The random shape
-// tests run through both forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
+// in a 3x3 layer (not whole 16-byte chunks: the epilogue from the fragments); 1x1 layers at stride
+// 1 read x by tiled copies (WgArgs::plain_x), except where the padding at the end makes the output
+// grid another than x's (14 -> 13, 8 -> 9: im2col copies). The random shape tests run through both
+// forms with CONVGUARD_WGMMA_WS=4 and 5 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
   REQUIRE_WGMMA_HERE();
   const std::vector<std::string> layers = {
@@ -281,7 +283,8 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyLoads) {
       "mb32ic128ih28oc512oh28kh1",     "mb32ic128ih56oc128oh28kh3sh2ph1",
       "mb32ic512ih28oc1024oh14kh1sh2", "mb3ic64ih15oc64oh8kh3sh2ph1",
       "mb2ic128ih20oc128oh16kh3dh1",   "mb1ic64ih20oc64oh16kh5",
-      "mb2ic128ih9oc200oh9kh3ph1",     "mb2ic64ih9oc100oh9kh3ph1"};
+      "mb2ic128ih9oc200oh9kh3ph1",     "mb2ic64ih9oc100oh9kh3ph1",
+      "mb32ic64ih14oc256oh13kh1",      "mb2ic64ih8oc128oh9kh1"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
   // f16 too (the im2col map's element type), and TF32 (f32 stages of 32 channels; res4's 3x3,
   // res3a_branch2a's 256 x 128 tiles become 128 x 128, and C = 96, whole stage rows, in a 5x5
@@ -324,7 +327,8 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // on small layers at the edges: pixels ending inside a tile over images of odd sizes, K = 136 (a
 // second channel tile of 8 filter rows: the copy past K zero-filled, the chunks past K not stored)
 // and K = 64 (half a tile), stride 2 with padding, dilation 2, a 5x5 filter, C = 192 (three stage
-// rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced; and
+// rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced; 1x1
+// layers padded at the end only (the output grid not x's: im2col copies, not tiled ones); and
 // backward-data in place: 200 dx channels (the second tile's second atom reads the next tap's
 // channels, never stored), padding 3 of a 3x3 filter (flipped: -1), a 5x5 filter with 192 dy
 // channels and 72 dx channels.
@@ -352,7 +356,9 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
                                           "mb2ic64ih9oc100oh9kh3ph1",
                                           "--dir=BWD_D mb2ic200ih9oc64oh9kh3ph1",
                                           "--dir=BWD_D mb2ic64ih10oc64oh14kh3ph3",
-                                          "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
+                                          "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2",
+                                          "mb2ic64ih8oc128oh9kh1",
+                                          "mb3ic64ih14oc136oh13kh1"};
   for (const char* width : {"64", "96", "128", "192", "256"}) {
     SCOPED_TRACE(std::string("CONVGUARD_WGMMA_PIXELS=") + width);
     setenv("CONVGUARD_WGMMA_PIXELS", width, 1);

@@ -358,8 +358,9 @@ struct WgPlan : Plan {
     }
     a.m = i32(p.n) * (three_d ? a.depth.od : 1) * a.oh * a.ow;
     static const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1) == 1;
+    // (no padding at either end: the output grid is x's own, oh == h and ow == w)
     a.plain_x = !im2col_forced && !backward && !three_d && a.r == 1 && a.s == 1 && a.sh == 1 &&
-                a.sw == 1 && a.ph == 0 && a.pw == 0;
+                a.sw == 1 && a.ph == 0 && a.pw == 0 && a.oh == a.h && a.ow == a.w_;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
     ragged = a.cp != a.c || a.k % 2 != 0;
@@ -417,17 +418,23 @@ struct WgPlan : Plan {
                            tile, ragged, ws);
     a.n_fast = ws == 3 ? 0 : tile_order(grid.y);  // (clusters pair blocks along M)
     // Pixel-wide tiles in place of all that where they fit and leave the busiest SM less to do
-    // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile).
-    if (pixel_wide_fits(p)) {
+    // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile), one grid
+    // dimension. A loader, tile or split forced for measuring keeps its plan, unless
+    // CONVGUARD_WGMMA_PIXELS forces a width as well.
+    const bool measuring = ws_forced() >= 0 || tile_forced() || split_forced() > 0;
+    if (pixel_wide_fits(p) && (pixel_wide_forced() > 1 || !measuring)) {
       const std::int64_t blocks = std::int64_t{grid.x} * grid.y * grid.z;
       pixels = pixel_wide_for(a.m, a.k, tiles, plan_cost(blocks, tile, a.tiles_per_split));
+      const std::int64_t pw_blocks = pixels ? ((a.k + kPwChannels - 1) / kPwChannels) *
+                                                  ((std::int64_t{a.m} + pixels - 1) / pixels)
+                                            : 0;
+      if (pw_blocks > 2147483647) pixels = 0;
       if (pixels) {
         splits = used = per_sm = 1;
         ws = 0;
         a.tiles_per_split = tiles;
         a.n_fast = 0;
-        grid = dim3(static_cast<unsigned>(((a.k + kPwChannels - 1) / kPwChannels) *
-                                          ((a.m + pixels - 1) / pixels)));
+        grid = dim3(static_cast<unsigned>(pw_blocks));
       }
     }
     // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.

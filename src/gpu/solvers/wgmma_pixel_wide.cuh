@@ -3,7 +3,7 @@
 // 256 pixels on the wgmma's M side (two warpgroups of m64 rows each) and the output channels on
 // its N side; a layer's tile count then moves in steps of 128 pixels, and at batch 32 the layers
 // of 6272 or 25088 pixels make 98 or 196 tiles of 128 x 128 on 132 SMs: 74% of the SMs busy, or a
-// second wave three quarters empty. Here the 128 output channels of a tile are the M side (two
+// second wave half empty. Here the 128 output channels of a tile are the M side (two
 // consumer warpgroups of 64 filter rows) and BP pixels the N side (m64nBPk16, BP any of 64, 96,
 // 128, 192, 256), so the plan can pick the width that fills the SMs: 6272 pixels x 256 channels as
 // 66 x 2 tiles of 96, 25088 x 128 as 131 of 192 (pixel_wide_for in wgmma_tiles.cuh). cuDNN 9.19

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
@@ -103,8 +105,12 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
 // 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
 // least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
 // (tile_for says why).
+inline int split_forced() {  // CONVGUARD_WGMMA_SPLIT, for measuring; 0 when unset
+  static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);
+  return forced;
+}
 inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
-  static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);  // for measuring
+  const int forced = split_forced();
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
@@ -159,8 +165,13 @@ inline int tile_order(std::int64_t n_tiles) {
 // (docs/gpu/2026-11-27-tma/tma and bwd, against the two-warpgroup kernel's plans):
 //  - 128 x 64 tiles (a tile per block, two an SM) pay on long reductions: res2a_branch2b (9
 //    stages) forward 0.0359 -> 0.0299 ms and backward-data 0.0352 -> 0.0301, res5[b-c]_branch2a
-//    forward (32) 0.0199 -> 0.0179; the 1x1 layers of 4 stages lost 3% (forward
-//    res2[b-c]_branch2a, backward-data res2a_branch2c), so those keep their kernel;
+//    forward (32) 0.0199 -> 0.0179; on the 1x1 layers of 4 stages that form lost 3% (forward
+//    res2[b-c]_branch2a, backward-data res2a_branch2c), but the persistent one wins on every
+//    short reduction of such tiles (H200, docs/gpu/2026-11-28-pixel-wide/explore, each form
+//    forced against the plans, with 1x1 x read by tiled copies): res2a_branch2a (1 stage)
+//    forward b32 0.0148 -> 0.0120 ms, b256 0.0855 -> 0.0629, backward-data b32 0.0149 -> 0.0122;
+//    res2[b-c]_branch2a forward (4 stages) b32 1.067x, b256 1.119x; backward-data res2a_branch2c
+//    1.084x;
 //  - 128 x 128 tiles of at most 8 stages (1x1 layers), persistent, so that a tile's epilogue
 //    overlaps the next one's loads: forward res4[a-f]_branch2c 0.0181 -> 0.0150, backward-data
 //    res4[b-f]_branch2a 0.0173 -> 0.0147; also in place of 256 x 128 tiles of such short
@@ -201,7 +212,7 @@ inline int tile_order(std::int64_t n_tiles) {
 inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool tf32,
                       bool cp_async_ws, bool keep_tile, Tile* t) {
   const std::int64_t mt = (m + 127) / 128;
-  if (t->bm == 128 && t->bn == 64) return stages > 8 && !tf32 ? 4 : 0;
+  if (t->bm == 128 && t->bn == 64) return tf32 ? 0 : stages > 8 ? 4 : 5;
   if (t->bm == 128 && t->bn == 128) return stages <= 8 && !tf32 ? 5 : 4;
   if (t->bm == 128 && t->bn == 256) {
     if (tf32) return 0;
@@ -237,10 +248,15 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
 // them (read at each plan, so that a test can set it).
 inline int pixel_wide_forced() {
-  const int v = tc::env_int("CONVGUARD_WGMMA_PIXELS", 1, 256);
-  if (v == 0 || v == 1 || v == 64 || v == 96 || v == 128 || v == 192 || v == 256) return v;
-  std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PIXELS=%d ignored (1, 64, 96, 128, 192, 256)\n",
-               v);
+  const char* text = std::getenv("CONVGUARD_WGMMA_PIXELS");
+  if (!text) return 0;
+  for (const int v : {1, 64, 96, 128, 192, 256})
+    if (std::to_string(v) == text) return v;
+  static std::atomic<bool> said{false};  // once, not at every plan
+  if (!said.exchange(true))
+    std::fprintf(stderr,
+                 "convguard: CONVGUARD_WGMMA_PIXELS='%s' ignored (1, 64, 96, 128, 192, 256)\n",
+                 text);
   return 0;
 }
 inline std::int64_t plan_cost(std::int64_t blocks, Tile t, std::int64_t stages) {

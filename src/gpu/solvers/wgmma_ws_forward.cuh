@@ -16,8 +16,9 @@
 // form (kTma) hands the loads to the TMA unit: one producer thread issues, per stage, an im2col
 // copy of A (BM output pixels of one tap, the hardware walking the output grid and filling the
 // padding with zeros) and a tiled copy of B, both completing on the stage's full barrier
-// (stride-1 backward-data's filter read in place: kFilterMn, B as MN-major atoms); it beats the
-// two-warpgroup kernel on most layers it fits (docs/gpu/2026-11-27-tma; tma_ws_for).
+// (stride-1 backward-data's filter read in place: kFilterMn, B as MN-major atoms; forward 1x1
+// layers at stride 1 whose output grid is x's: a tiled copy of x's rows, WgArgs::plain_x); it
+// beats the two-warpgroup kernel on most layers it fits (docs/gpu/2026-11-27-tma; tma_ws_for).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
@@ -105,7 +106,8 @@ __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorM
 // BM consecutive output pixels of one tap (r, s) (the offsets), 64 channels from c, each pixel's
 // 128 bytes one swizzled row, pixels in padding or past the last image zero-filled; the copy
 // walks the output grid (W, then H, then N) from the tile's first pixel (w, h, n: its window's
-// corner). B: BN filter rows of 64 elements at column kk (filter_map).
+// corner); with a.plain_x, a tiled copy of BM rows of x read as [pixels][C] (tma_tile). B: BN
+// filter rows of 64 elements at column kk (filter_map).
 __device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap& map, int c, int w,
                                            int h, int n, int off_w, int off_h, std::uint32_t bar) {
   asm volatile(
