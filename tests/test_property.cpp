@@ -281,12 +281,16 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
     for (const char* text : {"mb3ic13ih7iw7oc17oh7ow7kh1kw1", "mb1ic1500ih3iw5oc10oh3ow5kh1kw1",
                              "--dir=BWD_D mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2",
                              "--dir=BWD_W mb8ic40ih7iw7oc24oh7ow7kh1kw1"}) {
-      auto p = parse_problem(std::string(in_place_bf16 ? "--dt=bf16 " : "") + text);
-      ASSERT_TRUE(p.is_ok()) << text;
-      // fp32 backward-weights is declined
-      convguard::testing::expect_same_bits_on_every_thread_count(
-          *s, *p, id + std::string(" ") + text,
-          !in_place_bf16 && p->direction == Direction::backward_weights);
+      // The fp32 variants in both dtypes: bf16 in place is widened to fp32 by cpu:nchw_gemm:avx512.
+      for (const char* dt : {"--dt=bf16 ", ""}) {
+        if (in_place_bf16 && *dt == 0) continue;
+        auto p = parse_problem(dt + std::string(text));
+        ASSERT_TRUE(p.is_ok()) << text;
+        // fp32 backward-weights is declined
+        convguard::testing::expect_same_bits_on_every_thread_count(
+            *s, *p, id + std::string(" ") + dt + text,
+            !in_place_bf16 && p->direction == Direction::backward_weights);
+      }
     }
   }
   if (variants_run == 0) GTEST_SKIP() << "no cpu:nchw_gemm variant runs on this CPU";
@@ -333,11 +337,11 @@ TEST(Property, AWrongSolverIsCaught) {
 
 // cpu:nchw_gemm writes outputs over 4 MiB with non-temporal stores (nchw_gemm_entry.hpp:
 // Args::stream_out), which the small random problems never reach: a first layer at 224x224
-// (12.8 MB fp32, 6.4 MB bf16) and a 1x1 layer with a 5.2 MB output, against the reference.
+// (12.8 MB fp32, 6.4 MB bf16) and 1x1 layers with a 5.2 MB output, against the reference.
 TEST(Property, NchwGemmVerifiesItsStreamedOutputs) {
   int ran = 0;
   for (const char* text : {"mb1ic3ih224oc64oh224kh3ph1", "--dt=bf16 mb1ic3ih224oc64oh224kh3ph1",
-                           "mb1ic64ih64oc320oh64kh1"})
+                           "mb1ic64ih64oc320oh64kh1", "--dt=bf16 mb1ic64ih64oc640oh64kh1"})
     for (const char* id : {"cpu:nchw_gemm:avx512", "cpu:nchw_gemm:avx512_bf16"}) {
       auto p = parse_problem(text);
       ASSERT_TRUE(p.is_ok()) << text;

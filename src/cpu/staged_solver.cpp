@@ -50,6 +50,10 @@ Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant) {
       !__builtin_cpu_supports("avx512vl"))
     return not_applicable(
         "needs AVX512_BF16 (vdpbf16ps) with AVX512BW and VL, which this CPU does not have");
+  return check_bf16_layout_in_place(p, fp32_variant);
+}
+
+Status check_bf16_layout_in_place(const Problem& p, std::string_view fp32_variant) {
   if (p.dtype != DType::bf16)
     return not_applicable("bf16 problems only (fp32: " + std::string(fp32_variant) + ")");
   if (p.x_layout != Layout::nchw || p.y_layout != Layout::nchw || !p.x_strides.empty() ||

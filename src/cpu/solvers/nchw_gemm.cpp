@@ -4,8 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/reusable_scratch.hpp"
@@ -35,37 +37,58 @@ std::int64_t gemm_depth(const Geometry& G, bool fwd) {
 bool one_by_one(const Problem& p) {
   return p.filter == Dims3{1, 1, 1};
 }
-// 32-bit words per reduction row pair (bf16) or row (fp32).
-std::int64_t gemm_words(const Geometry& G, bool fwd, bool bf16) {
-  return bf16 ? (gemm_depth(G, fwd) + 1) / 2 : gemm_depth(G, fwd);
+
+// What the kernel reads and writes: fp32 (the caller's, or bf16 staged to fp32), bf16 pairs
+// multiplied by vdpbf16ps (the avx512_bf16 variant), or the caller's bf16 widened to fp32 as it
+// is packed and rounded back as it is stored (the avx512 variant on bf16 problems whose tensors
+// it can read in place: any AVX-512 CPU, the only bf16 path without AVX512_BF16).
+enum class Elements { f32, bf16_pairs, bf16_widened };
+Elements elements(const Problem& p, NchwGemmKernel k) {
+  if (k == NchwGemmKernel::bf16_avx512) return Elements::bf16_pairs;
+  if (k == NchwGemmKernel::f32_avx512 && p.direction != Direction::backward_weights &&
+      check_bf16_layout_in_place(p, "") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return Elements::bf16_widened;
+  return Elements::f32;
+}
+bool is_bf16(Elements e) {
+  return e != Elements::f32;
+}
+
+// 32-bit words per reduction row pair (bf16 pairs) or row (fp32, widened bf16).
+std::int64_t gemm_words(const Geometry& G, bool fwd, Elements e) {
+  return e == Elements::bf16_pairs ? (gemm_depth(G, fwd) + 1) / 2 : gemm_depth(G, fwd);
 }
 
 // Forward reads the filter where it lies ([K][Cg x taps], Args::a_row_words) but for a bf16
 // reduction of odd length, whose last word would take the next row's first element as its
 // second half (zero in the panel, but 0 x inf is NaN). Packing a 2048 -> 512 1x1 filter was a
-// tenth of that 7x7 layer's time, even written without per-element tests.
-bool filter_in_place(const Geometry& G, bool fwd, NchwGemmKernel k) {
-  return fwd && (k != NchwGemmKernel::bf16_avx512 || gemm_depth(G, fwd) % 2 == 0);
+// tenth of that 7x7 layer's time, even written without per-element tests. Widened bf16 is
+// always packed: the tile broadcasts fp32 words.
+bool filter_in_place(const Geometry& G, bool fwd, Elements e) {
+  return fwd && (e == Elements::f32 || (e == Elements::bf16_pairs && gemm_depth(G, fwd) % 2 == 0));
 }
 
 std::int64_t packed_filter_words(const Problem& p, NchwGemmKernel k) {
   const Geometry G = detail::geometry(p);
   const bool fwd = p.direction == Direction::forward;
-  if (filter_in_place(G, fwd, k)) return 0;
+  const Elements e = elements(p, k);
+  if (filter_in_place(G, fwd, e)) return 0;
   const int rows = tile_shape(k).rows;
-  return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows *
-         gemm_words(G, fwd, k == NchwGemmKernel::bf16_avx512);
+  return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows * gemm_words(G, fwd, e);
 }
 
 // w [K][Cg] (fp32 or bf16 bits T) as [g][row block][word][rows] 32-bit words, zero past the last
-// row: fp32 values, or bf16 pairs of reduction rows (2 d2, 2 d2 + 1), the first in the low half.
+// row: fp32 values (bf16 widened when Word is float), or bf16 pairs of reduction rows (2 d2,
+// 2 d2 + 1), the first in the low half (Word std::uint32_t).
 // Run in every call (the weights change between training steps), so it must cost little beside
 // the GEMM: element (row, d) is w[row * rs + d * ds] in its group, read with no per-element
 // bounds test (the zero rows and the odd depth's last half are handled apart). A per-element
 // lambda with both tests took a quarter of a 2048->512 7x7 bf16 layer's time.
 template <class T, class Word>
 void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
-  constexpr int per_word = sizeof(Word) / sizeof(T);
+  constexpr bool widen = sizeof(T) == 2 && std::is_same_v<Word, float>;
+  constexpr int per_word = widen ? 1 : sizeof(Word) / sizeof(T);
   const std::int64_t m = gemm_rows(G, fwd), depth = gemm_depth(G, fwd);
   const std::int64_t blocks = (m + rows - 1) / rows, words = (depth + per_word - 1) / per_word;
   const std::int64_t rs = fwd ? depth : 1, ds = fwd ? 1 : G.cg, in_group = m * depth;
@@ -80,7 +103,9 @@ void pack_filter(const Geometry& G, bool fwd, int rows, const T* w, Word* out) {
       // (rows_conv.cpp's pack measured it).
       const auto word_at = [&](int r, std::int64_t d, int halves) {
         const T* at = first + r * rs + d * per_word * ds;
-        if constexpr (per_word == 1) {
+        if constexpr (widen) {
+          return std::bit_cast<float>(std::uint32_t{at[0]} << 16);
+        } else if constexpr (per_word == 1) {
           return Word{at[0]};
         } else {
           const Word hi = halves > 1 ? Word{at[ds]} : Word{};
@@ -231,14 +256,15 @@ Status NchwGemmSolver::check(const Problem& p) const {
   if (kernel_ == NchwGemmKernel::bf16_avx512) {
     if (auto s = check_bf16_in_place(p, "cpu:nchw_gemm:avx512"); !s) return s;
   }
+  const Elements e = elements(p, kernel_);
   if (p.direction != Direction::forward && !one_by_one(p))
     return not_applicable(fmt::format("backward passes of 1x1 filters only (this one is {}x{}x{})",
                                       p.filter[0], p.filter[1], p.filter[2]));
   // Each thread packs panels of the whole reduction: bounded so that one stays within 16 MiB.
   const Geometry G = detail::geometry(p);
   const std::int64_t depth = gemm_depth(G, p.direction == Direction::forward);
-  const std::int64_t most = kPanelBytesLimit / (4 * tile_shape(kernel_).cols) *
-                            (kernel_ == NchwGemmKernel::bf16_avx512 ? 2 : 1);
+  const std::int64_t most =
+      kPanelBytesLimit / (4 * tile_shape(kernel_).cols) * (e == Elements::bf16_pairs ? 2 : 1);
   if (p.direction != Direction::backward_weights && depth > most)
     return not_applicable(fmt::format(
         "a reduction over {} channels per group: more than {}, its per-thread panel would "
@@ -260,7 +286,7 @@ StagingSpec NchwGemmSolver::staging(const Problem& p) const {
   // element plus one offset (a 1x1 layer's padded pixels are zero columns instead).
   const Padding pad = one_by_one(p) ? Padding{} : forward_padding(p);
   StagingSpec s{Order::channels_first, Order::channels_first, pad, false};
-  s.stage = kernel_ != NchwGemmKernel::bf16_avx512;
+  s.stage = elements(p, kernel_) == Elements::f32;
   return s;
 }
 
@@ -270,9 +296,9 @@ void NchwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
     return;
   }
   layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
-  // The bf16 variant's zero-padded copy of x (bf16: two per float), beyond 1x1.
+  // A bf16 x's zero-padded copy (two per float), beyond 1x1.
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  const bool copy = kernel_ == NchwGemmKernel::bf16_avx512 && !one_by_one(p);
+  const bool copy = is_bf16(elements(p, kernel_)) && !one_by_one(p);
   layout.add(copy ? (xs.elements() + 1) / 2 : 0);
 }
 
@@ -280,7 +306,8 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
                                const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const bool fwd = p.direction == Direction::forward;
-  const bool bf16 = kernel_ == NchwGemmKernel::bf16_avx512;
+  const Elements e = elements(p, kernel_);
+  const bool bf16 = is_bf16(e);
   const TileShape shape = tile_shape(kernel_);
   float* filter = layout.get(ws, first_scratch);
   if (p.direction == Direction::backward_weights) {
@@ -289,12 +316,14 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
     return Status::ok();
   }
   void *x = t.x, *y = t.y;
-  const bool in_place = filter_in_place(G, fwd, kernel_);
+  const bool in_place = filter_in_place(G, fwd, e);
   const void* a_filter = in_place ? (bf16 ? t.caller->w.data : t.w) : filter;
   if (bf16) {
     x = t.caller->x.data, y = t.caller->y.data;
     const auto* w = static_cast<const std::uint16_t*>(t.caller->w.data);
-    if (!fwd)
+    if (e == Elements::bf16_widened)
+      pack_filter(G, fwd, shape.rows, w, filter);
+    else if (!fwd)
       nchw_gemm::pack_transposed_filter_bf16(w, G.g, gemm_depth(G, fwd), gemm_rows(G, fwd),
                                              reinterpret_cast<std::uint32_t*>(filter));
     else if (!in_place)
@@ -310,7 +339,7 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   }
   const ColumnTables& cols = cached_column_tables(G, fwd, one_by_one(p), t.xs);
   const std::int64_t depth = gemm_depth(G, fwd);
-  const std::int64_t words = gemm_words(G, fwd, bf16), Q = panels_per_block(words, shape.cols);
+  const std::int64_t words = gemm_words(G, fwd, e), Q = panels_per_block(words, shape.cols);
   struct Panels;  // the kernel's per-thread panels
   auto* panels = reusable_scratch<Panels, std::uint32_t>(
       static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
@@ -337,7 +366,10 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   }
   switch (kernel_) {
     case NchwGemmKernel::f32_avx512:
-      nchw_gemm::run_avx512(a);
+      if (e == Elements::bf16_widened)
+        nchw_gemm::run_bf16_widened_avx512(a);
+      else
+        nchw_gemm::run_avx512(a);
       break;
     case NchwGemmKernel::f32_avx2:
       nchw_gemm::run_avx2(a);

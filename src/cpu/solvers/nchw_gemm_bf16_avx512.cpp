@@ -12,6 +12,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "cpu/solvers/bf16_round_avx512.hpp"
+#include "cpu/solvers/nchw_gemm_bf16_store.hpp"
 #include "cpu/solvers/nchw_gemm_bwdw_kernels.hpp"
 #include "cpu/solvers/nchw_gemm_kernels.hpp"
 
@@ -25,25 +26,8 @@ struct Bf16 {
 
   static constexpr bool kReadsInPlace = false;  // pairs of rows are interleaved by the packing
   static std::int64_t words(std::int64_t depth) { return (depth + 1) / 2; }
-  // A run of a tile row, `len` outputs `step` apart: whole vectors rounded in registers (a panel
-  // spanning two 7x7 images stores every row this way), the rest one by one. Step 2 (a stride-2
-  // 1x1 backward-data's dx row, or two output channels' 1x1 planes of consecutive images) stores
-  // the even 16-bit lanes only: the elements between are someone else's.
   static void store_row(const float* from, std::uint16_t* to, int len, std::int64_t step) {
-    int i = 0;
-    if (step == 1) {
-      for (; i + 16 <= len; i += 16)
-        _mm256_storeu_si256((__m256i*)(to + i), avx512::round_to_bf16(_mm512_loadu_ps(from + i)));
-    } else if (step == 2) {
-      for (; i < len; i += 16) {
-        const int n = std::min(16, len - i);
-        const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), from + i);
-        const __m512i pairs = _mm512_cvtepu16_epi32(avx512::round_to_bf16(v));
-        _mm512_mask_storeu_epi16(
-            to + 2 * i, static_cast<__mmask32>(0x55555555u & ((1u << (2 * n - 1)) - 1)), pairs);
-      }
-    }
-    for (; i < len; ++i) to[i * step] = avx512::round_one(from[i]);
+    store_bf16_row(from, to, len, step);
   }
 
   // n <= 16 columns of a run of step 1 or 2 as (lo, hi) words, hi zero unless `second`. Step 2
@@ -129,15 +113,7 @@ struct Bf16 {
                    std::uint16_t* out, std::int64_t ldo, int rows, bool stream) {
     __m512 acc[kRows][NV];
     accumulate(a, b, ldb, words, acc);
-    if (stream && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ldo % 16 == 0) {
-      for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < NV; ++v)
-          _mm256_stream_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
-      return;
-    }
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < NV; ++v)
-        _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(acc[r][v]));
+    store_bf16_tile(acc, out, ldo, rows, stream);
   }
   static void tile_f32(const Rows& a, const std::uint32_t* b, std::int64_t ldb, std::int64_t words,
                        float* out, std::int64_t ldo, int rows) {

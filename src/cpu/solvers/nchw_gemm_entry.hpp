@@ -25,8 +25,9 @@ constexpr int kRowsAvx2 = 6, kColsAvx2 = 16;
 // pixels. The kernel takes columns of several images in one tile when an image's pixels do not
 // fill whole tiles (a 7x7 plane is 49 columns: two 48-column tiles, the second holding one
 // column, otherwise).
-// Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512, accumulating in fp32
-// and rounding each output once, as float_to_bfloat rounds).
+// Elements are fp32 (run_avx512, run_avx2) or bf16 bits (run_bf16_avx512 with vdpbf16ps,
+// run_bf16_widened_avx512 with fp32 FMAs for CPUs without AVX512_BF16; both accumulate in fp32
+// and round each output once, as float_to_bfloat rounds).
 struct Args {
   std::int64_t n, g;             // images, groups
   std::int64_t m, depth;         // GEMM rows and reduction length, per group
@@ -40,8 +41,8 @@ struct Args {
   // can be read in place (fp32); 0: the rows are not evenly spaced.
   std::int64_t depth_stride;
   // The packed filter, [g][ceil(m / rows)][words][rows] 32-bit words, zero-padded: fp32 values
-  // (words = depth), or bf16 pairs of adjacent d, the lower d in the low half (words =
-  // ceil(depth / 2)).
+  // (words = depth; also run_bf16_widened_avx512's, widened from bf16), or bf16 pairs of
+  // adjacent d for run_bf16_avx512, the lower d in the low half (words = ceil(depth / 2)).
   const void* a;
   // > 0: `a` is the caller's filter read in place, [g][m][depth] (GEMM row r of a group at r *
   // a_row_words words, its words consecutive): forward fp32, and forward bf16 of an even depth
@@ -68,6 +69,7 @@ constexpr int kMaxPanelsPerBlock = 16;
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);
+void run_bf16_widened_avx512(const Args& a);  // needs AVX512BW and VL too
 // Backward-data's bf16 filter w [g][depth][m] (depth = K per group, m = C per group) packed as
 // Args::a says: per row block of kRowsAvx512 rows and word d2, the rows' (w[2 d2], w[2 d2 + 1])
 // pairs, zero past m and past depth. Vectorised here (AVX512BW/VL): the portable loop in

@@ -213,6 +213,27 @@ struct F32 {
     for (int i = 0; i < len; ++i) to[i * step] = from[i];
   }
 
+  // to[i] = from[2 i] for i < len: a stride-2 layer's panel row (conv1's 7x7, the 1x1 downsamples).
+  // Element by element this was half a first layer's packing time against its 64 filter rows of
+  // multiply-adds. Two masked loads cover the 2n - 1 elements of n <= 16 outputs (nothing past the
+  // last, which may be the tensor's last) and one permute keeps the even ones.
+  static void pack_even(float* to, const float* from, int len) {
+    if constexpr (W == 16) {
+      const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+      for (int i = 0; i < len; i += 16) {
+        const int n = len - i < 16 ? len - i : 16, span = 2 * n - 1;
+        const auto lo_mask = static_cast<__mmask16>(span >= 16 ? 0xffffu : (1u << span) - 1);
+        const auto hi_mask = static_cast<__mmask16>(span > 16 ? (1u << (span - 16)) - 1 : 0u);
+        const __m512 lo = _mm512_maskz_loadu_ps(lo_mask, from + 2 * i);
+        const __m512 hi = _mm512_maskz_loadu_ps(hi_mask, from + 2 * i + 16);
+        _mm512_mask_storeu_ps(to + i, static_cast<__mmask16>((1u << n) - 1),
+                              _mm512_permutex2var_ps(lo, even, hi));
+      }
+    } else {
+      for (int i = 0; i < len; ++i) to[i] = from[2 * i];
+    }
+  }
+
   static void pack(float* b, const Run<float>* runs, int count, std::int64_t depth,
                    const std::int64_t* at) {
     for (std::int64_t d = 0; d < depth; ++d) {
@@ -224,6 +245,8 @@ struct F32 {
           std::memset(to, 0, sizeof(float) * u.len);
         } else if (u.step == 1) {
           std::memcpy(to, u.p + at[d], sizeof(float) * u.len);
+        } else if (W == 16 && u.step == 2) {
+          pack_even(to, u.p + at[d], u.len);
         } else {
           const float* from = u.p + at[d];
           for (int i = 0; i < u.len; ++i) to[i] = from[i * u.step];
@@ -235,10 +258,11 @@ struct F32 {
   // out[r][0..kCols) (rows ldo apart) = sum over d of a(r, d) * b[d][0..kCols) (rows ldb apart),
   // for r < rows.
   // stream: non-temporal stores where out's rows are whole aligned vectors (Args::stream_out).
-  [[gnu::always_inline]] static void tile(const FilterRows<float, kRows>& a, const float* b,
-                                          std::int64_t ldb, std::int64_t depth, float* out,
-                                          std::int64_t ldo, int rows, bool stream = false) {
-    vf acc[kRows][NV];
+  // acc[r][v] = sum over d of a(r, d) * b[d][v * W .. (v + 1) * W) (b's rows ldb apart). Also the
+  // tile of the widened-bf16 policy (nchw_gemm_bf16_f32_avx512.cpp), which stores it rounded.
+  [[gnu::always_inline]] static void accumulate(const FilterRows<float, kRows>& a, const float* b,
+                                                std::int64_t ldb, std::int64_t depth,
+                                                vf (&acc)[kRows][NV]) {
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
     for (std::int64_t d = 0; d < depth; ++d) {
@@ -249,6 +273,12 @@ struct F32 {
         for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
       }
     }
+  }
+  [[gnu::always_inline]] static void tile(const FilterRows<float, kRows>& a, const float* b,
+                                          std::int64_t ldb, std::int64_t depth, float* out,
+                                          std::int64_t ldo, int rows, bool stream = false) {
+    vf acc[kRows][NV];
+    accumulate(a, b, ldb, depth, acc);
     if (stream && reinterpret_cast<std::uintptr_t>(out) % sizeof(vf) == 0 && ldo % W == 0) {
       for (int r = 0; r < rows; ++r)
         for (int v = 0; v < NV; ++v) {
