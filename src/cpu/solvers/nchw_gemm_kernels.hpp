@@ -83,6 +83,9 @@ FilterRows<Word, MR> filter_rows(const Args& g, std::int64_t grp, std::int64_t m
   return f;
 }
 
+// The most bytes of filter rows for which a work item runs its panels in the outer loop (run).
+constexpr std::int64_t kPanelOuterBytes = 64 * 1024;
+
 template <class P>
 void run(const Args& g) {
   using T = typename P::T;
@@ -152,27 +155,37 @@ void run(const Args& g) {
         pitch[q] = PB;
       }
       const std::int64_t m0 = chunk * per_chunk, m1 = lesser(mblocks, m0 + per_chunk);
-      for (std::int64_t mb = m0; mb < m1; ++mb) {
+      const auto tile = [&](std::int64_t mb, int q) {
         const int rows = static_cast<int>(lesser(MR, g.m - mb * MR));
         const FilterRows<Word, MR> a = filter_rows<Word, MR>(g, grp, mb, words, rows);
-        for (int q = 0; q < qn; ++q) {
-          const Word* b = panel[q];
-          const Run<T>& first = out_runs[q][0];
-          if (nout[q] == 1 && first.len == PB && first.step == 1 && first.p) {
-            T* o = const_cast<T*>(first.p) + mb * MR * g.out_plane;
-            P::tile(a, b, pitch[q], words, o, g.out_plane, rows, g.stream_out);
-            continue;
-          }
-          P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
-          for (int r = 0; r < rows; ++r)
-            for (int k = 0; k < nout[q]; ++k) {
-              const Run<T>& u = out_runs[q][k];
-              if (!u.p) continue;
-              T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
-              const float* v = tmp + r * PB + u.j0;
-              P::store_row(v, o, u.len, u.step);
-            }
+        const Word* b = panel[q];
+        const Run<T>& first = out_runs[q][0];
+        if (nout[q] == 1 && first.len == PB && first.step == 1 && first.p) {
+          T* o = const_cast<T*>(first.p) + mb * MR * g.out_plane;
+          P::tile(a, b, pitch[q], words, o, g.out_plane, rows, g.stream_out);
+          return;
         }
+        P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
+        for (int r = 0; r < rows; ++r)
+          for (int k = 0; k < nout[q]; ++k) {
+            const Run<T>& u = out_runs[q][k];
+            if (!u.p) continue;
+            T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
+            const float* v = tmp + r * PB + u.j0;
+            P::store_row(v, o, u.len, u.step);
+          }
+      };
+      // A tile step reads PB / 16 panel vectors and MR filter words: the panel is the larger
+      // stream, so where the item's filter rows fit a share of L2 (a first layer's 64 x 147) each
+      // panel is swept by all of them while it is in L1. Larger filters keep one row block in
+      // L1 over the item's panels, read from L2, so that the filter is read from memory once per
+      // block of panels.
+      if ((m1 - m0) * MR * words * static_cast<std::int64_t>(sizeof(Word)) <= kPanelOuterBytes) {
+        for (int q = 0; q < qn; ++q)
+          for (std::int64_t mb = m0; mb < m1; ++mb) tile(mb, q);
+      } else {
+        for (std::int64_t mb = m0; mb < m1; ++mb)
+          for (int q = 0; q < qn; ++q) tile(mb, q);
       }
     }
     // Non-temporal stores are weakly ordered: drained before the region's closing barrier.
