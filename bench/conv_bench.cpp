@@ -332,6 +332,16 @@ int main(int argc, char** argv) {
   std::printf("%-36s %-11s %-4s %7s %-26s %9s %9s %9s %7s %7s\n", "problem", "dir", "dt", "GFLOP",
               "best verified convguard", "cg ms", "dnnl ms", "dnnl+ro", "vs exec", "vs ro");
   std::map<std::string, Geomean> by_dir_dtype, by_dir;
+  // bf16 against oneDNN's fp32 on the same problem: on a CPU without AVX512_BF16 oneDNN emulates
+  // bf16 (several times slower than its fp32), so beating its bf16 says little; a bf16 caller
+  // could as well convert and run oneDNN's fp32. Keyed by the problem's name and direction.
+  std::map<std::string, double> f32_exec;
+  std::map<std::string, Geomean> bf16_vs_f32;
+  struct Bf16Row {
+    std::string same, dir;
+    Row r;
+  };
+  std::vector<Bf16Row> bf16_rows;
   for (const Problem& p : problems) {
     std::string notes;
     const Row r = bench_problem(p, a, notes);
@@ -345,6 +355,14 @@ int main(int argc, char** argv) {
     if (!notes.empty()) std::printf("    %s\n", notes.c_str());
     by_dir_dtype[dir + " " + dt].add(r);
     by_dir[dir].add(r);
+    if (p.dtype == DType::f32) f32_exec[name + " " + dir] = r.exec;
+    if (p.dtype == DType::bf16) bf16_rows.push_back({name + " " + dir, dir, r});
+  }
+  for (const auto& [same, dir, r] : bf16_rows) {
+    if (!f32_exec.contains(same)) continue;
+    Row vs = r;
+    vs.exec = vs.ro = f32_exec[same];  // no reorder figure of its own: the exec one twice
+    bf16_vs_f32[dir].add(vs);
   }
   std::printf("geomean convguard speed / oneDNN speed (> 1: convguard faster):\n");
   for (const auto* m : {&by_dir_dtype, &by_dir}) {
@@ -354,5 +372,14 @@ int main(int argc, char** argv) {
                   g.n, std::exp(g.log_exec / g.n), std::exp(g.log_ro / g.n));
     }
   }
+  if (!bf16_vs_f32.empty())
+    std::printf("geomean convguard bf16 speed / oneDNN fp32 speed, same problems (%s):\n",
+                __builtin_cpu_supports("avx512bf16")
+                    ? "this CPU has AVX512_BF16"
+                    : "this CPU has no AVX512_BF16: oneDNN's bf16 is emulated");
+  for (const auto& [dir, g] : bf16_vs_f32)
+    if (g.n > 0)
+      std::printf("  %-18s over %3d problems: vs fp32 exec %.3f\n", dir.c_str(), g.n,
+                  std::exp(g.log_exec / g.n));
   return 0;
 }
