@@ -334,7 +334,8 @@ int main(int argc, char** argv) {
   std::map<std::string, Geomean> by_dir_dtype, by_dir;
   // bf16 against oneDNN's fp32 on the same problem: on a CPU without AVX512_BF16 oneDNN emulates
   // bf16 (several times slower than its fp32), so beating its bf16 says little; a bf16 caller
-  // could as well convert and run oneDNN's fp32. Keyed by the problem's name and direction.
+  // could as well convert and run oneDNN's fp32. Keyed by the problem's identity as fp32 (names
+  // need not be unique, and an unnamed problem's identity names its dtype).
   std::map<std::string, double> f32_exec;
   std::map<std::string, Geomean> bf16_vs_f32;
   struct Bf16Row {
@@ -355,8 +356,12 @@ int main(int argc, char** argv) {
     if (!notes.empty()) std::printf("    %s\n", notes.c_str());
     by_dir_dtype[dir + " " + dt].add(r);
     by_dir[dir].add(r);
-    if (p.dtype == DType::f32) f32_exec[name + " " + dir] = r.exec;
-    if (p.dtype == DType::bf16) bf16_rows.push_back({name + " " + dir, dir, r});
+    Problem as_f32 = p;
+    as_f32.dtype = DType::f32;
+    as_f32.name.clear();
+    const std::string same = identity_string(as_f32);
+    if (p.dtype == DType::f32) f32_exec[same] = r.exec;
+    if (p.dtype == DType::bf16) bf16_rows.push_back({same, dir, r});
   }
   for (const auto& [same, dir, r] : bf16_rows) {
     if (!f32_exec.contains(same)) continue;

@@ -190,8 +190,12 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
                           {"mb2ic16ih5iw9oc24oh5ow5kh1kw1sw2", true},
                           // Negative end padding: the last input row and column are not read.
                           {"mb2ic8ih5iw5oc8oh2ow2kh1kw1sh2sw2ph0pw0", true},
+                          // Stride-2 rows of more than 16 outputs: whole 16-column pieces of
+                          // the stride-2 pack (fp32 and widened bf16) and a second one.
+                          {"mb2ic5ih9iw76oc20oh5ow38kh1kw1sh2sw2", true},
                           // Forward beyond 1x1: a first layer (7x7 stride 2), dilation, groups, 3D.
                           {"mb2ic3ih17iw19oc20oh9ow10kh7kw7sh2sw2ph3pw3", true, true},
+                          {"mb1ic3ih20iw70oc20oh10ow35kh7kw7sh2sw2ph3pw3", true, true},
                           {"mb1ic5ih12iw12oc9oh10ow10kh3kw3dh1dw1ph1pw1", true, true},
                           {"g2mb2ic8ih9iw9oc6oh9ow9kh3kw3ph1pw1", true, true},
                           {"mb1ic2id5ih6iw7oc5od5oh6ow7kd3kh3kw3pd1ph1pw1", true, true}};
@@ -332,6 +336,33 @@ TEST(Property, AWrongSolverIsCaught) {
       if (!r.ran()) continue;
       EXPECT_FALSE(r.verdict->ok) << to_canonical(p);
     }
+  }
+}
+
+// cpu:nchw_gemm:avx512 reads dense NCHW bf16 in place, widened to fp32 as it packs (on CPUs with
+// AVX512BW and VL): its workspace holds no staged fp32 x and y, so it is far smaller than the same
+// problem's from a channels-last caller, which is staged. Without this, a regression to staging
+// would pass every verification above unnoticed.
+TEST(Property, NchwGemmReadsBf16InPlaceWhereItCan) {
+  const Solver* s = find_solver("cpu:nchw_gemm:avx512");
+  ASSERT_NE(s, nullptr);
+  for (const char* dir : {"", "--dir=BWD_D "}) {
+    auto nchw = parse_problem(std::string(dir) + "--dt=bf16 mb2ic32ih16oc32oh16kh1");
+    auto nhwc =
+        parse_problem(std::string(dir) + "--dt=bf16 --stag=axb --dtag=axb mb2ic32ih16oc32oh16kh1");
+    ASSERT_TRUE(nchw.is_ok() && nhwc.is_ok());
+    if (const Status st = s->check(*nchw); !st) {
+      ASSERT_TRUE(st.message().find("CPU") != std::string::npos ||
+                  st.message().find("CONVGUARD_CPU_ISA") != std::string::npos)
+          << st.message();
+      GTEST_SKIP() << st.message();
+    }
+    if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
+      GTEST_SKIP() << "no AVX512BW/VL: bf16 is staged to fp32 on this CPU";
+    ASSERT_TRUE(s->check(*nhwc).is_ok());
+    const std::size_t in_place = *s->workspace_bytes(*nchw), staged = *s->workspace_bytes(*nhwc);
+    // Staged: x and y as fp32, 2 x 2 x 32 x 256 x 4 bytes = 128 KiB; in place: a 4 KiB filter.
+    EXPECT_LT(in_place + 64 * 1024, staged) << dir << in_place << " vs " << staged;
   }
 }
 

@@ -96,7 +96,8 @@ void add_partials_in_order(const float* partial, std::int64_t parts, std::int64_
 // channels-first beyond 1x1. Else not_applicable naming what is missing and `fp32_variant`.
 [[nodiscard]] Status check_bf16_in_place(const Problem& p, std::string_view fp32_variant);
 // The same without the CPU's part: bf16, dense channels-first x and y, a dense filter that is
-// channels-first beyond 1x1 (cpu:nchw_gemm:avx512 widens such tensors in place on any AVX-512 CPU).
+// channels-first beyond 1x1 (cpu:nchw_gemm:avx512 widens such tensors in place on AVX-512 CPUs
+// with BW and VL).
 [[nodiscard]] Status check_bf16_layout_in_place(const Problem& p, std::string_view fp32_variant);
 
 }  // namespace convguard::cpu

@@ -41,10 +41,12 @@ bool one_by_one(const Problem& p) {
 // What the kernel reads and writes: fp32 (the caller's, or bf16 staged to fp32), bf16 pairs
 // multiplied by vdpbf16ps (the avx512_bf16 variant), or the caller's bf16 widened to fp32 as it
 // is packed and rounded back as it is stored (the avx512 variant on bf16 problems whose tensors
-// it can read in place: any AVX-512 CPU, the only bf16 path without AVX512_BF16).
+// it can read in place, on AVX-512 CPUs with BW and VL: the only bf16 path without AVX512_BF16).
+// Asked several times per call: an fp32 problem returns before building any message.
 enum class Elements { f32, bf16_pairs, bf16_widened };
 Elements elements(const Problem& p, NchwGemmKernel k) {
   if (k == NchwGemmKernel::bf16_avx512) return Elements::bf16_pairs;
+  if (p.dtype != DType::bf16) return Elements::f32;
   if (k == NchwGemmKernel::f32_avx512 && p.direction != Direction::backward_weights &&
       check_bf16_layout_in_place(p, "") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512vl"))
@@ -273,7 +275,8 @@ Status NchwGemmSolver::check(const Problem& p) const {
   if (p.direction == Direction::backward_weights) {
     if (kernel_ != NchwGemmKernel::bf16_avx512)
       return not_applicable(
-          "backward-weights in bf16 only (fp32's dot products are load-bound: cpu:bwdw)");
+          "backward-weights in cpu:nchw_gemm:avx512_bf16 only (fp32's dot products are "
+          "load-bound: cpu:bwdw)");
     // Rows are read in place as dot products: x's pixels must be dy's.
     if (p.stride != Dims3{1, 1, 1} || p.pad_begin != Dims3{0, 0, 0} || p.pad_end != Dims3{0, 0, 0})
       return not_applicable("backward-weights with stride 1 and no padding only (cpu:bwdw)");

@@ -9,7 +9,9 @@
 // first layers (C = 3) have too few channels to vectorise over. A channels-last caller is staged
 // to channels-first, so there cpu:implicit_gemm usually wins and is selected.
 // The bf16 variant (vdpbf16ps) reads and writes the caller's dense channels-first bf16 tensors
-// with nothing staged; the fp32 variants take bf16 staged to fp32 like every fp32 family.
+// with nothing staged; so does the avx512 variant (on CPUs with AVX512BW and VL), widening them to
+// fp32 as it packs panels, for CPUs without AVX512_BF16. Other bf16 callers (channels-last,
+// explicit strides) and the avx2 variant take bf16 staged to fp32 like every fp32 family.
 // Backward-weights (bf16 variant only; stride 1, no padding): dW[k][c] = sum_p dy[n][k][p] *
 // x[n][c][p], dot products along both tensors' rows (nchw_gemm_bwdw_kernels.hpp). The fp32
 // variants decline it: the same loop is load-bound in fp32 and cpu:bwdw is faster.

@@ -45,12 +45,14 @@ template <class V, int Rows, int NV>
   if (stream && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ldo % 16 == 0) {
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < NV; ++v)
-        _mm256_stream_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(reinterpret_cast<__m512>(acc[r][v])));
+        _mm256_stream_si256((__m256i*)(out + r * ldo + v * 16),
+                            avx512::round_to_bf16(reinterpret_cast<__m512>(acc[r][v])));
     return;
   }
   for (int r = 0; r < rows; ++r)
     for (int v = 0; v < NV; ++v)
-      _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16), avx512::round_to_bf16(reinterpret_cast<__m512>(acc[r][v])));
+      _mm256_storeu_si256((__m256i*)(out + r * ldo + v * 16),
+                          avx512::round_to_bf16(reinterpret_cast<__m512>(acc[r][v])));
 }
 
 }  // namespace

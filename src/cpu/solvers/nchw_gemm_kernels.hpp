@@ -1,13 +1,15 @@
 // cpu:nchw_gemm's GEMM loop, generic over an element policy (how a panel is packed, how a tile is
-// computed and stored): F32<W> here for fp32 with W-float vectors, Bf16 in
-// nchw_gemm_bf16_avx512.cpp. Included only by the per-ISA files, compiled with that ISA's flags;
-// internal linkage and no library templates (see simd.hpp).
+// computed and stored): F32<W> here for fp32 with W-float vectors, Bf16 (vdpbf16ps pairs) in
+// nchw_gemm_bf16_avx512.cpp, Bf16Widened (bf16 widened to fp32 in the pack) in
+// nchw_gemm_bf16_f32_avx512.cpp. Included only by the per-ISA files, compiled with that ISA's
+// flags; internal linkage and no library templates (see simd.hpp).
 //
 // Each work item packs a block of panels (columns: pixels, several images' when a plane does not
-// fill whole panels) of `in` into dense [words][cols] buffers, then for each filter row block of
-// its range runs the register tile over every panel of the block: the panels stay in L2, the row
-// block in L1. Each output element is one tile's sum in a fixed order, so the result does not
-// depend on the thread count.
+// fill whole panels) of `in` into dense [words][cols] buffers, then runs the register tile over
+// every (filter row block, panel) pair of its range: row blocks outer (the panels stay in L2, the
+// row block in L1), or panels outer where the item's filter rows fit kPanelOuterBytes (each panel
+// stays in L1 for all of them). Each output element is one tile's sum in a fixed order, so the
+// result depends neither on the thread count nor on the loop order.
 #pragma once
 
 #include <omp.h>
@@ -212,7 +214,8 @@ struct F32 {
       return;
     }
     if constexpr (W == 16) {
-      if (step == 2) {  // the even lanes of 2n - 1 (the bf16 variant's store_row says why)
+      // The even lanes of 2n - 1 (nchw_gemm_bf16_store.hpp's store_bf16_row says why).
+      if (step == 2) {
         for (int i = 0; i < len; i += 8) {
           const int n = len - i < 8 ? len - i : 8;
           const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), from + i);
@@ -232,7 +235,8 @@ struct F32 {
   // last, which may be the tensor's last) and one permute keeps the even ones.
   static void pack_even(float* to, const float* from, int len) {
     if constexpr (W == 16) {
-      const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+      const __m512i even =
+          _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
       for (int i = 0; i < len; i += 16) {
         const int n = len - i < 16 ? len - i : 16, span = 2 * n - 1;
         const auto lo_mask = static_cast<__mmask16>(span >= 16 ? 0xffffu : (1u << span) - 1);
