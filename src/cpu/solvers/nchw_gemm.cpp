@@ -71,10 +71,9 @@ bool filter_in_place(const Geometry& G, bool fwd, Elements e) {
   return fwd && (e == Elements::f32 || (e == Elements::bf16_pairs && gemm_depth(G, fwd) % 2 == 0));
 }
 
-std::int64_t packed_filter_words(const Problem& p, NchwGemmKernel k) {
+std::int64_t packed_filter_words(const Problem& p, NchwGemmKernel k, Elements e) {
   const Geometry G = detail::geometry(p);
   const bool fwd = p.direction == Direction::forward;
-  const Elements e = elements(p, k);
   if (filter_in_place(G, fwd, e)) return 0;
   const int rows = tile_shape(k).rows;
   return G.g * ((gemm_rows(G, fwd) + rows - 1) / rows) * rows * gemm_words(G, fwd, e);
@@ -298,10 +297,11 @@ void NchwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
     layout.add(partial_floats(detail::geometry(p)));
     return;
   }
-  layout.add(packed_filter_words(p, kernel_));  // 32-bit words: as many floats
+  const Elements e = elements(p, kernel_);
+  layout.add(packed_filter_words(p, kernel_, e));  // 32-bit words: as many floats
   // A bf16 x's zero-padded copy (two per float), beyond 1x1.
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
-  const bool copy = is_bf16(elements(p, kernel_)) && !one_by_one(p);
+  const bool copy = is_bf16(e) && !one_by_one(p);
   layout.add(copy ? (xs.elements() + 1) / 2 : 0);
 }
 

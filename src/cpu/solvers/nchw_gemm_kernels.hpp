@@ -229,7 +229,8 @@ struct F32 {
     for (int i = 0; i < len; ++i) to[i * step] = from[i];
   }
 
-  // to[i] = from[2 i] for i < len: a stride-2 layer's panel row (conv1's 7x7, the 1x1 downsamples).
+  // to[i] = from[2 i] for i < len: a stride-2 layer's panel row (conv1's 7x7, the 1x1 downsamples);
+  // element by element on AVX2.
   // Element by element this was half a first layer's packing time against its 64 filter rows of
   // multiply-adds. Two masked loads cover the 2n - 1 elements of n <= 16 outputs (nothing past the
   // last, which may be the tensor's last) and one permute keeps the even ones.
@@ -262,7 +263,7 @@ struct F32 {
           std::memset(to, 0, sizeof(float) * u.len);
         } else if (u.step == 1) {
           std::memcpy(to, u.p + at[d], sizeof(float) * u.len);
-        } else if (W == 16 && u.step == 2) {
+        } else if (u.step == 2) {
           pack_even(to, u.p + at[d], u.len);
         } else {
           const float* from = u.p + at[d];
