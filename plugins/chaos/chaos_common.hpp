@@ -51,32 +51,56 @@ inline float& at(const View& v, int64_t a, int64_t b, int64_t c, int64_t d, int6
                 e * v.stride[4]];
 }
 
+// Accumulates in fp32 straight into y, one output row per (filter tap, input channel), the row's
+// valid columns computed once: 10x faster than a loop over every output element's taps with
+// a bounds test per tap. A "good" solver must stay well inside the probe's derived deadlines on a
+// loaded machine (the per-element form took 15.7 s on a 256->512 3x3 64x64 layer, past the 10 s
+// first deadline even on a quiet 2-core machine; under a job array it missed the 4x confirmation).
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+inline int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 inline void naive_forward(const cg_problem* p, const cg_tensor* xt, const cg_tensor* wt,
                           const cg_tensor* yt) {
   const View x = view(xt), w = view(wt), y = view(yt);
   const int64_t cg = p->c / p->g, kg = p->k / p->g;
+  const int64_t sw = p->stride[2], xs = x.stride[4], ys = y.stride[4];
   for (int64_t n = 0; n < y.dim[0]; ++n)
-    for (int64_t k = 0; k < y.dim[1]; ++k)
+    for (int64_t k = 0; k < y.dim[1]; ++k) {
       for (int64_t od = 0; od < y.dim[2]; ++od)
         for (int64_t oh = 0; oh < y.dim[3]; ++oh)
-          for (int64_t ow = 0; ow < y.dim[4]; ++ow) {
-            double s = 0;
-            const int64_t g = k / kg;
-            for (int64_t c = 0; c < cg; ++c)
-              for (int64_t a = 0; a < w.dim[2]; ++a)
-                for (int64_t b = 0; b < w.dim[3]; ++b)
-                  for (int64_t e = 0; e < w.dim[4]; ++e) {
-                    const int64_t id = od * p->stride[0] - p->pad_begin[0] + a * p->dilation[0];
-                    const int64_t ih = oh * p->stride[1] - p->pad_begin[1] + b * p->dilation[1];
-                    const int64_t iw = ow * p->stride[2] - p->pad_begin[2] + e * p->dilation[2];
-                    if (id < 0 || id >= x.dim[2] || ih < 0 || ih >= x.dim[3] || iw < 0 ||
-                        iw >= x.dim[4])
-                      continue;
-                    s += static_cast<double>(at(x, n, g * cg + c, id, ih, iw)) *
-                         at(w, k, c, a, b, e);
+          for (int64_t ow = 0; ow < y.dim[4]; ++ow) at(y, n, k, od, oh, ow) = 0.0f;
+      const int64_t g = k / kg;
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t a = 0; a < w.dim[2]; ++a)
+          for (int64_t b = 0; b < w.dim[3]; ++b)
+            for (int64_t e = 0; e < w.dim[4]; ++e) {
+              const float wv = at(w, k, c, a, b, e);
+              // Output columns whose input column iw = ow * sw + off lies inside x.
+              const int64_t off = e * p->dilation[2] - p->pad_begin[2];
+              const int64_t lo = ceil_div(-off, sw) > 0 ? ceil_div(-off, sw) : 0;
+              const int64_t hi_in = floor_div(x.dim[4] - 1 - off, sw) + 1;
+              const int64_t hi = hi_in < y.dim[4] ? hi_in : y.dim[4];
+              if (lo >= hi) continue;
+              for (int64_t od = 0; od < y.dim[2]; ++od) {
+                const int64_t id = od * p->stride[0] - p->pad_begin[0] + a * p->dilation[0];
+                if (id < 0 || id >= x.dim[2]) continue;
+                for (int64_t oh = 0; oh < y.dim[3]; ++oh) {
+                  const int64_t ih = oh * p->stride[1] - p->pad_begin[1] + b * p->dilation[1];
+                  if (ih < 0 || ih >= x.dim[3]) continue;
+                  float* yr = &at(y, n, k, od, oh, 0);
+                  const float* xr = &at(x, n, g * cg + c, id, ih, 0) + off * xs;
+                  if (ys == 1 && sw * xs == 1) {  // unit strides: a loop the compiler vectorizes
+                    for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow];
+                  } else {
+                    for (int64_t ow = lo; ow < hi; ++ow) yr[ow * ys] += wv * xr[ow * sw * xs];
                   }
-            at(y, n, k, od, oh, ow) = static_cast<float>(s);
-          }
+                }
+              }
+            }
+    }
 }
 
 inline void busy_forever() {
