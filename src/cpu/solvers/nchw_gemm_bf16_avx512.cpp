@@ -91,11 +91,14 @@ struct Bf16 {
   }
 
   using Rows = FilterRows<std::uint32_t, kRows>;
+  using Acc = __m512;
   [[gnu::always_inline]] static void accumulate(const Rows& a, const std::uint32_t* b,
                                                 std::int64_t ldb, std::int64_t words,
-                                                __m512 (&acc)[kRows][NV]) {
+                                                __m512 (&acc)[kRows][NV],
+                                                const float* init = nullptr) {
     for (int r = 0; r < kRows; ++r)
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = init ? _mm512_loadu_ps(init + r * kCols + v * 16) : _mm512_setzero_ps();
     for (std::int64_t d = 0; d < words; ++d) {
       __m512bh bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);

@@ -8,8 +8,10 @@
 // fill whole panels) of `in` into dense [words][cols] buffers, then runs the register tile over
 // every (filter row block, panel) pair of its range: row blocks outer (the panels stay in L2, the
 // row block in L1), or panels outer where the item's filter rows fit kPanelOuterBytes (each panel
-// stays in L1 for all of them). Each output element is one tile's sum in a fixed order, so the
-// result depends neither on the thread count nor on the loop order.
+// stays in L1 for all of them); long reductions a depth block at a time (kDepthBlockWords).
+// Each output element is one tile's sum in a fixed order (a depth-blocked sum goes on from where
+// the previous block left it, the same additions in the same order), so the result depends
+// neither on the thread count nor on the loop order.
 #pragma once
 
 #include <omp.h>
@@ -88,6 +90,18 @@ FilterRows<Word, MR> filter_rows(const Args& g, std::int64_t grp, std::int64_t m
 // The most bytes of filter rows for which a work item runs its panels in the outer loop (run).
 constexpr std::int64_t kPanelOuterBytes = 64 * 1024;
 
+// Depth blocks: a reduction longer than 1.5 blocks of kDepthBlockWords is summed a block at a
+// time, the partial sums of up to kBlockedRowBlocks row blocks kept between blocks in a 24 KiB
+// per-thread buffer, so that the panel's block (128 words x 48 columns, 24 KiB) stays in L1 for
+// all of them. In one pass over the whole reduction the panel (384 KiB for 2048 channels) came
+// from L2 for every row block. Xeon Ice Lake, fp32 forward b8, driver min ms alternating
+// (2026-11-29, docs/perf.md "session 12"): 2048->512 7x7 1x1 3.98-4.07 -> 3.16-3.47, 1024->256
+// 14x14 3.74-4.29 -> 2.94-3.34, 3x3 256 14x14 8.84-10.96 -> 6.86-7.44, 3x3 64 56x56 11.1-11.4 ->
+// 9.9-10.1; reductions of 64-128 are not blocked. Blocks of 64 words, or groups of 4 or 8 row
+// blocks, measured the same or slower.
+constexpr std::int64_t kDepthBlockWords = 128;
+constexpr int kBlockedRowBlocks = 16;
+
 template <class P>
 void run(const Args& g) {
   using T = typename P::T;
@@ -110,10 +124,12 @@ void run(const Args& g) {
   chunks = (mblocks + per_chunk - 1) / per_chunk;
   const T* in = static_cast<const T*>(g.in);
   T* out = static_cast<T*>(g.out);
+  constexpr int kAccFloats = sizeof(typename P::Acc) / sizeof(float);
 #pragma omp parallel
   {
     Word* buffer = static_cast<Word*>(g.panels) + omp_get_thread_num() * Q * words * PB;
     alignas(64) float tmp[MR * PB];
+    alignas(64) float blocked[kBlockedRowBlocks][MR * PB];  // depth-blocked partial sums
     const T* src[PB];
     const T* dst[PB];
     Run<T> in_runs[PB];
@@ -157,8 +173,21 @@ void run(const Args& g) {
         pitch[q] = PB;
       }
       const std::int64_t m0 = chunk * per_chunk, m1 = lesser(mblocks, m0 + per_chunk);
+      const auto rows_of = [&](std::int64_t mb) {
+        return static_cast<int>(lesser(MR, g.m - mb * MR));
+      };
+      // Row block mb's sums for panel q (rows PB floats apart) to its output runs.
+      const auto store = [&](std::int64_t mb, int q, const float* sums) {
+        for (int r = 0; r < rows_of(mb); ++r)
+          for (int k = 0; k < nout[q]; ++k) {
+            const Run<T>& u = out_runs[q][k];
+            if (!u.p) continue;
+            T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
+            P::store_row(sums + r * PB + u.j0, o, u.len, u.step);
+          }
+      };
       const auto tile = [&](std::int64_t mb, int q) {
-        const int rows = static_cast<int>(lesser(MR, g.m - mb * MR));
+        const int rows = rows_of(mb);
         const FilterRows<Word, MR> a = filter_rows<Word, MR>(g, grp, mb, words, rows);
         const Word* b = panel[q];
         const Run<T>& first = out_runs[q][0];
@@ -168,15 +197,33 @@ void run(const Args& g) {
           return;
         }
         P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
-        for (int r = 0; r < rows; ++r)
-          for (int k = 0; k < nout[q]; ++k) {
-            const Run<T>& u = out_runs[q][k];
-            if (!u.p) continue;
-            T* o = const_cast<T*>(u.p) + (mb * MR + r) * g.out_plane;
-            const float* v = tmp + r * PB + u.j0;
-            P::store_row(v, o, u.len, u.step);
-          }
+        store(mb, q, tmp);
       };
+      if (words > kDepthBlockWords + kDepthBlockWords / 2) {
+        // Depth blocks (kDepthBlockWords): per panel and group of row blocks, each block of the
+        // panel's rows is swept by the group's filter rows while it is in L1; the sums go on from
+        // the buffer, in the same order as one pass, so the result is the same bits.
+        for (int q = 0; q < qn; ++q)
+          for (std::int64_t g0 = m0; g0 < m1; g0 += kBlockedRowBlocks) {
+            const std::int64_t g1 = lesser(m1, g0 + kBlockedRowBlocks);
+            for (std::int64_t d0 = 0; d0 < words; d0 += kDepthBlockWords) {
+              const std::int64_t len = lesser(kDepthBlockWords, words - d0);
+              for (std::int64_t mb = g0; mb < g1; ++mb) {
+                FilterRows<Word, MR> a = filter_rows<Word, MR>(g, grp, mb, words, rows_of(mb));
+                for (int r = 0; r < MR; ++r) a.rows[r] += d0 * a.step;
+                float* sums = blocked[mb - g0];
+                typename P::Acc acc[MR][P::NV];
+                P::accumulate(a, panel[q] + d0 * pitch[q], pitch[q], len, acc,
+                              d0 == 0 ? nullptr : sums);
+                for (int r = 0; r < MR; ++r)
+                  for (int v = 0; v < P::NV; ++v)
+                    std::memcpy(sums + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
+              }
+            }
+            for (std::int64_t mb = g0; mb < g1; ++mb) store(mb, q, blocked[mb - g0]);
+          }
+        continue;
+      }
       // A tile step reads PB / 16 panel vectors and MR filter words: the panel is the larger
       // stream, so where the item's filter rows fit a share of L2 (a first layer's 64 x 147) each
       // panel is swept by all of them while it is in L1. Larger filters keep one row block in
@@ -278,11 +325,14 @@ struct F32 {
   // stream: non-temporal stores where out's rows are whole aligned vectors (Args::stream_out).
   // acc[r][v] = sum over d of a(r, d) * b[d][v * W .. (v + 1) * W) (b's rows ldb apart). Also the
   // tile of the widened-bf16 policy (nchw_gemm_bf16_f32_avx512.cpp), which stores it rounded.
+  // init: the sums so far ([kRows][kCols] floats: a depth block's, run() says when), or null.
+  using Acc = vf;
   [[gnu::always_inline]] static void accumulate(const FilterRows<float, kRows>& a, const float* b,
                                                 std::int64_t ldb, std::int64_t depth,
-                                                vf (&acc)[kRows][NV]) {
+                                                vf (&acc)[kRows][NV], const float* init = nullptr) {
     for (int r = 0; r < kRows; ++r)
-      for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = init ? simd::load<W>(init + r * kCols + v * W) : vf{};
     for (std::int64_t d = 0; d < depth; ++d) {
       vf bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + d * ldb + v * W);
