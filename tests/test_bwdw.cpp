@@ -27,6 +27,7 @@ constexpr const char* kShapes[] = {
     "mb1ic3ih32oc64oh16kh7sh2ph3",                     // first layer
     "mb1ic8id5ih6iw6oc20od5oh6ow6kd3kh3kw3pd1ph1pw1",  // 3D
     "mb2ic70ih9oc33oh5kh1sh2",                         // 1x1 stride 2, C not a multiple of 16
+    "mb2ic20ih6oc24oh8kh1ph1",                         // 1x1 padded (bf16: x staged, dy not)
     "g2mb1ic64ih7oc64oh7kh1",                          // 1x1 groups
     "mb1ic256ih3oc96oh3kh3ph1",                        // batch 1, large dW, few pixels
     "mb3ic16ih40oc16oh40kh1",                          // small dW, many rows: row slices
@@ -92,12 +93,15 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
   for (const char* text :
        {"mb3ic16ih40oc16oh40kh1", "mb1ic3ih32oc64oh16kh7sh2ph3", "mb2ic64ih12oc96oh12kh3ph1",
         "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1"})
-    for (const char* id :
-         {"cpu:bwdw:avx512", "cpu:bwdw_rows:avx512", "cpu:bwdw_rows:avx512_bf16"}) {
+    for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx512 bf16", "cpu:bwdw_rows:avx512",
+                           "cpu:bwdw_rows:avx512_bf16"}) {
       auto p = parse_problem(text);
       ASSERT_TRUE(p.is_ok()) << text;
       p->direction = Direction::backward_weights;
-      if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
+      std::string name = id;
+      if (name.ends_with("bf16")) p->dtype = DType::bf16;
+      if (name.ends_with(" bf16")) name.resize(name.size() - 5);  // cpu:bwdw widening bf16
+      id = name.c_str();
       const Solver* s = find_solver(id);
       if (std::string(id) == "cpu:bwdw:avx512" && !s->check(*p)) s = find_solver("cpu:bwdw:avx2");
       if (!s->check(*p)) continue;  // this CPU (or CONVGUARD_CPU_ISA) lacks the ISA
@@ -134,4 +138,32 @@ TEST(Bwdw, RowsBf16VerifiesOnRandomDenseProblems) {
   if (run.verified == 0 && run.declined.find("CPU") != std::string::npos)
     GTEST_SKIP() << run.declined;
   EXPECT_GE(run.verified, 60) << run.declined;
+}
+
+// cpu:bwdw on dense channels-first bf16 widens dy, and a 1x1 layer's x, as it packs each chunk
+// (StagingSpec::caller_x, caller_y): its workspace holds no fp32 copy of them. Every verification
+// would pass unnoticed if it staged them again.
+TEST(Bwdw, WidensBf16WithoutStaging) {
+  for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx2"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr);
+    for (const char* text : {"mb8ic64ih28oc64oh28kh1", "mb8ic64ih28oc64oh28kh3ph1"}) {
+      auto p = parse_problem(std::string("--dir=BWD_W --dt=bf16 ") + text);
+      ASSERT_TRUE(p.is_ok()) << text;
+      if (!s->check(*p)) continue;  // this CPU (or CONVGUARD_CPU_ISA) lacks the ISA
+      const auto ws = s->workspace_bytes(*p);
+      ASSERT_TRUE(ws.is_ok());
+      // As much as the fp32 problem's, which reads dy (and a 1x1 layer's x) in place, plus a
+      // staged fp32 dW (an fp32 1x1 filter is dW's own layout): no fp32 x or dy beyond that.
+      Problem f32 = *p;
+      f32.dtype = DType::f32;
+      const auto ws32 = s->workspace_bytes(f32);
+      ASSERT_TRUE(ws32.is_ok());
+      const std::int64_t most = static_cast<std::int64_t>(*ws32) + w_desc(*p).elements() * 4 + 4096;
+      const std::int64_t y = y_desc(*p).elements() * 4;
+      EXPECT_LE(static_cast<std::int64_t>(*ws), most)
+          << id << " " << text << ": " << *ws << " bytes of workspace, fp32's " << *ws32
+          << " (fp32 dy is " << y << ")";
+    }
+  }
 }

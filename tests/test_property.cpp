@@ -289,10 +289,10 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
       EXPECT_TRUE(r.verdict->ok) << id << ": " << r.verdict->message << "\n  " << text;
     }
     // The same bits on 1, 2 and 3 threads (work is split by thread count; sums are not).
-    for (const char* text : {"mb3ic13ih7iw7oc17oh7ow7kh1kw1", "mb1ic1500ih3iw5oc10oh3ow5kh1kw1",
-                             "mb2ic401ih5iw7oc150oh5ow7kh1kw1",
-                             "--dir=BWD_D mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2",
-                             "--dir=BWD_W mb8ic40ih7iw7oc24oh7ow7kh1kw1"}) {
+    for (const char* text :
+         {"mb3ic13ih7iw7oc17oh7ow7kh1kw1", "mb1ic1500ih3iw5oc10oh3ow5kh1kw1",
+          "mb2ic401ih5iw7oc150oh5ow7kh1kw1", "--dir=BWD_D mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2",
+          "--dir=BWD_W mb8ic40ih7iw7oc24oh7ow7kh1kw1"}) {
       // The fp32 variants in both dtypes: bf16 in place is widened to fp32 by cpu:nchw_gemm:avx512.
       for (const char* dt : {"--dt=bf16 ", ""}) {
         if (in_place_bf16 && *dt == 0) continue;

@@ -77,10 +77,11 @@ StagedSolver::Slots StagedSolver::slots(const Problem& p) const {
   bool x_padded = false;
   for (int d = 0; d < 3; ++d) x_padded = x_padded || spec.x_pad.begin[d] || spec.x_pad.end[d];
   if (spec.stage) {
-    if (x_padded || spec.x_overreads || !is_packed_f32(xd, spec.activations))
+    if (!spec.caller_x && (x_padded || spec.x_overreads || !is_packed_f32(xd, spec.activations)))
       s.x = s.layout.add(padded(sizes5(xd), spec.x_pad).elements() + kOverread);
     if (!is_packed_f32(wd, spec.filter)) s.w = s.layout.add(wd.elements() + kOverread);
-    if (!is_packed_f32(yd, spec.y())) s.y = s.layout.add(yd.elements() + kOverread);
+    if (!spec.caller_y && !is_packed_f32(yd, spec.y()))
+      s.y = s.layout.add(yd.elements() + kOverread);
   }
   // Slot numbers of the scratch buffers follow the staging slots.
   s.first_scratch = (s.x >= 0) + (s.w >= 0) + (s.y >= 0);
@@ -109,13 +110,13 @@ Status StagedSolver::run(const Plan& plan, const ConvTensors& t, std::span<std::
   st.ys = sizes5(t.y.desc);
   const Padding none;
   st.caller = &t;
-  const auto view = [&](int slot, const TensorView& v) -> float* {
+  const auto view = [&](int slot, const TensorView& v, bool left_to_family) -> float* {
     if (slot >= 0) return s.layout.get(ws, slot);
-    return spec.stage ? static_cast<float*>(v.data) : nullptr;
+    return spec.stage && !left_to_family ? static_cast<float*>(v.data) : nullptr;
   };
-  st.x = view(s.x, t.x);
-  st.w = view(s.w, t.w);
-  st.y = view(s.y, t.y);
+  st.x = view(s.x, t.x, spec.caller_x);
+  st.w = view(s.w, t.w, false);
+  st.y = view(s.y, t.y, spec.caller_y);
   if (!p.writes_x() && s.x >= 0) pack(t.x, spec.activations, spec.x_pad, st.x);
   if (!p.writes_w() && s.w >= 0) pack(t.w, spec.filter, none, st.w);
   if (!p.writes_y() && s.y >= 0) pack(t.y, spec.y(), none, st.y);

@@ -31,11 +31,16 @@ struct StagingSpec {
   // while it is in cache: staging them as fp32 moved three times the bytes and cost as much as
   // its whole kernel on 1x1 layers (docs/perf.md).
   bool stage = true;
+  // With stage: x or y left to the family, which reads the caller's tensor itself in its own
+  // dtype (StagedTensors::x or y is then null). cpu:bwdw widens bf16 dy (and a 1x1 layer's x) as
+  // it packs each chunk: staging them to fp32 first moved three times their bytes.
+  bool caller_x = false, caller_y = false;
 
   Order y() const { return y_order.value_or(activations); }
 };
 
-// Dense fp32 views the family computes on (null when !spec.stage). x is padded by spec.x_pad. For
+// Dense fp32 views the family computes on (null when !spec.stage, and x or y when the spec leaves
+// it to the family: caller_x, caller_y). x is padded by spec.x_pad. For
 // backward-data the solver must write every element of dx's padded buffer it reads back (the
 // interior).
 struct StagedTensors {

@@ -18,6 +18,19 @@ bwdw::Shape shape_of(const Problem& p, Isa isa) {
   return bwdw::shape(detail::geometry(p), lanes(isa), caller_layout(p));
 }
 
+// bf16 from dense channels-first x and dy: the kernels widen dy (read channels-first anyway) and
+// a 1x1 layer's unpadded x (packed per chunk anyway) as they pack each chunk, instead of staging
+// them to fp32 (on CPUs without AVX512_BF16 this family is bf16's backward-weights path).
+bool widens_bf16(const Problem& p) {
+  return p.dtype == DType::bf16 && check_bf16_layout_in_place(p, "").is_ok();
+}
+constexpr std::int64_t kMaxWidenings = 2;
+bool unpadded(const Padding& pad) {
+  for (int d = 0; d < 3; ++d)
+    if (pad.begin[d] || pad.end[d]) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string_view BwdwSolver::id() const {
@@ -51,6 +64,13 @@ StagingSpec BwdwSolver::staging(const Problem& p) const {
                    s.w_channels_first ? Order::channels_first : Order::channels_last,
                    forward_padding(p), !s.channels_first && s.m % (s.nv * lanes(isa_)) != 0};
   if (s.dy_channels_first) spec.y_order = Order::channels_first;
+  if (widens_bf16(p)) {
+    // Widened once per m block (dy) or k block (x): where there are many (res5's 2048-channel
+    // 1x1 layers have 16 m blocks) one fp32 copy costs less.
+    const std::int64_t kblocks = (p.k / p.g + s.kblock - 1) / s.kblock;
+    spec.caller_y = s.dy_channels_first && (s.m + s.mblock - 1) / s.mblock <= kMaxWidenings;
+    spec.caller_x = s.channels_first && unpadded(spec.x_pad) && kblocks <= kMaxWidenings;
+  }
   return spec;
 }
 

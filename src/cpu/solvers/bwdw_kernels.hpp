@@ -152,21 +152,47 @@ void pack_dy(const float* dy, const Rows& rw, std::int64_t rows, std::int64_t ow
   }
 }
 
+// An element as fp32: itself, or bf16 bits widened (a bf16 value is an fp32's upper half).
+inline float to_f32(float v) {
+  return v;
+}
+inline float to_f32(std::uint16_t bits) {
+  const std::uint32_t u = std::uint32_t{bits} << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 // Channels-first x (1x1 filters only): the chunk's x for m in [0, mvalid) as [pixel][width],
 // zeros after mvalid, so the tiles load it like channels-last x; it is reused by every k tile.
 // Pixel-major order: one pass touches every channel's row at once, so up to `width` cache misses
 // are in flight (channel by channel, each row's few lines were waited for in turn: 3x slower).
-inline void pack_x(const float* x, const Rows& rw, std::int64_t rows, std::int64_t ow,
-                   std::int64_t mvalid, std::int64_t width, float* out) {
+// T: fp32, or the caller's bf16 widened here (StagingSpec::caller_x).
+template <class T>
+void pack_x(const T* x, const Rows& rw, std::int64_t rows, std::int64_t ow, std::int64_t mvalid,
+            std::int64_t width, float* out) {
   for (std::int64_t i = 0; i < rows; ++i) {
-    const float* src = x + rw.x_row[i];
+    const T* src = x + rw.x_row[i];
     for (std::int64_t o = 0; o < ow; ++o) {
       float* dst = out + (i * ow + o) * width;
-      const float* px = src + o * rw.x_step;
-      for (std::int64_t m = 0; m < mvalid; ++m) dst[m] = px[m * rw.x_chan];
+      const T* px = src + o * rw.x_step;
+      for (std::int64_t m = 0; m < mvalid; ++m) dst[m] = to_f32(px[m * rw.x_chan]);
       for (std::int64_t m = mvalid; m < width; ++m) dst[m] = 0.f;
     }
   }
+}
+
+// The caller's channels-first bf16 dy of a chunk for output channels [0, kvalid) from dy (at the
+// tile's first channel), widened to fp32 as [channel][row][pixel] with rows ow apart and channels
+// rows * ow apart (what accumulate_direct reads through widened_row and that channel step).
+inline void widen_dy(const std::uint16_t* dy, const Rows& rw, std::int64_t rows, std::int64_t ow,
+                     int kvalid, float* out) {
+  for (int j = 0; j < kvalid; ++j)
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const std::uint16_t* src = dy + j * rw.dy_chan + rw.dy_row[i];
+      float* dst = out + (j * rows + i) * ow;
+      for (std::int64_t o = 0; o < ow; ++o) dst[o] = to_f32(src[o]);
+    }
 }
 
 // Offset in padded channels-last x of outer tap u's window start, from each pixel's origin.
@@ -207,6 +233,11 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
   float* dy_tile = new float[static_cast<std::size_t>(chunk_rows * G.ow * kK)];
   float* x_tile = cf ? new float[static_cast<std::size_t>(chunk_rows * G.ow * width)] : nullptr;
   std::int64_t tile_row[kMaxChunkRows];  // x rows as the tiles read them (cf: in x_tile)
+  // bf16 x and dy left to the kernel (StagingSpec::caller_x, caller_y): widened per chunk, dy
+  // into dy_tile as [channel][row][pixel] read through widened_row.
+  const auto* x16 = t.x ? nullptr : static_cast<const std::uint16_t*>(t.caller->x.data);
+  const auto* y16 = t.y ? nullptr : static_cast<const std::uint16_t*>(t.caller->y.data);
+  std::int64_t widened_row[kMaxChunkRows];
   for (std::int64_t r0 = r_begin; r0 < r_end; r0 += chunk_rows) {
     const std::int64_t rows = lesser(chunk_rows, r_end - r0);
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -215,14 +246,24 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
       rw->x_row[i] = cf ? n * (C - 1) * plane + pixel : pixel * C;
       rw->dy_row[i] = dy_cf ? (n * K * G.od + od) * G.oh * G.ow + oh * G.ow : r * G.ow * K;
       tile_row[i] = cf ? i * G.ow * width : rw->x_row[i];
+      widened_row[i] = i * G.ow;
     }
-    const float* x = t.x + (g * G.cg + (cf ? m0 : 0)) * rw->x_chan;
-    if (cf) pack_x(x, *rw, rows, G.ow, m_end - m0, width, x_tile);
+    const std::int64_t x_at = (g * G.cg + (cf ? m0 : 0)) * rw->x_chan;
+    const float* x = t.x ? t.x + x_at : nullptr;
+    if (cf && x16)
+      pack_x(x16 + x_at, *rw, rows, G.ow, m_end - m0, width, x_tile);
+    else if (cf)
+      pack_x(x, *rw, rows, G.ow, m_end - m0, width, x_tile);
     const Chunk c{tile_row, rows, G.ow, cf ? width : rw->x_step, rw->dy_row, rw->dy_chan};
+    const Chunk widened{tile_row, rows, G.ow, c.x_step, widened_row, rows * G.ow};
     for (std::int64_t k = k0; k < k_end; k += kK) {
       const int kvalid = static_cast<int>(lesser(kK, k_end - k));
-      const float* dy_k = t.y + (g * G.kg + k) * rw->dy_chan;
-      if (!dy_cf) pack_dy<kK>(dy_k, *rw, rows, G.ow, kvalid, dy_tile);
+      const std::int64_t dy_at = (g * G.kg + k) * rw->dy_chan;
+      const float* dy_k = y16 ? dy_tile : t.y + dy_at;
+      if (y16)
+        widen_dy(y16 + dy_at, *rw, rows, G.ow, kvalid, dy_tile);
+      else if (!dy_cf)
+        pack_dy<kK>(dy_k, *rw, rows, G.ow, kvalid, dy_tile);
       for (std::int64_t u = 0; u < S.outer; ++u) {
         const float* xu = cf ? x_tile - m0 : x + tap_offset(G, S, xs, u);
         for (std::int64_t m = m0; m < m_end; m += kM) {
@@ -232,7 +273,7 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
           float* d = out + k * ld + u * S.m + m;
           tile.begin(d, ld, mvalid, kvalid, r0 == r_begin || w_at);
           if (dy_cf)
-            tile.accumulate_direct(c, xu + m, dy_k, kvalid);
+            tile.accumulate_direct(y16 ? widened : c, xu + m, dy_k, kvalid);
           else
             tile.accumulate(c, xu + m, dy_tile);
           if (w_at) {
