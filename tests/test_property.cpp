@@ -184,13 +184,18 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
                           // 5 panels per block (not 16), and 1 (a reduction of 1500).
                           {"mb2ic200ih7iw7oc24oh7ow7kh1kw1", false},
                           {"mb1ic1500ih3iw5oc10oh3ow5kh1kw1", false},
-                          // Depth blocks (nchw_gemm_kernels.hpp: kDepthBlockWords) over more
-                          // than one group of row blocks, with row tails: fp32 401 = 3 x 128 +
-                          // 17 forward (bf16 pairs: 128 + 73 words, the last half empty), 390
-                          // backward-data; a 3x3 reduction of 216.
+                          // Depth blocks (nchw_gemm_kernels.hpp: kDepthBlockWords) with row
+                          // tails: fp32 401 = 3 x 128 + 17 forward (bf16 pairs: 128 + 73 words,
+                          // the last half empty), 390 backward-data; a 3x3 reduction of 216.
                           {"mb2ic401ih5iw7oc150oh5ow7kh1kw1", false},
                           {"mb1ic150ih7iw7oc390oh7ow7kh1kw1", false},
                           {"mb1ic24ih9iw9oc20oh9ow9kh3kw3ph1pw1", true, true},
+                          // Enough panels (17 of 48 columns) for one work item to take all 25
+                          // row blocks on 1 or 2 threads: two groups of row blocks (16 + 9, row
+                          // tails of 3 and 5), both directions, panels read in place.
+                          {"mb1ic197ih28iw28oc195oh28ow28kh1kw1", false},
+                          // Blocked backward-data scattering to a stride-2 dx.
+                          {"mb2ic40ih9iw11oc400oh5ow6kh1kw1sh2sw2", true},
                           // 1x1 planes: a tile's output run steps over the other channel.
                           {"mb3ic5ih1iw1oc2oh1ow1kh1kw1", false},
                           // Only the width strided, odd: a dx row's last pixel is its last.
@@ -291,7 +296,8 @@ TEST(Property, NchwGemmVerifiesOnItsEdgeShapes) {
     // The same bits on 1, 2 and 3 threads (work is split by thread count; sums are not).
     for (const char* text :
          {"mb3ic13ih7iw7oc17oh7ow7kh1kw1", "mb1ic1500ih3iw5oc10oh3ow5kh1kw1",
-          "mb2ic401ih5iw7oc150oh5ow7kh1kw1", "--dir=BWD_D mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2",
+          "mb2ic401ih5iw7oc150oh5ow7kh1kw1", "--dir=BWD_D mb2ic40ih9iw11oc400oh5ow6kh1kw1sh2sw2",
+          "--dir=BWD_D mb2ic32ih9iw11oc40oh5ow6kh1kw1sh2sw2",
           "--dir=BWD_W mb8ic40ih7iw7oc24oh7ow7kh1kw1"}) {
       // The fp32 variants in both dtypes: bf16 in place is widened to fp32 by cpu:nchw_gemm:avx512.
       for (const char* dt : {"--dt=bf16 ", ""}) {

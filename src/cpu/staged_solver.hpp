@@ -33,7 +33,8 @@ struct StagingSpec {
   bool stage = true;
   // With stage: x or y left to the family, which reads the caller's tensor itself in its own
   // dtype (StagedTensors::x or y is then null). cpu:bwdw widens bf16 dy (and a 1x1 layer's x) as
-  // it packs each chunk: staging them to fp32 first moved three times their bytes.
+  // it packs each chunk: staging them to fp32 first moved three times their bytes. caller_x only
+  // where x needs neither x_pad nor x_overreads (the staged buffer is what would provide them).
   bool caller_x = false, caller_y = false;
 
   Order y() const { return y_order.value_or(activations); }

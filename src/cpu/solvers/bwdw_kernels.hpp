@@ -233,8 +233,9 @@ void item(const Geometry& G, const Shape& S, const StagedTensors& t, float* dst,
   float* dy_tile = new float[static_cast<std::size_t>(chunk_rows * G.ow * kK)];
   float* x_tile = cf ? new float[static_cast<std::size_t>(chunk_rows * G.ow * width)] : nullptr;
   std::int64_t tile_row[kMaxChunkRows];  // x rows as the tiles read them (cf: in x_tile)
-  // bf16 x and dy left to the kernel (StagingSpec::caller_x, caller_y): widened per chunk, dy
-  // into dy_tile as [channel][row][pixel] read through widened_row.
+  // bf16 x and dy left to the kernel (StagingSpec::caller_x, caller_y, which bwdw.cpp sets for
+  // bf16 problems only: a null staged view means the caller's bf16): widened per chunk, dy into
+  // dy_tile as [channel][row][pixel] read through widened_row.
   const auto* x16 = t.x ? nullptr : static_cast<const std::uint16_t*>(t.caller->x.data);
   const auto* y16 = t.y ? nullptr : static_cast<const std::uint16_t*>(t.caller->y.data);
   std::int64_t widened_row[kMaxChunkRows];

@@ -91,14 +91,17 @@ FilterRows<Word, MR> filter_rows(const Args& g, std::int64_t grp, std::int64_t m
 constexpr std::int64_t kPanelOuterBytes = 64 * 1024;
 
 // Depth blocks: a reduction longer than 1.5 blocks of kDepthBlockWords is summed a block at a
-// time, the partial sums of up to kBlockedRowBlocks row blocks kept between blocks in a 24 KiB
-// per-thread buffer, so that the panel's block (128 words x 48 columns, 24 KiB) stays in L1 for
-// all of them. In one pass over the whole reduction the panel (384 KiB for 2048 channels) came
-// from L2 for every row block. Xeon Ice Lake, fp32 forward b8, driver min ms alternating
-// (2026-11-29, docs/perf.md "session 12"): 2048->512 7x7 1x1 3.98-4.07 -> 3.16-3.47, 1024->256
-// 14x14 3.74-4.29 -> 2.94-3.34, 3x3 256 14x14 8.84-10.96 -> 6.86-7.44, 3x3 64 56x56 11.1-11.4 ->
-// 9.9-10.1; reductions of 64-128 are not blocked. Blocks of 64 words, or groups of 4 or 8 row
-// blocks, measured the same or slower.
+// time, the partial sums of up to kBlockedRowBlocks row blocks kept between blocks in a
+// per-thread buffer (24 KiB on AVX-512, 6 KiB on AVX2), so that the panel's block (128 words x 48
+// columns, 24 KiB) stays in L1 for all of them. Its outputs are stored from the buffer with plain
+// stores, not streamed (Args::stream_out): a 256 -> 1024 14x14 b8 output (6.4 MB) was streamed
+// before and is faster blocked (below). In one pass over the whole reduction the panel (384 KiB for
+// 2048 channels) came from L2 for every row block. Xeon Ice Lake, fp32 forward b8, driver min ms
+// alternating (2026-11-29, docs/perf.md "session 12"): 2048->512 7x7 1x1 3.98-4.07 -> 3.16-3.47,
+// 1024->256 14x14 3.74-4.29 -> 2.94-3.34, 3x3 256 14x14 8.84-10.96 -> 6.86-7.44, 3x3 64
+// 56x56 11.1-11.4 -> 9.9-10.1; reductions of up to 192 words stay one pass (64- and 128-channel 1x1
+// layers the same). Blocks of 64 words, or groups of 4 or 8 row blocks, measured the same or
+// slower.
 constexpr std::int64_t kDepthBlockWords = 128;
 constexpr int kBlockedRowBlocks = 16;
 
