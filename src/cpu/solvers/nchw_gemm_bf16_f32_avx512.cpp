@@ -85,8 +85,9 @@ struct Bf16Widened {
                                                 const float* init = nullptr) {
     Tile::accumulate(a, b, ldb, depth, acc, init);
   }
-  static void tile(const Rows& a, const float* b, std::int64_t ldb, std::int64_t depth,
-                   std::uint16_t* out, std::int64_t ldo, int rows, bool stream) {
+  [[gnu::noinline]] static void tile(const Rows& a, const float* b, std::int64_t ldb,
+                                     std::int64_t depth, std::uint16_t* out, std::int64_t ldo,
+                                     int rows, bool stream) {
     Tile::vf acc[kRows][NV];
     Tile::accumulate(a, b, ldb, depth, acc);
     store_bf16_tile(acc, out, ldo, rows, stream);

@@ -345,9 +345,14 @@ struct F32 {
       }
     }
   }
-  [[gnu::always_inline]] static void tile(const FilterRows<float, kRows>& a, const float* b,
-                                          std::int64_t ldb, std::int64_t depth, float* out,
-                                          std::int64_t ldo, int rows, bool stream = false) {
+  // Not inlined: inlined into run()'s tile lambda, whose output pointer, pitch, row count and
+  // stream flag stay live across this loop, GCC kept two of the eight filter row pointers on the
+  // stack and incremented them there every step (perf annotate, conv1). Out of line, conv1 fp32
+  // forward b8 11.4-11.6 -> 10.3-10.6 ms, 64 -> 256 56x56 4.0-4.9 -> 3.5-4.4, 128 -> 512 28x28
+  // 3.13-3.48 -> 2.91-3.27 (Xeon Ice Lake, driver, alternating; docs/perf.md "session 12").
+  [[gnu::noinline]] static void tile(const FilterRows<float, kRows>& a, const float* b,
+                                     std::int64_t ldb, std::int64_t depth, float* out,
+                                     std::int64_t ldo, int rows, bool stream = false) {
     vf acc[kRows][NV];
     accumulate(a, b, ldb, depth, acc);
     if (stream && reinterpret_cast<std::uintptr_t>(out) % sizeof(vf) == 0 && ldo % W == 0) {
