@@ -80,7 +80,7 @@ inline void naive_forward(const cg_problem* p, const cg_tensor* xt, const cg_ten
               const float wv = at(w, k, c, a, b, e);
               // Output columns whose input column iw = ow * sw + off lies inside x.
               const int64_t off = e * p->dilation[2] - p->pad_begin[2];
-              const int64_t lo = ceil_div(-off, sw) > 0 ? ceil_div(-off, sw) : 0;
+              const int64_t first = ceil_div(-off, sw), lo = first > 0 ? first : 0;
               const int64_t hi_in = floor_div(x.dim[4] - 1 - off, sw) + 1;
               const int64_t hi = hi_in < y.dim[4] ? hi_in : y.dim[4];
               if (lo >= hi) continue;

@@ -74,10 +74,9 @@ StagedSolver::Slots StagedSolver::slots(const Problem& p) const {
   const StagingSpec spec = staging(p);
   Slots s;
   const TensorDesc xd = x_desc(p), wd = w_desc(p), yd = y_desc(p);
-  bool x_padded = false;
-  for (int d = 0; d < 3; ++d) x_padded = x_padded || spec.x_pad.begin[d] || spec.x_pad.end[d];
   if (spec.stage) {
-    if (!spec.caller_x && (x_padded || spec.x_overreads || !is_packed_f32(xd, spec.activations)))
+    if (!spec.caller_x &&
+        (spec.x_pad.any() || spec.x_overreads || !is_packed_f32(xd, spec.activations)))
       s.x = s.layout.add(padded(sizes5(xd), spec.x_pad).elements() + kOverread);
     if (!is_packed_f32(wd, spec.filter)) s.w = s.layout.add(wd.elements() + kOverread);
     if (!spec.caller_y && !is_packed_f32(yd, spec.y()))

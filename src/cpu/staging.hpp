@@ -19,6 +19,12 @@ enum class Order { channels_first, channels_last };
 struct Padding {
   std::int64_t begin[3] = {0, 0, 0};
   std::int64_t end[3] = {0, 0, 0};
+  // Any zero to materialise at either end of any axis.
+  bool any() const {
+    for (int d = 0; d < 3; ++d)
+      if (begin[d] || end[d]) return true;
+    return false;
+  }
 };
 
 // Logical 5D sizes (N, C, D, H, W) of an activation or (K, Cg, D, R, S) of a filter.

@@ -25,11 +25,6 @@ bool widens_bf16(const Problem& p) {
   return p.dtype == DType::bf16 && check_bf16_layout_in_place(p, "").is_ok();
 }
 constexpr std::int64_t kMaxWidenings = 2;
-bool unpadded(const Padding& pad) {
-  for (int d = 0; d < 3; ++d)
-    if (pad.begin[d] || pad.end[d]) return false;
-  return true;
-}
 
 }  // namespace
 
@@ -69,7 +64,7 @@ StagingSpec BwdwSolver::staging(const Problem& p) const {
     // 1x1 layers have 16 m blocks) one fp32 copy costs less.
     const std::int64_t kblocks = (p.k / p.g + s.kblock - 1) / s.kblock;
     spec.caller_y = s.dy_channels_first && (s.m + s.mblock - 1) / s.mblock <= kMaxWidenings;
-    spec.caller_x = s.channels_first && unpadded(spec.x_pad) && kblocks <= kMaxWidenings;
+    spec.caller_x = s.channels_first && !spec.x_pad.any() && kblocks <= kMaxWidenings;
   }
   return spec;
 }

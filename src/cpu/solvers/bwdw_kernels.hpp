@@ -152,7 +152,9 @@ void pack_dy(const float* dy, const Rows& rw, std::int64_t rows, std::int64_t ow
   }
 }
 
-// An element as fp32: itself, or bf16 bits widened (a bf16 value is an fp32's upper half).
+// An element as fp32: itself, or bf16 bits widened (a bf16 value is an fp32's upper half). Not
+// dtype.hpp's bfloat_to_float: an inline function with external linkage in a file compiled with
+// ISA flags could become the one copy every caller links to (see simd.hpp).
 inline float to_f32(float v) {
   return v;
 }

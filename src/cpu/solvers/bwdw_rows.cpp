@@ -41,10 +41,7 @@ constexpr std::int64_t kPaddedXBytesLimit = std::int64_t{16} << 30;
 
 // bf16's x is the caller's own unless it needs padding or a phase split.
 bool copies_bf16_x(const Problem& p) {
-  const Padding pad = forward_padding(p);
-  bool padded = false;
-  for (int d = 0; d < 3; ++d) padded = padded || pad.begin[d] || pad.end[d];
-  return padded || p.stride[2] > 1;
+  return forward_padding(p).any() || p.stride[2] > 1;
 }
 
 }  // namespace
