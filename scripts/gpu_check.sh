@@ -70,6 +70,13 @@ for cz in 1 2 3 4 8; do
     2>&1 | grep -vE "^\[ RUN|^$" | tail -3 | tee "$OUT/gpu_tests_bwdw_cluster$cz.log"
 done
 
+step "gpu:wgmma_bwd_weights' tests with each loader forced (CONVGUARD_WGMMA_BWDW_TMA=0: cp.async everywhere; 1: bulk copies on 32-pixel plans too)"
+forced_tests CONVGUARD_WGMMA_BWDW_TMA "0 1" \
+  'Gpu.TensorCoreWgmmaBackwardWeights*:Gpu.LargeLayersVerifyBySampling' gpu_tests_bwdw_tma
+step "gpu:wgmma_bwd_weights' tests with the bulk-copy kernel's tile columns forced (CONVGUARD_WGMMA_BWDW_BN=128, 192, 256)"
+forced_tests CONVGUARD_WGMMA_BWDW_BN "128 192 256" \
+  'Gpu.TensorCoreWgmmaBackwardWeights*:Gpu.LargeLayersVerifyBySampling' gpu_tests_bwdw_bn
+
 step "compute-sanitizer memcheck: the own kernels on their shapes"
 timeout 300 compute-sanitizer --tool memcheck --print-limit 5 "$B/tests/gpu_tests" \
   --gtest_filter='Gpu.TensorCore*:Gpu.Winograd*:Gpu.Direct*' 2>&1 | tail -4 | tee "$OUT/sanitizer.log"

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -261,6 +262,83 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
     ASSERT_EQ(out.size(), 2u) << text;
     EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
   }
+}
+
+// gpu:wgmma_bwd_weights' bulk-copy loader (wgmma_bwd_weights_tma.cuh: 2D, C a multiple of 64),
+// random shapes at its edges, full fp64 reference, each of which must take that loader: K of 8,
+// 64, 72, 136 and 200 (a tile's second half of rows empty, whole, partial; a second tile row),
+// C of 64 (each half of a tile's columns another tap), 128 and 192 (R*S*C ending inside a tile:
+// its second half not loaded), filters 1, 2, 3, 5 and 7 and R != S, stride 1-3, dilation 1-3,
+// asymmetric padding 0-3, odd sizes (pixel counts off the 64-pixel stage: the last stage's tail
+// zero-filled by both copies), batch 1-4, 1D. Then reductions long enough to split (planes where K
+// is 64, clusters where K is 128) and two runs of a clustered plan, equal bit for bit.
+// scripts/gpu_check.sh reruns this and the cluster test with the loader forced
+// (CONVGUARD_WGMMA_BWDW_TMA=0: cp.async everywhere, which this test then expects; =1: bulk copies
+// on the 32-pixel plans too) and with each tile width forced (CONVGUARD_WGMMA_BWDW_BN=128, 192,
+// 256: every random shape here through each).
+TEST(Gpu, TensorCoreWgmmaBackwardWeightsBulkCopies) {
+  REQUIRE_WGMMA_HERE();
+  (void)wgmma;
+  const char* forced = std::getenv("CONVGUARD_WGMMA_BWDW_TMA");
+  const std::string_view expected =
+      forced && std::string_view(forced) == "0" ? "cp.async" : "bulk copies";
+  const int ks[] = {8, 64, 72, 136, 200}, cs[] = {64, 128, 192}, filters[] = {1, 2, 3, 5, 7};
+  int drawn = 0;
+  const int verified = verify_on_shapes("gpu:wgmma_bwd_weights", 40, [&](auto pick, int i) {
+    Problem p;
+    const bool one_d = i % 10 == 9;
+    p.spatial_dims = one_d ? 1 : 2;
+    p.n = 1 + i % 4;
+    p.k = ks[i % 5];
+    p.c = cs[i / 5 % 3];
+    // (A 7x7 filter over 192 channels with K of 200 would make 148 tiles, more than an H200's
+    // SMs: such plans take 32-pixel stages and the cp.async kernel; 5x5 there.)
+    const int f = p.c == 192 && i / 3 % 5 == 4 ? 5 : filters[i / 3 % 5];
+    p.filter = {1, one_d ? 1 : f, i % 6 == 1 ? (f == 1 ? 3 : 1) : f};
+    p.input = {1, one_d ? 1 : pick(5, 20), pick(5, 24)};
+    p.stride = {1, one_d ? 1 : 1 + i % 3, 1 + i / 2 % 3};
+    p.dilation = {1, one_d || i % 4 != 3 ? 1 : pick(2, 3), i % 7 == 5 ? pick(2, 3) : 1};
+    p.pad_begin = {0, one_d ? 0 : pick(0, 3), pick(0, 3)};
+    p.pad_end = {0, one_d ? 0 : pick(0, 3), pick(0, 3)};
+    p.direction = Direction::backward_weights;
+    p.dtype = i % 2 ? DType::bf16 : DType::f16;
+    p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+    if (validate(p).is_ok()) {
+      ++drawn;
+      EXPECT_EQ(gpu::wgmma_bwd_weights_loader(p), expected) << to_canonical(p);
+    }
+    return p;
+  });
+  EXPECT_EQ(verified, drawn);
+  EXPECT_GE(drawn, 30);
+  const Solver* bwdw = find_solver("gpu:wgmma_bwd_weights");
+  ASSERT_NE(bwdw, nullptr);
+  // Long reductions; 1x1 layers (pixel counts off the stage, K and C tails; one padded at the
+  // end, whose output grid is not x's); 136 tiles of 128 columns, 96 of 192 on an H200 (192-wide
+  // tiles, the last of them one 64-wide part, K ending inside the eighth row of tiles).
+  const std::vector<std::string> fixed = {
+      "--dir=BWD_W mb8ic64ih40oc64oh40kh3ph1",  "--dir=BWD_W mb8ic128ih38oc128oh19kh3sh2ph1",
+      "--dir=BWD_W mb6ic64ih33oc200oh33kh5ph2", "--dir=BWD_W mb3ic64ih9iw13oc72oh9ow13kh1kw1",
+      "--dir=BWD_W mb5ic192ih11oc8oh11kh1",     "--dir=BWD_W mb2ic128ih8oc128oh9kh1",
+      "--dir=BWD_W mb2ic2176ih5oc1000oh5kh1"};
+  // (The last takes the bulk copies for their 192-wide tiles: with 128 forced it keeps the
+  // cp.async kernel's 32-pixel stages.)
+  const char* columns = std::getenv("CONVGUARD_WGMMA_BWDW_BN");
+  const bool narrow = columns && std::string_view(columns) == "128";
+  for (const auto& text : fixed) {
+    const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    EXPECT_EQ(gpu::wgmma_bwd_weights_loader(*p),
+              narrow && &text == &fixed.back() ? "cp.async" : expected)
+        << text;
+  }
+  EXPECT_EQ(verify_sampled(*bwdw, fixed), static_cast<int>(fixed.size()));
+  const auto p = parse_problem(
+      "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1");
+  ASSERT_TRUE(p.is_ok());
+  const auto out = convguard::testing::two_runs(*bwdw, *p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
 }
 
 // The bulk-copy (TMA) loaders (wgmma_ws_forward.cuh, kTma; tma_ws_for in wgmma_tiles.cuh picks

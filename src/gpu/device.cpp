@@ -18,6 +18,16 @@ const char* backend() {
   return CG_GPU_BACKEND;
 }
 
+std::string_view wgmma_bwd_weights_loader(const Problem& p) {
+#if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
+  if (!WgmmaBwdWeightsSolver().check(p)) return {};
+  return WgmmaBwdWeightsSolver::loads_by_bulk_copies(p) ? "bulk copies" : "cp.async";
+#else
+  (void)p;
+  return {};
+#endif
+}
+
 int device_count() {
   int n = 0;
   // No driver or no device is an answer (0), not an error.

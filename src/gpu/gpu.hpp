@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convguard/solver.hpp"
@@ -58,5 +59,10 @@ std::unique_ptr<detail::DeviceMemory> device_memory();
 // One trial on the current GPU (see the header comment). Device errors that leave the context
 // unusable (illegal address, launch failure) come back as StatusCode::device_error.
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host, const TrialOptions& o);
+
+// Which loader gpu:wgmma_bwd_weights' plan of `p` takes: "bulk copies" (the warp-specialised TMA
+// kernel) or "cp.async"; empty where it declines `p` or the backend has no such solver (HIP, no
+// GPU toolkit). For the tests, which must know that their shapes reached each kernel.
+std::string_view wgmma_bwd_weights_loader(const Problem& p);
 
 }  // namespace convguard::gpu

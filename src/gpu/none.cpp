@@ -22,6 +22,9 @@ const std::vector<const Solver*>& gpu_solvers() {
 std::unique_ptr<detail::DeviceMemory> device_memory() {
   return nullptr;
 }
+std::string_view wgmma_bwd_weights_loader(const Problem&) {
+  return {};
+}
 TrialResult run_trial(const Solver&, const Problem&, TrialTensors&, const TrialOptions&) {
   TrialResult r;
   r.status = invalid_argument("this build has no GPU backend");

@@ -197,69 +197,70 @@ __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements,
   }
 }
 
-// Split-K: y = the sum of the splits' partials in split order, 4 elements per thread and step
-// (16-byte loads; tc::reduce_splits loads one float at a time).
-template <typename T>
-__global__ void reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+// Split-K: y = the splits' partial sums [split][quads of 4 elements], added in a fixed order
+// (deterministic: no atomics): a block of 256 threads takes 256 / G consecutive quads, and its G
+// groups of threads (G = kGroups: 1, or 8 above 8 splits) take the splits g, g + G, g + 2G, ... of
+// each, one after another, then group 0 adds the groups' sums in group order. A warp's lanes read
+// consecutive quads of one split (512 coalesced bytes a load), four splits' loads in flight at
+// once. Above 8 splits it replaced a warp per quad (lane l adding splits l, l + 32, ...: 16-byte
+// pieces of 32 places a load), which took 7.7 us for 16 planes of 128 x 512 on the H200 under
+// Nsight Compute; ResNet-50 b32 backward-weights layers of 16 to 26 planes ran 1.04-1.10x faster
+// (docs/gpu/2026-11-29-bwdw-tma). At 2 to 8 splits, groups of 2 to 8 lost 2-4% against a thread
+// per quad (G = 1).
+template <typename T, int kGroups>
+__global__ void __launch_bounds__(256)
+    reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
+  constexpr int kPer = 256 / kGroups;  // quads a block
+  __shared__ float4 sums[kGroups > 1 ? kGroups - 1 : 1][kPer];
   const float4* p = reinterpret_cast<const float4*>(partial);
-  for (std::int64_t i = global_thread(); i < quads; i += grid_threads()) {
-    float4 v = p[i];
-    for (int z = 1; z < splits; ++z) {
-      const float4 u = p[z * quads + i];
-      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+  const int g = static_cast<int>(threadIdx.x) / kPer, q = static_cast<int>(threadIdx.x) % kPer;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kPer + q;
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  auto add = [&v](const float4& u) { v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w; };
+  if (i < quads) {
+    int z = g;
+    for (; z + 3 * kGroups < splits; z += 4 * kGroups) {
+      const float4 u0 = p[z * quads + i], u1 = p[(z + kGroups) * quads + i];
+      const float4 u2 = p[(z + 2 * kGroups) * quads + i], u3 = p[(z + 3 * kGroups) * quads + i];
+      add(u0), add(u1), add(u2), add(u3);
     }
+    for (; z < splits; z += kGroups) add(p[z * quads + i]);
+  }
+  if constexpr (kGroups > 1) {
+    if (g > 0) sums[g - 1][q] = v;
+    __syncthreads();
+    if (g > 0) return;
+#pragma unroll
+    for (int h = 0; h < kGroups - 1; ++h) add(sums[h][q]);
+  }
+  if (i < quads) {
     store_pair(y + 4 * i, v.x, v.y);
     store_pair(y + 4 * i + 2, v.z, v.w);
   }
 }
 
-// The same for many splits of few outputs (backward-weights' long reductions: 66 to 132 splits of
-// a 64 x 64 dw), where a thread per 4 outputs adding the splits one after another waits on each
-// load in turn: a warp per 4 outputs, lane l adding splits l, l + 32, ... in order, then the lanes'
-// sums in a fixed butterfly. The same order every run: deterministic.
-template <typename T>
-__global__ void reduce_splits4_warp(const float* partial, T* y, std::int64_t quads, int splits) {
-  const float4* p = reinterpret_cast<const float4*>(partial);
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const std::int64_t warps = grid_threads() / 32;
-  for (std::int64_t i = global_thread() / 32; i < quads; i += warps) {  // warp-uniform
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int z = lane; z < splits; z += 32) {
-      const float4 u = p[z * quads + i];
-      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
-      v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
-      v.z += __shfl_xor_sync(0xffffffffu, v.z, o);
-      v.w += __shfl_xor_sync(0xffffffffu, v.w, o);
-    }
-    if (lane == 0) {
-      store_pair(y + 4 * i, v.x, v.y);
-      store_pair(y + 4 * i + 2, v.z, v.w);
-    }
-  }
-}
-
 // Split-K's second pass on the default stream: y = the splits' partial sums [split][elements],
 // added in a fixed order (deterministic: no atomics), 4 elements per load where the count and the
-// pointers allow, a warp per 4 elements above 8 splits.
+// pointers allow (reduce_splits4: 8 groups of splits above 8 splits, else one).
 template <typename T>
 void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
   const bool quads = elements % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(y) % (4 * sizeof(T)) == 0;
-  const std::int64_t items = quads ? elements / 4 : elements;
-  if (quads && splits > 8) {  // a warp per item
-    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((items + 7) / 8, 4096));
-    reduce_splits4_warp<<<blocks, 256>>>(partial, y, items, splits);
+  if (!quads) {
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+    reduce_splits<<<blocks, 256>>>(partial, y, elements, splits);
     return;
   }
-  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((items + 255) / 256, 4096));
-  if (quads)
-    reduce_splits4<<<blocks, 256>>>(partial, y, items, splits);
+  const std::int64_t items = elements / 4;
+  auto launch = [&](auto groups) {
+    constexpr int kPer = 256 / decltype(groups)::value;
+    const auto blocks = static_cast<unsigned>((items + kPer - 1) / kPer);
+    reduce_splits4<T, decltype(groups)::value><<<blocks, 256>>>(partial, y, items, splits);
+  };
+  if (splits > 8)
+    launch(std::integral_constant<int, 8>{});
   else
-    reduce_splits<<<blocks, 256>>>(partial, y, items, splits);
+    launch(std::integral_constant<int, 1>{});
 }
 
 // Facts of the current device, read once per device: a process may drive several GPUs (a library

@@ -12,109 +12,16 @@
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
 #include "gpu/solvers/wgmma_bwd_weights.hpp"
+#include "gpu/solvers/wgmma_bwd_weights_common.cuh"
+#include "gpu/solvers/wgmma_bwd_weights_tma.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
 
 namespace convguard::gpu {
 namespace {
 
+using namespace wgbw;
 using tc::cp_async16;
 using tc::smem_addr;
-
-// A stage holds BK pixels of both operands (64, or 32 with two blocks per SM). An operand's stage
-// is a row of two 64-wide atoms (64 channels of dy, or 64 columns (r, s, c) of im2col(x)), each BK
-// pixel rows of 128 bytes (kAtomBytes), 16-byte chunk j of pixel row i at j ^ (i % 8): 1024-byte
-// swizzle atoms of 8 rows one after another, so the descriptor's SBO (between 8-pixel groups) is
-// 1024 bytes and its LBO (between 64-wide atoms) kAtomBytes; a k16 step of the reduction is 2048
-// bytes further. A block computes a 128 x 128 tile of dw (kTile): BK 64 with 7 stages of 32 KiB
-// (one block per SM), BK 32 with 6 of 16 KiB (two blocks per SM). A 64 x 256 tile for K <= 64
-// was tried and measured slower on 19 of ResNet-50's 22 layers
-// (docs/gpu/2026-11-25-wgmma-bwdw/run2/variants.txt): the kernel is bound by its loads and their
-// instructions, not by the tensor cores, and the 128 x 128 tile's empty rows load nothing.
-constexpr int kThreads = 256, kRowBytes = 128, kTile = 128;
-template <int BK>
-constexpr int kAtomBytes = BK* kRowBytes;
-template <int BK>
-constexpr int kStageBytes = 4 * kAtomBytes<BK>;  // A's two atoms, then B's
-template <int BK>
-constexpr int kStages = BK == 64 ? 7 : 6;
-template <int BK>
-constexpr int kSmemBytes = kStages<BK>* kStageBytes<BK> + 1024;  // + slack to align
-// The cluster epilogue's fp32 tile in the (then idle) stages: 128 rows of kSumLd floats; the pad
-// of 8 puts a warp's two-float stores of 8 rows x 4 lanes on distinct banks (two wavefronts).
-constexpr int kSumLd = kTile + 8;
-static_assert(kTile * kSumLd * 4 <= kStages<32> * kStageBytes<32>, "the sum tile fits the stages");
-
-struct Args {
-  const void* x;
-  const void* dy;
-  void* dw;
-  int h, w_, c, k, s, sh, sw, ph, pw, dh, dw_;
-  int oh, ow;                    // dy's pixel grid
-  int step_n, step_oh, step_ow;  // BK pixels as (images, rows, columns): a row's next stage
-  int pixels;                    // N*OH*OW: the reduction
-  int cols;                      // R*S*C: dw's columns
-  int tiles_per_split;           // stages of BK pixels each blockIdx.z reduces
-  float* partial;                // splits' fp32 partial sums [split][k][cols]; null: dw directly
-  // 3D (the k3D kernel; last, so the 2D kernels' offsets stay): the depth, and BK pixels' output
-  // depths (step_n then counts images past the (od, oh, ow) carries).
-  tc::Depth depth;
-  int step_od;
-};
-
-// Byte offset of chunk j of pixel row `row` in atom `atom` of an operand's stage.
-template <int BK>
-__device__ __forceinline__ int chunk_at(int atom, int row, int j) {
-  return atom * kAtomBytes<BK> + row * kRowBytes + ((j ^ (row & 7)) << 4);
-}
-
-// The splits of a tile, one cluster: each block puts its 128 x 128 fp32 sums into its own shared
-// memory; after a cluster barrier block `rank` of n adds rows rank * 128 / n .. of every block's
-// tile, in rank order (a fixed order: the result does not depend on timing), and writes them to
-// dw, or, when several clusters split the reduction, to the cluster's fp32 partial plane (z / n),
-// which tc::launch_reduce_splits adds in plane order. A second barrier keeps every block's tile
-// alive until the others have read it. Replaces the per-split partial planes in global memory
-// (128 x 128 x 4 bytes a split, written and read back: most of the split's cost).
-template <typename T>
-__device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc, char* smem,
-                                                 int m0, int n0) {
-  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  float* sum = reinterpret_cast<float*>(smem);
-  __syncthreads();  // every warpgroup's last wgmma has read its stages
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = group * 64 + warp * 16 + lane / 4 + h * 8;
-#pragma unroll
-    for (int f = 0; f < kTile / 8; ++f)
-      *reinterpret_cast<float2*>(sum + row * kSumLd + f * 8 + (lane % 4) * 2) =
-          make_float2(acc[4 * f + 2 * h], acc[4 * f + 2 * h + 1]);
-  }
-  wg::cluster_sync();
-  const unsigned n = wg::cluster_size(), rank = wg::cluster_rank();
-  const int first = kTile * static_cast<int>(rank) / static_cast<int>(n);
-  const int last = kTile * static_cast<int>(rank + 1) / static_cast<int>(n);
-  const int col = (tid % 32) * 4, cx = n0 + col;
-  const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols;
-  for (int r = first + tid / 32; r < last; r += kThreads / 32) {
-    const int row = m0 + r;
-    if (row >= a.k || cx >= a.cols) continue;  // cols % 8 == 0: a quad is whole or out
-    const std::uint32_t at = tc::smem_addr(sum + r * kSumLd + col);
-    float4 v = wg::load_cluster_f4(at, 0);
-    for (unsigned q = 1; q < n; ++q) {
-      const float4 u = wg::load_cluster_f4(at, q);
-      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
-    }
-    const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
-    if (a.partial) {
-      *reinterpret_cast<float4*>(a.partial + static_cast<std::int64_t>(blockIdx.z / n) * plane +
-                                 off) = v;
-    } else {
-      T* dw = static_cast<T*>(a.dw);
-      tc::store_pair(dw + off, v.x, v.y);
-      tc::store_pair(dw + off + 2, v.z, v.w);
-    }
-  }
-  wg::cluster_sync();
-}
 
 // 128 rows of dw (output channels) x 128 columns per block; warpgroup g computes rows 64 g.. of
 // all 128 columns (m64n128k16). kCluster: the splits of a tile run as one cluster along z (launched
@@ -131,7 +38,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   // Every atom must start 1024-byte aligned: the swizzle is computed from the address bits.
   char* smem = reinterpret_cast<char*>(smem_raw) + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
   const std::uint32_t base = smem_addr(smem);
-  const int tid = threadIdx.x, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int tid = threadIdx.x, group = tid / 128;
   const int m0 = blockIdx.x * kTile, n0 = blockIdx.y * kTile;
   const T* x = static_cast<const T*>(a.x);
   const T* dy = static_cast<const T*>(a.dy);
@@ -243,29 +150,11 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   }
   wg::wait<0>();
   tc::cp_async_wait<0>();
-  if constexpr (kCluster) {
-    cluster_epilogue<T>(a, acc, smem, m0, n0);
-    return;
-  }
+  if constexpr (kCluster)
+    cluster_epilogue<T>(a, acc, smem, m0, n0, tid);
+  else
+    store_tile<T, kSplit>(a, acc, m0, n0, tid);
 
-  // Epilogue: register 4f + 2h + {0, 1} holds row 16 warp + lane / 4 + 8h, columns 8f + 2 (lane %
-  // 4) + {0, 1} of the warpgroup's 64 rows; pairs to KRSC dw or this split's partial sums.
-  T* dw = static_cast<T*>(a.dw);
-  const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols;
-  const int out_row = m0 + group * 64 + warp * 16 + lane / 4, out_col = n0 + (lane % 4) * 2;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = out_row + h * 8;
-    if (row >= a.k) continue;
-#pragma unroll
-    for (int f = 0; f < kTile / 8; ++f) {
-      const int cx = out_col + f * 8;
-      if (cx >= a.cols) continue;
-      tc::store_result(dw, kSplit ? a.partial : nullptr, plane,
-                       static_cast<std::int64_t>(row) * a.cols + cx, acc[4 * f + 2 * h],
-                       acc[4 * f + 2 * h + 1]);
-    }
-  }
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
 #endif
@@ -287,21 +176,22 @@ bool cluster_size_allowed(int size) {
 
 // How many clusters of `size` blocks of the kernel with BK-pixel stages the current device runs
 // at once (cudaOccupancyMaxActiveClusters), 0 when none or when the device cannot say. Cached per
-// device, BK and size, failures too, so that every plan of a problem (workspace_bytes' and
+// device, kernel and size, failures too, so that every plan of a problem (workspace_bytes' and
 // plan's) comes out the same. A cluster's blocks run in one GPC at once, so fewer clusters may fit
 // than SMs / size: on the H100 (132 SMs, one 64-pixel block each) 66 clusters of 2, 39 of 3.
-template <int BK>
+// Kernel: one clustered kernel (the cp.async one of some BK, or the bulk-copy one of some BN), as
+// launched with `threads` threads and `bytes` of shared memory.
+template <auto kernel, int threads, int bytes>
 int max_active_clusters(int size) {
   static std::atomic<int> cached[tc::kCachedDevices][9] = {};  // count + 1; 0: not read yet
   const int dev = tc::current_device();
   const bool cacheable = dev >= 0 && dev < tc::kCachedDevices && size >= 1 && size <= 8;
   if (cacheable)
     if (const int n = cached[dev][size].load(std::memory_order_relaxed)) return n - 1;
-  constexpr auto kernel = wgmma_bwd_weights<cg_bf16, false, BK, false, true>;
   int n = 0;
-  if (tc::allow_dynamic_shared_memory<kernel>(kSmemBytes<BK>) == kSuccess) {
+  if (tc::allow_dynamic_shared_memory<kernel>(bytes) == kSuccess) {
     const dim3 cluster(1, 1, static_cast<unsigned>(size));
-    wg::ClusterLaunch launch(cluster, kThreads, kSmemBytes<BK>, cluster);
+    wg::ClusterLaunch launch(cluster, threads, bytes, cluster);
     if (cudaOccupancyMaxActiveClusters(&n, kernel, &launch.cfg) != cudaSuccess) {
       (void)cudaGetLastError();  // not the next launch's error
       n = 0;
@@ -332,6 +222,59 @@ int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm, bool cl
 // than one block per SM and at most two: ResNet-50's res5 3x3 layers (144 tiles) ran 5% faster in
 // one wave of two blocks per SM than in two waves; everywhere else 32 was 5-55% slower
 // (run5/variants.txt). CONVGUARD_WGMMA_BWDW_BK=32 or 64 forces it, for measuring.
+// The bulk-copy kernel (wgmma_bwd_weights_tma.cuh): 2D problems whose tile halves are one tap's
+// channels (C a multiple of 64) and whose walk the im2col copies can take, with 64-pixel stages.
+// CONVGUARD_WGMMA_BWDW_TMA=0 keeps the cp.async kernel everywhere, =1 takes the bulk-copy one
+// wherever it fits, 32-pixel plans included (which it then runs at 64), for measuring.
+int forced_tma() {
+  static const int forced = [] {
+    const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_TMA");
+    if (!text) return -1;
+    if (std::string_view(text) == "0" || std::string_view(text) == "1") return std::atoi(text);
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_TMA='%s' ignored (0 or 1)\n", text);
+    return -1;
+  }();
+  return forced;
+}
+bool tma_fits(const Problem& p, const Args& a) {
+  const tma::Walk walk{static_cast<int>(p.n), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
+  const int r = static_cast<int>(p.filter[1]);
+  return p.spatial_dims <= 2 && a.c % 64 == 0 &&
+         tma::im2col_fits(walk, (r - 1) * a.dh, (a.s - 1) * a.dw_);
+}
+
+// The bulk-copy kernel's tile columns forced for measuring (CONVGUARD_WGMMA_BWDW_BN=128, 192 or
+// 256), else 0: the plan's choice (BwdwPlan::choose_columns).
+int forced_columns() {
+  static const int forced = [] {
+    const int v = tc::env_int("CONVGUARD_WGMMA_BWDW_BN", 128, 256);
+    if (v == 0 || v == 128 || v == 192 || v == 256) return v;
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_BN=%d ignored (128, 192 or 256)\n", v);
+    return 0;
+  }();
+  return forced;
+}
+template <int BN>
+int bulk_clusters_of(int size) {
+  return max_active_clusters<wgmma_bwd_weights_tma<cg_bf16, false, true, BN>, kTmaThreads,
+                             kTmaSmemBytes<BN>>(size);
+}
+int bulk_clusters(int bn, int size) {
+  return bn == 256   ? bulk_clusters_of<256>(size)
+         : bn == 192 ? bulk_clusters_of<192>(size)
+                     : bulk_clusters_of<128>(size);
+}
+
+// How many clusters of `size` the kernel (bulk copies of `columns`, or cp.async stages of
+// `pixels`) runs at once on the current device (max_active_clusters).
+int clusters_fit(bool bulk_kernel, int columns, int pixels, int size) {
+  if (bulk_kernel) return bulk_clusters(columns, size);
+  return pixels == 64 ? max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 64, false, true>,
+                                            kThreads, kSmemBytes<64>>(size)
+                      : max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 32, false, true>,
+                                            kThreads, kSmemBytes<32>>(size);
+}
+
 int pixels_per_stage(std::int64_t out_tiles) {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_BK");
@@ -359,57 +302,98 @@ struct BwdwPlan : Plan {
     const int od = three_d ? a.depth.od : 1;
     a.pixels = i32(p.n * od * p.output(1) * p.output(2));
     a.cols = i32(p.filter[0] * p.filter[1] * p.filter[2] * p.c);
-    const int gx = (a.k + kTile - 1) / kTile, gy = (a.cols + kTile - 1) / kTile;
-    bk = pixels_per_stage(static_cast<std::int64_t>(gx) * gy);
+    gx = (a.k + kTile - 1) / kTile;
+    bk = pixels_per_stage(static_cast<std::int64_t>(gx) * ((a.cols + kTile - 1) / kTile));
+    if (forced_tma() != 0 && tma_fits(p, a)) {
+      const int columns = forced_columns() ? forced_columns() : choose_columns();
+      bulk = bk == kTmaBK || forced_tma() == 1 || columns != kTile;
+      if (bulk) bk = kTmaBK, bn = columns;
+    }
     a.step_ow = bk % a.ow, a.step_oh = bk / a.ow % a.oh, a.step_n = bk / a.ow / a.oh;
     if (three_d) a.step_od = bk / a.ow / a.oh % od, a.step_n = bk / a.ow / a.oh / od;
-    const int stages = (a.pixels + bk - 1) / bk;
-    const std::int64_t tiles = static_cast<std::int64_t>(gx) * gy;
+    const Splits sp = splits_for(bulk, bn, bk);
+    a.tiles_per_split = sp.per_split;
+    cluster = sp.cluster;
+    planes = sp.z / sp.cluster;
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>((a.cols + bn - 1) / bn),
+                static_cast<unsigned>(sp.z));
+    // CONVGUARD_WGMMA_BWDW_PLAN=1: the plan on stderr, for measuring.
+    static const bool say = tc::env_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
+    if (say)
+      std::fprintf(stderr,
+                   "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %u splits of %d stages "
+                   "(%d pixels, %s, 128 x %d tiles), clusters of %d, %d fp32 planes (clusters "
+                   "of 2 fit %d at once, of 3 %d)\n",
+                   static_cast<long long>(grid.x) * grid.y, grid.z, a.tiles_per_split, bk,
+                   bulk ? "bulk copies" : "cp.async", bn, cluster, planes,
+                   clusters_fit(bulk, bn, bk, 2), clusters_fit(bulk, bn, bk, 3));
+  }
+  std::size_t partial_bytes() const {
+    return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
+  }
+  // How the reduction is split for the kernel (bulk, bn, bk): z blocks a tile (splits, in
+  // clusters of `cluster`), per_split stages each.
+  struct Splits {
+    int z, per_split, cluster;
+  };
+  Splits splits_for(bool bulk_kernel, int columns, int pixels) const {
+    const std::int64_t tiles = static_cast<std::int64_t>(gx) * ((a.cols + columns - 1) / columns);
+    const int stages = (a.pixels + pixels - 1) / pixels;
     // Clusters where K and R*S*C are at least 128 (no tile of dw half empty): ResNet-50's res2
     // layers, whose K or R*S*C of 64 leaves half of every tile empty, ran 2-11% slower in
     // clusters than with a plane a split (12 to 61 stages a split;
     // docs/gpu/2026-11-28-bwdw-cluster).
-    const int per_sm = bk == 64 ? 1 : 2;
+    const int per_sm = pixels == 64 ? 1 : 2;
     const bool clusters = forced_cluster_size() > 1 ||
                           (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile);
     int splits = split_count(tiles, stages, per_sm, clusters);
     // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
     // the device runs at once (the smaller size on a tie); none when no size fits, and then the
     // split rule without clusters.
-    auto fit = [&](int size) {
-      return bk == 64 ? max_active_clusters<64>(size) : max_active_clusters<32>(size);
-    };
+    auto fit = [&](int size) { return clusters_fit(bulk_kernel, columns, pixels, size); };
+    int size_taken = 1;
     if (clusters) {
       int kept = 0;
       for (int size = 2; size <= 8; ++size) {
         if (!cluster_size_allowed(size)) continue;
         const std::int64_t per_tile = std::min<std::int64_t>(splits / size, fit(size) / tiles);
         if (per_tile >= 1 && per_tile * size > kept)
-          kept = static_cast<int>(per_tile * size), cluster = size;
+          kept = static_cast<int>(per_tile * size), size_taken = size;
       }
-      splits = cluster > 1 ? kept : split_count(tiles, stages, per_sm, false);
+      splits = size_taken > 1 ? kept : split_count(tiles, stages, per_sm, false);
     }
-    a.tiles_per_split = (stages + splits - 1) / splits;
+    const int per_split = (stages + splits - 1) / splits;
     // No split without stages, except the last cluster's tail, whose blocks add zeros.
-    const int used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;
-    const int z = (used + cluster - 1) / cluster * cluster;
-    planes = z / cluster;
-    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(z));
-    // CONVGUARD_WGMMA_BWDW_PLAN=1: the plan on stderr, for measuring.
-    static const bool say = tc::env_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
-    if (say)
-      std::fprintf(stderr,
-                   "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %u splits of %d stages "
-                   "(%d pixels), clusters of %d, %d fp32 planes (clusters of 2 fit %d at once, "
-                   "of 3 %d)\n",
-                   static_cast<long long>(tiles), grid.z, a.tiles_per_split, bk, cluster, planes,
-                   fit(2), fit(3));
+    const int used = (stages + per_split - 1) / per_split;
+    return {(used + size_taken - 1) / size_taken * size_taken, per_split, size_taken};
   }
-  std::size_t partial_bytes() const {
-    return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
+  // The bulk-copy kernel's tile columns: the width of the least work on the busiest SM (waves of
+  // blocks x stages a split x columns), 256-wide tiles counted at 0.95 of that and only where a
+  // tile splits in at most 8; 128 on a tie. Fitted on ResNet-50 b32 on the H200, each width forced
+  // on every layer (docs/gpu/2026-11-29-bwdw-tma): 192 where it cuts the columns' waste or the
+  // waves (res2a_branch2b 1.22x, the res5 3x3 layers 1.5x: 96 tiles in one wave where 144 of 128
+  // made two), 256 on the long tiles of res4 and res5 (1.02-1.16x); where 256-wide tiles split in
+  // 16 to 32 (res3a_branch1, res4a_branch2a) they lost 4-10%, with the same count of work.
+  int choose_columns() const {
+    const std::int64_t sms = std::max(1, tc::sm_count());
+    int best = kTile;
+    double best_cost = 0;
+    for (int columns : {kTile, 192, 256}) {
+      const Splits sp = splits_for(true, columns, kTmaBK);
+      if (columns == 256 && sp.z > 8) continue;
+      const std::int64_t blocks =
+          static_cast<std::int64_t>(gx) * ((a.cols + columns - 1) / columns) * sp.z;
+      const double cost = static_cast<double>((blocks + sms - 1) / sms) * sp.per_split * columns *
+                          (columns == 256 ? 0.95 : 1.0);
+      if (columns == kTile || cost < best_cost) best = columns, best_cost = cost;
+    }
+    return best;
   }
   Args a{};
+  int gx = 1;  // tiles along K
   bool three_d = false;
+  bool bulk = false;  // the bulk-copy kernel (tma_fits), else the cp.async one
+  int bn = kTile;     // the bulk-copy kernel's tile columns (bulk_columns)
   int bk = 64;
   int cluster = 1;  // blocks of a cluster along z (1: no cluster)
   int planes = 1;   // fp32 partial planes tc::launch_reduce_splits adds (1: none, dw directly)
@@ -442,11 +426,42 @@ Status launch_depth(const Args& a, const BwdwPlan& pl) {
                      : launch_tile<T, kSplit, 32, false, kCluster>(a, pl);
 }
 
+template <typename T, bool kSplit, bool kCluster, int BN>
+Status launch_bulk(const Args& a, const BwdwPlan& pl) {
+  constexpr auto kernel = wgmma_bwd_weights_tma<T, kSplit, kCluster, BN>;
+  constexpr int bytes = kTmaSmemBytes<BN>;
+  constexpr std::string_view who = "gpu:wgmma_bwd_weights";
+  CUtensorMap map_dy, map_x;
+  if (auto st = tma::tiled_map<T>(a.dy, a.k, a.pixels, kTmaBK, &map_dy, who); !st) return st;
+  const tma::Walk walk{
+      a.pixels / (a.oh * a.ow), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
+  if (auto st = tma::im2col_map<T>(a.x, walk, kTmaBK, &map_x, who); !st) return st;
+  const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
+  if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
+  if constexpr (!kCluster) {
+    kernel<<<pl.grid, kTmaThreads, bytes>>>(a, map_dy, map_x);
+    return Status::ok();
+  } else {
+    wg::ClusterLaunch launch(pl.grid, kTmaThreads, bytes,
+                             dim3(1, 1, static_cast<unsigned>(pl.cluster)));
+    return check(cudaLaunchKernelEx(&launch.cfg, kernel, a, map_dy, map_x),
+                 "gpu:wgmma_bwd_weights cluster launch");
+  }
+}
+
+template <typename T, bool kSplit, bool kCluster>
+Status launch_loader(const Args& a, const BwdwPlan& pl) {
+  if (!pl.bulk) return launch_depth<T, kSplit, kCluster>(a, pl);
+  return pl.bn == 256   ? launch_bulk<T, kSplit, kCluster, 256>(a, pl)
+         : pl.bn == 192 ? launch_bulk<T, kSplit, kCluster, 192>(a, pl)
+                        : launch_bulk<T, kSplit, kCluster, 128>(a, pl);
+}
+
 template <typename T>
 Status launch(const Args& a, const BwdwPlan& pl) {
-  Status st = pl.cluster > 1 ? launch_depth<T, false, true>(a, pl)
-              : a.partial    ? launch_depth<T, true, false>(a, pl)
-                             : launch_depth<T, false, false>(a, pl);
+  Status st = pl.cluster > 1 ? launch_loader<T, false, true>(a, pl)
+              : a.partial    ? launch_loader<T, true, false>(a, pl)
+                             : launch_loader<T, false, false>(a, pl);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
@@ -478,6 +493,10 @@ Result<std::size_t> WgmmaBwdWeightsSolver::workspace_bytes(const Problem& p) con
 Result<std::unique_ptr<Plan>> WgmmaBwdWeightsSolver::plan(const Problem& p) const {
   if (auto s = check(p); !s) return s;
   return std::unique_ptr<Plan>(new BwdwPlan(p));
+}
+
+bool WgmmaBwdWeightsSolver::loads_by_bulk_copies(const Problem& p) {
+  return WgmmaBwdWeightsSolver().check(p) && BwdwPlan(p).bulk;
 }
 
 Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,

@@ -16,7 +16,10 @@
 // wgmma_bwd_weights.cu, BwdwPlan). Where K and R*S*C are at least 128 the splits of a tile run
 // as thread-block clusters of 2 or 3 and add their sums through distributed shared memory;
 // otherwise, and between clusters, each writes fp32 partial sums and a second kernel adds them.
-// Every sum in a fixed order: deterministic, no atomics.
+// Every sum in a fixed order: deterministic, no atomics. 2D problems whose C is a multiple of 64
+// load by bulk tensor copies instead (TMA: dy by tiled copies, x by im2col copies), issued by one
+// producer thread of a third warpgroup (wgmma_bwd_weights_tma.cuh), with the same tiles, splits,
+// clusters and epilogues.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
@@ -31,6 +34,10 @@ class WgmmaBwdWeightsSolver final : public GpuSolver {
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
+  // Whether the plan of a problem it takes loads by bulk tensor copies (the warp-specialised
+  // kernel of wgmma_bwd_weights_tma.cuh) rather than cp.async: for tests, which must know which
+  // kernel their shapes reached. Needs the device (the plan reads its SM count).
+  static bool loads_by_bulk_copies(const Problem& p);
 };
 
 }  // namespace convguard::gpu

@@ -466,14 +466,13 @@ struct WgPlan : Plan {
   bool tma_fits(const Problem& p, Tile t) const {
     const bool direction = p.direction == Direction::forward || (filter_mn && a.phases == 0);
     const int row = kRowBytes / static_cast<int>(size_of(p.dtype));  // a stage row's elements
-    // The im2col map's element strides (the walk's, the convolution's) are 1 to 8, and a 4D
-    // copy's offsets (the tap's, (R-1) dh at most) 0 to 255.
-    const bool walk = a.sh <= 8 && a.sw <= 8 && (a.r - 1) * a.dh <= 255 && (a.s - 1) * a.dw <= 255;
+    // The im2col map's strides, tap offsets and corners (tma::im2col_fits).
+    const bool walk = tma::im2col_fits(im2col_walk(a), (a.r - 1) * a.dh, (a.s - 1) * a.dw);
     // (TF32 at 128 x 256 on these loaders compiles without spills but was never run: its plans
     // keep the two-warpgroup kernel, forced loaders too.)
     const bool width = t.bn <= 128 || p.dtype != DType::f32;
     return direction && p.spatial_dims <= 2 && !ragged && a.c % row == 0 && t.bm == 128 && width &&
-           walk && im2col_box(a).fits();
+           walk;
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {

@@ -174,12 +174,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   const std::uint32_t full = base + kS * kPwStageBytes<BP>, empty = full + 8 * kS;
   const PwTile t = pw_tile<BP>(a);
   const int stages = (a.kd + kBK - 1) / kBK;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kS; ++s) {
-      wg::mbar_init(full + 8 * s, 1);   // the producer's expect_tx arrival
-      wg::mbar_init(empty + 8 * s, 8);  // each consumer warp
-    }
-  }
+  tma::init_stage_barriers(full, empty, kS);
   __syncthreads();
   if (threadIdx.x == 0)
     produce_pixel_wide<BP, kFilterMn>(a, map_w, map_x, t, base, full, empty, stages);

@@ -29,6 +29,7 @@
 
 #include "gpu/check.hpp"
 #include "gpu/solvers/tc_common.cuh"
+#include "gpu/solvers/tma.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
 
@@ -68,13 +69,9 @@ __device__ __forceinline__ void cp_async16_at(std::uint32_t dst, const void* src
 // The pair of blocks of a cluster (kCluster): blocks 2i and 2i + 1 along M share the filter tile B;
 // each loads half of its rows with one bulk tensor copy (TMA, 128-byte swizzle: the layout the
 // consumers read) multicast into both blocks' stage, so B crosses from L2 once per pair.
+using tma::mbar_arrive_expect;
 using wg::cluster_rank;
 using wg::cluster_sync;
-// One arrival on `bar` that also expects `bytes` of bulk copies to complete on it this phase.
-__device__ __forceinline__ void mbar_arrive_expect(std::uint32_t bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
 // One arrival on the barrier at the same offset in the cluster's block `rank`. Release at the
 // default (CTA) scope: what it hands over is a stage this block's wgmma has finished reading
 // (wgmma.wait_group returned: the values are in registers), so no write of this block needs
@@ -108,23 +105,8 @@ __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorM
 // walks the output grid (W, then H, then N) from the tile's first pixel (w, h, n: its window's
 // corner); with a.plain_x, a tiled copy of BM rows of x read as [pixels][C] (tma_tile). B: BN
 // filter rows of 64 elements at column kk (filter_map).
-__device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap& map, int c, int w,
-                                           int h, int n, int off_w, int off_h, std::uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
-      "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h))
-      : "memory");
-}
-__device__ __forceinline__ void tma_tile(std::uint32_t dst, const CUtensorMap& map, int c0, int c1,
-                                         std::uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
+using tma::tma_im2col;
+using tma::tma_tile;
 
 // A block's geometry: the problem's, or (kPhased) its stride phase's, as in the two-warpgroup
 // kernel.
@@ -399,10 +381,11 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
       wg::mbar_init(full + 8 * s, kTma ? 1 : kCluster ? 129 : 128);
       wg::mbar_init(empty + 8 * s, kCluster ? 16 : 8);
     }
+    // The barriers are initialised before the bulk copies (the async proxy) and the other block's
+    // copies and arrivals reach them.
+    if constexpr (kTma || kCluster) tma::fence_mbarrier_init();
   }
   if constexpr (kCluster) {
-    // The barriers are initialised before the other block's copies and arrivals reach them.
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     cluster_sync();
   } else {
     __syncthreads();
@@ -425,55 +408,10 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
 }
 
 // Host side of the cluster variant (wgmma_implicit_gemm.cu launches it).
-// cuTensorMapEncodeTiled from the driver through the runtime (nothing links libcuda); null when
-// the driver has none.
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-// The driver's function `name` (CUDA 12 ABI) through the runtime; null when the driver has none.
-template <typename Fn>
-inline Fn driver_entry(const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  return reinterpret_cast<Fn>(p);
-}
-inline EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = driver_entry<EncodeTiled>("cuTensorMapEncodeTiled");
-  return fn;
-}
-
-// The tensor maps' element type.
-template <typename T>
-constexpr CUtensorMapDataType map_type() {
-  if constexpr (std::is_same_v<T, cg_bf16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-}
-
-// A 2D tiled tensor map over `base`: `rows` rows of `cols` elements (dense), boxes of 64 elements
-// (f32: 32; one 128-byte swizzled row) x box_rows rows; past either end the copy fills zeros.
+// The tensor maps (tma.cuh), named for this solver's errors.
 template <typename T>
 inline Status tiled_map(const void* base, int cols, int rows, int box_rows, CUtensorMap* map) {
-  const EncodeTiled encode = encode_tiled();
-  if (!encode)
-    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeTiled"};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBKOf<T>), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(map, map_type<T>(), 2, const_cast<void*>(base), dims, strides, box,
-                            unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return {StatusCode::internal_error,
-            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")"};
-  return Status::ok();
+  return tma::tiled_map<T>(base, cols, rows, box_rows, map, "gpu:wgmma_implicit_gemm");
 }
 
 // The filter (forward: K-major rows of a.wrow elements, the reduction, a.k rows) for the cluster
@@ -490,62 +428,22 @@ inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
   return tiled_map<T>(static_cast<const T*>(a.w) - a.phase[0].w_off, a.b_krow, a.c, kBK, map);
 }
 
-// cuTensorMapEncodeIm2col, likewise.
-using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                  const cuuint64_t*, const cuuint64_t*, const int*, const int*,
-                                  cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                  CUtensorMapFloatOOBfill);
-inline EncodeIm2col encode_im2col() {
-  static const EncodeIm2col fn = driver_entry<EncodeIm2col>("cuTensorMapEncodeIm2col");
-  return fn;
+// x's walk as the im2col copies see it (tma::Walk): a 2D forward problem's, or a stride-1
+// backward-data phase's (dy as x).
+inline tma::Walk im2col_walk(const WgArgs& a) {
+  return {a.m / (a.oh * a.ow), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
 }
-
-// The corners of the im2col walk (tma_im2col) over one image, W then H: the windows' corners run
-// from -pad to -pad + (out - 1) * stride, which the map takes relative to the tensor's edges
-// (lower: -pad; upper: that last corner less in - 1, the walk's last position inclusive; checked on
-// the H100: one more or one less fails every strided and padded problem,
-// docs/gpu/2026-11-27-tma/tma adj*.log). 4D maps take corners in [-128, 127].
-struct Im2colBox {
-  int lower[2], upper[2];  // {w, h}
-  bool fits() const {
-    for (int v : {lower[0], lower[1], upper[0], upper[1]})
-      if (v < -128 || v > 127) return false;
-    return true;
-  }
-};
-inline Im2colBox im2col_box(const WgArgs& a) {
-  return {{-a.pw, -a.ph},
-          {-a.pw + (a.ow - 1) * a.sw - (a.w_ - 1), -a.ph + (a.oh - 1) * a.sh - (a.h - 1)}};
+inline tma::Im2colBox im2col_box(const WgArgs& a) {
+  return tma::im2col_box(im2col_walk(a));
 }
 
 // x (NHWC, C a multiple of a stage row: 64 16-bit or 32 f32 elements) as an im2col tensor map for
-// kTma: BM pixels x one 128-byte row of channels a copy, 128-byte swizzle, the walk's strides the
-// convolution's.
+// kTma: `pixels` output pixels x one 128-byte row of channels a copy (tma::im2col_map).
 // a.plain_x: a tiled map of a.m rows of C channels instead, boxes of `pixels` rows.
 template <typename T>
 inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
   if (a.plain_x) return tiled_map<T>(a.x, a.c, a.m, pixels, map);
-  const EncodeIm2col encode = encode_im2col();
-  if (!encode)
-    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: no cuTensorMapEncodeIm2col"};
-  const auto e = static_cast<cuuint64_t>(sizeof(T));
-  const cuuint64_t n = static_cast<cuuint64_t>(a.m / (a.oh * a.ow));
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(a.c), static_cast<cuuint64_t>(a.w_),
-                              static_cast<cuuint64_t>(a.h), n};
-  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e,
-                                 dims[0] * dims[1] * dims[2] * e};
-  const Im2colBox box = im2col_box(a);
-  const cuuint32_t unit[4] = {1, static_cast<cuuint32_t>(a.sw), static_cast<cuuint32_t>(a.sh), 1};
-  const CUresult r =
-      encode(map, map_type<T>(), 4, const_cast<void*>(a.x), dims, strides, box.lower, box.upper,
-             static_cast<cuuint32_t>(kBKOf<T>), static_cast<cuuint32_t>(pixels), unit,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return {StatusCode::internal_error,
-            "gpu:wgmma_implicit_gemm: cuTensorMapEncodeIm2col failed (" + std::to_string(r) + ")"};
-  return Status::ok();
+  return tma::im2col_map<T>(a.x, im2col_walk(a), pixels, map, "gpu:wgmma_implicit_gemm");
 }
 
 }  // namespace convguard::gpu::wgf
