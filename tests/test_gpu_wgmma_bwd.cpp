@@ -226,17 +226,20 @@ TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
 }
 
-// gpu:wgmma_bwd_weights' split reductions as clusters (cluster_epilogue in wgmma_bwd_weights.cu):
-// ResNet-50 b32 layers that take each form on an H100's 132 SMs (CONVGUARD_WGMMA_BWDW_PLAN=1 prints
-// them): res2's 1x1 64 -> 64 and 64 -> 256 keep a plane a split (half-empty tiles: 131 and 66
-// planes), res3's 3x3 clusters of 2 (9 tiles x 14 splits, 7 planes), res4's 3x3 clusters of 3
-// (36 x 3, dw directly: rows 0-41, 42-84, 85-127 of a tile), res4a_branch1 (stride 2) clusters of
-// 2 (32 x 4, 2 planes), res5's 1x1 2048 -> 512 clusters of 2 (64 x 2, dw directly), res5's 3x3
-// unsplit (144 tiles); then K of 200 and R*S*C of 360 (tiles that end inside, rows and columns past
-// dw skipped; 6 x 22 in clusters of 2) and a 3D layer in clusters of 2 (14 x 8, 4 planes). The
-// random shape tests take clusters too, and scripts/gpu_check.sh reruns these tests with each
-// cluster size forced (CONVGUARD_WGMMA_BWDW_CLUSTER=N: clusters of 3 with planes among them); two
-// runs of the clusters of 2 and 3 must be equal bit for bit (fixed orders of sums, no atomics).
+// gpu:wgmma_bwd_weights' split reductions as clusters (cluster_epilogue in
+// wgmma_bwd_weights_common.cuh): ResNet-50 b32 layers that took each form on an H100's 132 SMs
+// with 128-wide tiles (CONVGUARD_WGMMA_BWDW_PLAN=1 prints them; since 2026-11-29 the 2D ones take
+// the bulk-copy kernel, some with 192- or 256-wide tiles and other split counts, and
+// scripts/gpu_check.sh reruns this with the cp.async kernel and each width forced): res2's 1x1 64
+// -> 64 and 64 -> 256 keep a plane a split (half-empty tiles: 131 and 66 planes), res3's 3x3
+// clusters of 2 (9 tiles x 14 splits, 7 planes), res4's 3x3 clusters of 3 (36 x 3, dw directly:
+// rows 0-41, 42-84, 85-127 of a tile), res4a_branch1 (stride 2) clusters of 2 (32 x 4, 2 planes),
+// res5's 1x1 2048 -> 512 clusters of 2 (64 x 2, dw directly), res5's 3x3 unsplit (144 tiles); then
+// K of 200 and R*S*C of 360 (tiles that end inside, rows and columns past dw skipped; 6 x 22 in
+// clusters of 2) and a 3D layer in clusters of 2 (14 x 8, 4 planes). The random shape tests take
+// clusters too, and scripts/gpu_check.sh reruns these tests with each cluster size forced
+// (CONVGUARD_WGMMA_BWDW_CLUSTER=N: clusters of 3 with planes among them); two runs of the clusters
+// of 2 and 3 must be equal bit for bit (fixed orders of sums, no atomics).
 TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
   REQUIRE_WGMMA_HERE();
   (void)wgmma;
@@ -291,8 +294,10 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsBulkCopies) {
     p.n = 1 + i % 4;
     p.k = ks[i % 5];
     p.c = cs[i / 5 % 3];
-    // (A 7x7 filter over 192 channels with K of 200 would make 148 tiles, more than an H200's
-    // SMs: such plans take 32-pixel stages and the cp.async kernel; 5x5 there.)
+    // (5x5 in place of 7x7 over 192 channels: with K of 200 its 148 tiles of 128 columns, more
+    // than an H200's SMs, keep the cp.async kernel's 32-pixel stages when 128 is forced.) The
+    // expectations assume an H100/H200's 132 SMs: on a Hopper part with far fewer, some of
+    // these shapes would plan 32-pixel stages.
     const int f = p.c == 192 && i / 3 % 5 == 4 ? 5 : filters[i / 3 % 5];
     p.filter = {1, one_d ? 1 : f, i % 6 == 1 ? (f == 1 ? 3 : 1) : f};
     p.input = {1, one_d ? 1 : pick(5, 20), pick(5, 24)};

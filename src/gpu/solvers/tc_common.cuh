@@ -254,7 +254,9 @@ void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int
   const std::int64_t items = elements / 4;
   auto launch = [&](auto groups) {
     constexpr int kPer = 256 / decltype(groups)::value;
-    const auto blocks = static_cast<unsigned>((items + kPer - 1) / kPer);
+    // (A grid of 2^31 - 1 blocks covers 2^36 quads: far past any workspace the plans ask for.)
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>((items + kPer - 1) / kPer, std::int64_t{0x7fffffff}));
     reduce_splits4<T, decltype(groups)::value><<<blocks, 256>>>(partial, y, items, splits);
   };
   if (splits > 8)

@@ -218,10 +218,6 @@ int split_count(std::int64_t out_tiles, std::int64_t stages, int per_sm, bool cl
       std::max<std::int64_t>(1, std::min<std::int64_t>({sms / out_tiles, stages / 8, 256})));
 }
 
-// Pixels per stage: 64 (one block per SM), but 32 (two blocks per SM) when the tiles are more
-// than one block per SM and at most two: ResNet-50's res5 3x3 layers (144 tiles) ran 5% faster in
-// one wave of two blocks per SM than in two waves; everywhere else 32 was 5-55% slower
-// (run5/variants.txt). CONVGUARD_WGMMA_BWDW_BK=32 or 64 forces it, for measuring.
 // The bulk-copy kernel (wgmma_bwd_weights_tma.cuh): 2D problems whose tile halves are one tap's
 // channels (C a multiple of 64) and whose walk the im2col copies can take, with 64-pixel stages.
 // CONVGUARD_WGMMA_BWDW_TMA=0 keeps the cp.async kernel everywhere, =1 takes the bulk-copy one
@@ -275,6 +271,11 @@ int clusters_fit(bool bulk_kernel, int columns, int pixels, int size) {
                                             kThreads, kSmemBytes<32>>(size);
 }
 
+// The cp.async kernel's pixels per stage: 64 (one block per SM), but 32 (two blocks per SM) when
+// the tiles are more than one block per SM and at most two: ResNet-50's res5 3x3 layers (144
+// tiles) ran 5% faster in one wave of two blocks per SM than in two waves; everywhere else 32 was
+// 5-55% slower (run5/variants.txt). (The bulk-copy kernel, where it fits, takes those layers in
+// one wave of 192-wide tiles instead.) CONVGUARD_WGMMA_BWDW_BK=32 or 64 forces it, for measuring.
 int pixels_per_stage(std::int64_t out_tiles) {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_BK");
@@ -393,7 +394,7 @@ struct BwdwPlan : Plan {
   int gx = 1;  // tiles along K
   bool three_d = false;
   bool bulk = false;  // the bulk-copy kernel (tma_fits), else the cp.async one
-  int bn = kTile;     // the bulk-copy kernel's tile columns (bulk_columns)
+  int bn = kTile;     // the bulk-copy kernel's tile columns (choose_columns)
   int bk = 64;
   int cluster = 1;  // blocks of a cluster along z (1: no cluster)
   int planes = 1;   // fp32 partial planes tc::launch_reduce_splits adds (1: none, dw directly)

@@ -17,9 +17,11 @@
 // as thread-block clusters of 2 or 3 and add their sums through distributed shared memory;
 // otherwise, and between clusters, each writes fp32 partial sums and a second kernel adds them.
 // Every sum in a fixed order: deterministic, no atomics. 2D problems whose C is a multiple of 64
-// load by bulk tensor copies instead (TMA: dy by tiled copies, x by im2col copies), issued by one
-// producer thread of a third warpgroup (wgmma_bwd_weights_tma.cuh), with the same tiles, splits,
-// clusters and epilogues.
+// and whose strides, taps and padding the im2col copies can walk load by bulk tensor copies
+// instead (TMA: dy by tiled copies, x by im2col copies), issued by one producer thread of a third
+// warpgroup (wgmma_bwd_weights_tma.cuh), with the same splits, clusters and epilogues and tiles
+// 128, 192 or 256 columns wide (the plan's count of work); where those would keep 128-wide tiles
+// of more than one and at most two per SM, the cp.async kernel's 32-pixel plan stays.
 #pragma once
 
 #include "gpu/gpu_solver.hpp"

@@ -18,8 +18,10 @@ namespace convguard::gpu::wgbw {
 // pixel rows of 128 bytes (kAtomBytes), 16-byte chunk j of pixel row i at j ^ (i % 8): 1024-byte
 // swizzle atoms of 8 rows one after another, so the descriptor's SBO (between 8-pixel groups) is
 // 1024 bytes and its LBO (between 64-wide atoms) kAtomBytes; a k16 step of the reduction is 2048
-// bytes further. A block computes a 128 x 128 tile of dw (kTile): BK 64 with 7 stages of 32 KiB
-// (one block per SM), BK 32 with 6 of 16 KiB (two blocks per SM). A 64 x 256 tile for K <= 64
+// bytes further. A block of the cp.async kernel computes a 128 x 128 tile of dw (kTile): BK 64
+// with 7 stages of 32 KiB (one block per SM), BK 32 with 6 of 16 KiB (two blocks per SM); the
+// bulk-copy kernel's tiles are 128 x BN, its B part of a stage BN / 64 atoms. A 64 x 256 tile for
+// K <= 64
 // was tried and measured slower on 19 of ResNet-50's 22 layers
 // (docs/gpu/2026-11-25-wgmma-bwdw/run2/variants.txt): the kernel is bound by its loads and their
 // instructions, not by the tensor cores, and the 128 x 128 tile's empty rows load nothing.

@@ -1,11 +1,11 @@
 // gpu:wgmma_bwd_weights' warp-specialised kernel with bulk-copy loads (sm_90a): the same GEMM,
 // 64-pixel swizzled stages, splits, clusters and epilogues as the cp.async kernel in
 // wgmma_bwd_weights.cu, tiles of 128 rows (K) x BN columns (R*S*C; 128, 192 or 256), but the
-// loads are no longer the computing warps' work. There,
-// all 256 threads formed the addresses and validity tests of their chunks every stage and waited
-// at a block barrier for everyone's cp.async (Nsight Compute: 65% of issue slots with no eligible
-// warp, docs/gpu/2026-11-25-wgmma-bwdw/run4). Here one producer thread issues per stage up to four
-// bulk tensor copies (TMA), which write the very layout the consumers read (128-byte swizzle,
+// loads are no longer the computing warps' work. There, all 256 threads formed the addresses and
+// validity tests of their chunks every stage and waited at a block barrier for everyone's
+// cp.async (Nsight Compute: 65% of issue slots with no eligible warp,
+// docs/gpu/2026-11-25-wgmma-bwdw/run4). Here one producer thread issues per stage up to 2 + BN /
+// 64 bulk tensor copies (TMA), which write the very layout the consumers read (128-byte swizzle,
 // pixel rows of 128 bytes):
 //   A, dy's rows: a tiled copy of 64 pixels x 64 channels of dy read as a [pixels][K] matrix, per
 //     64-channel half of the tile's rows (past K or the last pixel: zeros);
@@ -15,13 +15,14 @@
 //     zeros. (For 1x1 filters at stride 1 without padding, tiled copies of x's rows instead, as
 //     gpu:wgmma_implicit_gemm's forward reads them, timed the same on ResNet-50 b32: 1.006x,
 //     docs/gpu/2026-11-29-bwdw-tma; not kept.)
-// A 64-wide part of the tile wholly past K or R*S*C is not loaded (its wgmma rows are not
-// computed, or its columns are not stored). The copies complete on the stage's "full" mbarrier; the
-// two consumer warpgroups wait on it, multiply (warpgroup g: rows 64 g.. of the tile, m64n128k16,
-// both operands MN-major) and release the stage on its "empty" mbarrier once their wgmma has read
-// it. 2D only, 64-pixel stages (one block of 384 threads per SM). BN = 192 takes layers whose
-// 128-wide tiles would be between one and two per SM (ResNet-50's res5 3x3: 144 tiles, 96 of 192
-// columns; the plan's rule in wgmma_bwd_weights.cu).
+// A 64-wide part of the tile wholly past K or R*S*C is not loaded: a consumer warpgroup whose rows
+// all lie past K does not multiply, and B parts past R*S*C leave whatever the stage held, which
+// reaches only the columns past R*S*C (a column of the product reads only its own B column), and
+// neither epilogue stores those. The copies complete on the stage's "full" mbarrier; the two
+// consumer warpgroups wait on it, multiply (warpgroup g: rows 64 g.. of the tile, m64nBNk16, both
+// operands MN-major) and release the stage on its "empty" mbarrier once their wgmma has read it.
+// 2D only, 64-pixel stages (one block of 384 threads per SM); the plan chooses BN by its count of
+// work (BwdwPlan::choose_columns in wgmma_bwd_weights.cu).
 #pragma once
 
 #include <cstdint>
@@ -153,7 +154,9 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     produce_bwdw<BN>(a, map_dy, map_x, t, base, full, empty, kt0, tiles);
   else if (ctid >= 0)
     consume_bwdw<T, BN>(acc, t, a.k, base, full, empty, tiles, ctid);
-  // Every copy issued has landed: the consumers waited for each stage.
+  // Every copy issued has landed: the consumers waited for each stage. (Warp 0 reconverges
+  // before the epilogue's aligned cluster barriers: only its lane 0 ran the producer loop.)
+  __syncwarp();
   if constexpr (kCluster)
     cluster_epilogue<T, kTmaThreads, BN>(a, acc, smem, t.m0, t.n0, ctid);
   else if (ctid >= 0)

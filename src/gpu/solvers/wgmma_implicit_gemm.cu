@@ -14,6 +14,7 @@
 #include "gpu/element.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tc_implicit_gemm_args.cuh"
+#include "gpu/solvers/tma.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_implicit_gemm.hpp"
 #include "gpu/solvers/wgmma_pixel_wide.cuh"

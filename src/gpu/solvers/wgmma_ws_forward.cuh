@@ -433,9 +433,6 @@ inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
 inline tma::Walk im2col_walk(const WgArgs& a) {
   return {a.m / (a.oh * a.ow), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
 }
-inline tma::Im2colBox im2col_box(const WgArgs& a) {
-  return tma::im2col_box(im2col_walk(a));
-}
 
 // x (NHWC, C a multiple of a stage row: 64 16-bit or 32 f32 elements) as an im2col tensor map for
 // kTma: `pixels` output pixels x one 128-byte row of channels a copy (tma::im2col_map).
