@@ -173,7 +173,7 @@ TEST(Gpu, TensorCoreWgmmaBackwardDataWorkspace) {
 
 namespace {
 
-// Runs gpu:wgmma_implicit_gemm on each problem (sampled host reference: these are large) and
+// Runs `s` on each problem (sampled host reference: these are large) and
 // returns how many verified.
 int verify_sampled(const Solver& s, const std::vector<std::string>& texts,
                    const std::string& dtype = "--dt=bf16 ") {
@@ -193,6 +193,16 @@ int verify_sampled(const Solver& s, const std::vector<std::string>& texts,
     verified += r.ran() && r.verdict && r.verdict->ok;
   }
   return verified;
+}
+
+// `s` run twice on the bf16 NHWC problem `text` (testing::two_runs): the outputs must be equal bit
+// for bit (fixed orders of sums, no atomics).
+void expect_equal_runs(const Solver& s, const std::string& text) {
+  const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+  ASSERT_TRUE(p.is_ok()) << text;
+  const auto out = convguard::testing::two_runs(s, *p);
+  ASSERT_EQ(out.size(), 2u) << text;
+  EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
 }
 
 }  // namespace
@@ -218,12 +228,7 @@ TEST(Gpu, TensorCoreWgmmaWaveCounting) {
 // Two blocks per SM changes no bit from run to run (each output written once, by one block).
 TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   REQUIRE_WGMMA_HERE();
-  const auto p = parse_problem(
-      "--dir=BWD_D --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb66ic128ih32oc128oh16kh3sh2ph1");
-  ASSERT_TRUE(p.is_ok());
-  const auto out = convguard::testing::two_runs(*wgmma, *p);
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
+  expect_equal_runs(*wgmma, "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1");
 }
 
 // gpu:wgmma_bwd_weights' split reductions as clusters (cluster_epilogue in
@@ -256,15 +261,8 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsClusters) {
       "--dir=BWD_W mb16ic40ih30oc200oh30kh3ph1",
       "--dir=BWD_W mb4ic64id8ih14iw14oc128od8oh14ow14kd3kh3kw3pd1ph1pw1"};
   EXPECT_EQ(verify_sampled(*bwdw, layers), static_cast<int>(layers.size()));
-  for (const char* text : {"mb32ic128ih28oc128oh28kh3ph1", "mb32ic256ih14oc256oh14kh3ph1"}) {
-    const auto p = parse_problem(std::string("--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb "
-                                             "--dtag=axb ") +
-                                 text);
-    ASSERT_TRUE(p.is_ok()) << text;
-    const auto out = convguard::testing::two_runs(*bwdw, *p);
-    ASSERT_EQ(out.size(), 2u) << text;
-    EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
-  }
+  for (const char* text : {"mb32ic128ih28oc128oh28kh3ph1", "mb32ic256ih14oc256oh14kh3ph1"})
+    expect_equal_runs(*bwdw, std::string("--dir=BWD_W ") + text);
 }
 
 // gpu:wgmma_bwd_weights' bulk-copy loader (wgmma_bwd_weights_tma.cuh: 2D, C a multiple of 64),
@@ -338,12 +336,7 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsBulkCopies) {
         << text;
   }
   EXPECT_EQ(verify_sampled(*bwdw, fixed), static_cast<int>(fixed.size()));
-  const auto p = parse_problem(
-      "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic128ih28oc128oh28kh3ph1");
-  ASSERT_TRUE(p.is_ok());
-  const auto out = convguard::testing::two_runs(*bwdw, *p);
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_TRUE(out[0] == out[1]) << "two runs differ";
+  expect_equal_runs(*bwdw, "--dir=BWD_W mb32ic128ih28oc128oh28kh3ph1");
 }
 
 // The bulk-copy (TMA) loaders (wgmma_ws_forward.cuh, kTma; tma_ws_for in wgmma_tiles.cuh picks

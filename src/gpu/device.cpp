@@ -20,8 +20,7 @@ const char* backend() {
 
 std::string_view wgmma_bwd_weights_loader(const Problem& p) {
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
-  if (!WgmmaBwdWeightsSolver().check(p)) return {};
-  return WgmmaBwdWeightsSolver::loads_by_bulk_copies(p) ? "bulk copies" : "cp.async";
+  return WgmmaBwdWeightsSolver::loader(p);
 #else
   (void)p;
   return {};

@@ -232,11 +232,14 @@ int forced_tma() {
   }();
   return forced;
 }
+// x's walk as the im2col copies see it (2D: the pixels are N images of OH x OW).
+tma::Walk walk_of(const Args& a) {
+  return {a.pixels / (a.oh * a.ow), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
+}
 bool tma_fits(const Problem& p, const Args& a) {
-  const tma::Walk walk{static_cast<int>(p.n), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
   const int r = static_cast<int>(p.filter[1]);
   return p.spatial_dims <= 2 && a.c % 64 == 0 &&
-         tma::im2col_fits(walk, (r - 1) * a.dh, (a.s - 1) * a.dw_);
+         tma::im2col_fits(walk_of(a), (r - 1) * a.dh, (a.s - 1) * a.dw_);
 }
 
 // The bulk-copy kernel's tile columns forced for measuring (CONVGUARD_WGMMA_BWDW_BN=128, 192 or
@@ -255,16 +258,13 @@ int bulk_clusters_of(int size) {
   return max_active_clusters<wgmma_bwd_weights_tma<cg_bf16, false, true, BN>, kTmaThreads,
                              kTmaSmemBytes<BN>>(size);
 }
-int bulk_clusters(int bn, int size) {
-  return bn == 256   ? bulk_clusters_of<256>(size)
-         : bn == 192 ? bulk_clusters_of<192>(size)
-                     : bulk_clusters_of<128>(size);
-}
-
 // How many clusters of `size` the kernel (bulk copies of `columns`, or cp.async stages of
 // `pixels`) runs at once on the current device (max_active_clusters).
 int clusters_fit(bool bulk_kernel, int columns, int pixels, int size) {
-  if (bulk_kernel) return bulk_clusters(columns, size);
+  if (bulk_kernel)
+    return columns == 256   ? bulk_clusters_of<256>(size)
+           : columns == 192 ? bulk_clusters_of<192>(size)
+                            : bulk_clusters_of<128>(size);
   return pixels == 64 ? max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 64, false, true>,
                                             kThreads, kSmemBytes<64>>(size)
                       : max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 32, false, true>,
@@ -336,6 +336,7 @@ struct BwdwPlan : Plan {
   // clusters of `cluster`), per_split stages each.
   struct Splits {
     int z, per_split, cluster;
+    std::int64_t blocks;  // tiles x z
   };
   Splits splits_for(bool bulk_kernel, int columns, int pixels) const {
     const std::int64_t tiles = static_cast<std::int64_t>(gx) * ((a.cols + columns - 1) / columns);
@@ -366,7 +367,8 @@ struct BwdwPlan : Plan {
     const int per_split = (stages + splits - 1) / splits;
     // No split without stages, except the last cluster's tail, whose blocks add zeros.
     const int used = (stages + per_split - 1) / per_split;
-    return {(used + size_taken - 1) / size_taken * size_taken, per_split, size_taken};
+    const int z = (used + size_taken - 1) / size_taken * size_taken;
+    return {z, per_split, size_taken, tiles * z};
   }
   // The bulk-copy kernel's tile columns: the width of the least work on the busiest SM (waves of
   // blocks x stages a split x columns), 256-wide tiles counted at 0.95 of that and only where a
@@ -382,10 +384,8 @@ struct BwdwPlan : Plan {
     for (int columns : {kTile, 192, 256}) {
       const Splits sp = splits_for(true, columns, kTmaBK);
       if (columns == 256 && sp.z > 8) continue;
-      const std::int64_t blocks =
-          static_cast<std::int64_t>(gx) * ((a.cols + columns - 1) / columns) * sp.z;
-      const double cost = static_cast<double>((blocks + sms - 1) / sms) * sp.per_split * columns *
-                          (columns == 256 ? 0.95 : 1.0);
+      const double cost = static_cast<double>((sp.blocks + sms - 1) / sms) * sp.per_split *
+                          columns * (columns == 256 ? 0.95 : 1.0);
       if (columns == kTile || cost < best_cost) best = columns, best_cost = cost;
     }
     return best;
@@ -434,9 +434,7 @@ Status launch_bulk(const Args& a, const BwdwPlan& pl) {
   constexpr std::string_view who = "gpu:wgmma_bwd_weights";
   CUtensorMap map_dy, map_x;
   if (auto st = tma::tiled_map<T>(a.dy, a.k, a.pixels, kTmaBK, &map_dy, who); !st) return st;
-  const tma::Walk walk{
-      a.pixels / (a.oh * a.ow), a.h, a.w_, a.c, a.oh, a.ow, a.ph, a.pw, a.sh, a.sw};
-  if (auto st = tma::im2col_map<T>(a.x, walk, kTmaBK, &map_x, who); !st) return st;
+  if (auto st = tma::im2col_map<T>(a.x, walk_of(a), kTmaBK, &map_x, who); !st) return st;
   const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
   if constexpr (!kCluster) {
@@ -496,8 +494,9 @@ Result<std::unique_ptr<Plan>> WgmmaBwdWeightsSolver::plan(const Problem& p) cons
   return std::unique_ptr<Plan>(new BwdwPlan(p));
 }
 
-bool WgmmaBwdWeightsSolver::loads_by_bulk_copies(const Problem& p) {
-  return WgmmaBwdWeightsSolver().check(p) && BwdwPlan(p).bulk;
+std::string_view WgmmaBwdWeightsSolver::loader(const Problem& p) {
+  if (!WgmmaBwdWeightsSolver().check(p)) return {};
+  return BwdwPlan(p).bulk ? "bulk copies" : "cp.async";
 }
 
 Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,

@@ -24,6 +24,8 @@
 // of more than one and at most two per SM, the cp.async kernel's 32-pixel plan stays.
 #pragma once
 
+#include <string_view>
+
 #include "gpu/gpu_solver.hpp"
 
 namespace convguard::gpu {
@@ -36,10 +38,11 @@ class WgmmaBwdWeightsSolver final : public GpuSolver {
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
-  // Whether the plan of a problem it takes loads by bulk tensor copies (the warp-specialised
-  // kernel of wgmma_bwd_weights_tma.cuh) rather than cp.async: for tests, which must know which
-  // kernel their shapes reached. Needs the device (the plan reads its SM count).
-  static bool loads_by_bulk_copies(const Problem& p);
+  // The loader its plan of `p` takes: "bulk copies" (the warp-specialised kernel of
+  // wgmma_bwd_weights_tma.cuh) or "cp.async"; empty where it declines `p`. For tests, which must
+  // know which kernel their shapes reached (gpu::wgmma_bwd_weights_loader). Needs the device (the
+  // plan reads its SM count).
+  static std::string_view loader(const Problem& p);
 };
 
 }  // namespace convguard::gpu
