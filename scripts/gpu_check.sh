@@ -76,9 +76,6 @@ forced_tests CONVGUARD_WGMMA_BWDW_TMA "0 1" \
 step "gpu:wgmma_bwd_weights' tests with the bulk-copy kernel's tile columns forced (CONVGUARD_WGMMA_BWDW_BN=128, 192, 256)"
 forced_tests CONVGUARD_WGMMA_BWDW_BN "128 192 256" \
   'Gpu.TensorCoreWgmmaBackwardWeights*:Gpu.LargeLayersVerifyBySampling' gpu_tests_bwdw_bn
-step "gpu:wgmma_bwd_weights' tests without the bulk-copy kernel's pairs (CONVGUARD_WGMMA_BWDW_PAIR=0)"
-forced_tests CONVGUARD_WGMMA_BWDW_PAIR "0" \
-  'Gpu.TensorCoreWgmmaBackwardWeights*:Gpu.LargeLayersVerifyBySampling' gpu_tests_bwdw_pair
 
 step "compute-sanitizer memcheck: the own kernels on their shapes"
 timeout 300 compute-sanitizer --tool memcheck --print-limit 5 "$B/tests/gpu_tests" \

@@ -61,8 +61,7 @@ std::unique_ptr<detail::DeviceMemory> device_memory();
 TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host, const TrialOptions& o);
 
 // Which loader gpu:wgmma_bwd_weights' plan of `p` takes: "bulk copies" (the warp-specialised TMA
-// kernel; "bulk copies in pairs along K" or "... along the columns" where its tiles pair up) or
-// "cp.async"; empty where it declines `p` or the backend has no such solver (HIP, no
+// kernel) or "cp.async"; empty where it declines `p` or the backend has no such solver (HIP, no
 // GPU toolkit). For the tests, which must know that their shapes reached each kernel.
 std::string_view wgmma_bwd_weights_loader(const Problem& p);
 

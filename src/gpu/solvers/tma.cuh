@@ -40,60 +40,39 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 // The stage barriers of a kernel whose one producer thread issues each stage's bulk copies and
 // whose two consumer warpgroups release each stage (8 bytes each, `stages` apart from `full` and
 // `empty`): full[s] completes on the producer's expect_tx arrival and its copies' bytes, empty[s]
-// on one arrival per consumer warp (`releases`: 8, or 16 where the consumers of a pair of blocks
-// release each other's stages too). Thread 0 initialises them and fences them for the async proxy
-// and the cluster; the caller's block (or cluster) barrier then hands them to the other threads.
+// on one arrival per consumer warp. Thread 0 initialises them and fences them for the async proxy;
+// the caller's block barrier then hands them to the other threads.
 __device__ __forceinline__ void init_stage_barriers(std::uint32_t full, std::uint32_t empty,
-                                                    int stages, int releases = 8) {
+                                                    int stages) {
   if (threadIdx.x != 0) return;
   for (int s = 0; s < stages; ++s) {
     wg::mbar_init(full + 8 * s, 1);
-    wg::mbar_init(empty + 8 * s, releases);
+    wg::mbar_init(empty + 8 * s, 8);
   }
   fence_mbarrier_init();
 }
 
 // The box at (c0 elements along a row, c1 rows) of a tiled map into `dst`, completing on `bar`.
-// A non-zero `blocks` (a mask of cluster ranks) multicasts it: the box lands at `dst` in each of
-// those blocks' shared memory and completes on the barrier at `bar`'s offset in each.
 __device__ __forceinline__ void tma_tile(std::uint32_t dst, const CUtensorMap& map, int c0, int c1,
-                                         std::uint32_t bar, std::uint16_t blocks = 0) {
-  if (blocks)
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar), "h"(blocks)
-        : "memory");
-  else
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar)
-        : "memory");
+                                         std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
 }
 // The im2col box of an NHWC map (im2col_map): the map's box of consecutive output pixels of one
 // tap (off_w, off_h: the tap's offsets from a window's corner, dilation included), one 128-byte
 // row of channels from c each, the walk starting at the window whose corner is (w, h) of image n
 // and running along W, then H, then N; pixels in the padding or past the last image are zeros.
-// `blocks`: as tma_tile's.
 __device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap& map, int c, int w,
-                                           int h, int n, int off_w, int off_h, std::uint32_t bar,
-                                           std::uint16_t blocks = 0) {
-  if (blocks)
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-        ".multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8}, %9;\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
-        "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h)),
-        "h"(blocks)
-        : "memory");
-  else
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
-        "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h))
-        : "memory");
+                                           int h, int n, int off_w, int off_h, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+      "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h))
+      : "memory");
 }
 
 // The driver's function `name` (CUDA 12 ABI) through the runtime; null when the driver has none.

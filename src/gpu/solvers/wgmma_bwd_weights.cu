@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   wg::wait<0>();
   tc::cp_async_wait<0>();
   if constexpr (kCluster)
-    cluster_epilogue<T>(a, acc, smem, m0, n0, tid, whole_cluster());
+    cluster_epilogue<T>(a, acc, smem, m0, n0, tid);
   else
     store_tile<T, kSplit>(a, acc, m0, n0, tid);
 
@@ -253,35 +253,18 @@ int forced_columns() {
   }();
   return forced;
 }
-// The bulk-copy kernel in pairs (wgmma_bwd_weights_tma.cuh) where the plan can pair its tiles;
-// CONVGUARD_WGMMA_BWDW_PAIR=0 never, for measuring.
-bool pairs_allowed() {
-  static const bool allowed = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_BWDW_PAIR");
-    if (!text || std::string_view(text) == "1") return true;
-    if (std::string_view(text) == "0") return false;
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_BWDW_PAIR='%s' ignored (0 or 1)\n", text);
-    return true;
-  }();
-  return allowed;
-}
-template <int BN, bool kPair>
+template <int BN>
 int bulk_clusters_of(int size) {
-  return max_active_clusters<wgmma_bwd_weights_tma<cg_bf16, false, true, BN, kPair>, kTmaThreads,
+  return max_active_clusters<wgmma_bwd_weights_tma<cg_bf16, false, true, BN>, kTmaThreads,
                              kTmaSmemBytes<BN>>(size);
 }
-template <bool kPair>
-int bulk_clusters_fit(int columns, int size) {
-  return columns == 256   ? bulk_clusters_of<256, kPair>(size)
-         : columns == 192 ? bulk_clusters_of<192, kPair>(size)
-                          : bulk_clusters_of<128, kPair>(size);
-}
-// How many clusters of `size` blocks the kernel (bulk copies of `columns`, in pairs or not, or
-// cp.async stages of `pixels`) runs at once on the current device (max_active_clusters).
-int clusters_fit(bool bulk_kernel, int columns, int pixels, int size, bool paired = false) {
+// How many clusters of `size` the kernel (bulk copies of `columns`, or cp.async stages of
+// `pixels`) runs at once on the current device (max_active_clusters).
+int clusters_fit(bool bulk_kernel, int columns, int pixels, int size) {
   if (bulk_kernel)
-    return paired ? bulk_clusters_fit<true>(columns, size)
-                  : bulk_clusters_fit<false>(columns, size);
+    return columns == 256   ? bulk_clusters_of<256>(size)
+           : columns == 192 ? bulk_clusters_of<192>(size)
+                            : bulk_clusters_of<128>(size);
   return pixels == 64 ? max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 64, false, true>,
                                             kThreads, kSmemBytes<64>>(size)
                       : max_active_clusters<wgmma_bwd_weights<cg_bf16, false, 32, false, true>,
@@ -333,55 +316,31 @@ struct BwdwPlan : Plan {
     a.tiles_per_split = sp.per_split;
     cluster = sp.cluster;
     planes = sp.z / sp.cluster;
-    a.pair = sp.pair, a.zc = sp.cluster;
-    const int gy = (a.cols + bn - 1) / bn;
-    grid = dim3(static_cast<unsigned>(sp.pair == kPairAlongK ? gx / 2 : gx),
-                static_cast<unsigned>(sp.pair == kPairAlongCols ? gy / 2 : gy),
-                static_cast<unsigned>(sp.pair ? 2 * sp.z : sp.z));
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>((a.cols + bn - 1) / bn),
+                static_cast<unsigned>(sp.z));
     // CONVGUARD_WGMMA_BWDW_PLAN=1: the plan on stderr, for measuring.
     static const bool say = tc::env_int("CONVGUARD_WGMMA_BWDW_PLAN", 0, 1) == 1;
     if (say)
       std::fprintf(stderr,
-                   "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %d splits of %d stages "
-                   "(%d pixels, %s, 128 x %d tiles%s), clusters of %d splits, %d fp32 planes "
-                   "(clusters of 2 fit %d at once, of 3 %d)\n",
-                   static_cast<long long>(gx) * gy, sp.z, a.tiles_per_split, bk,
-                   bulk ? "bulk copies" : "cp.async", bn,
-                   sp.pair == kPairAlongK      ? " in pairs along K"
-                   : sp.pair == kPairAlongCols ? " in pairs along the columns"
-                                               : "",
-                   cluster, planes, clusters_fit(bulk, bn, bk, 2, sp.pair),
-                   clusters_fit(bulk, bn, bk, 3, sp.pair));
+                   "convguard: gpu:wgmma_bwd_weights plan: %lld tiles x %u splits of %d stages "
+                   "(%d pixels, %s, 128 x %d tiles), clusters of %d, %d fp32 planes (clusters "
+                   "of 2 fit %d at once, of 3 %d)\n",
+                   static_cast<long long>(grid.x) * grid.y, grid.z, a.tiles_per_split, bk,
+                   bulk ? "bulk copies" : "cp.async", bn, cluster, planes,
+                   clusters_fit(bulk, bn, bk, 2), clusters_fit(bulk, bn, bk, 3));
   }
   std::size_t partial_bytes() const {
     return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
   }
   // How the reduction is split for the kernel (bulk, bn, bk): z blocks a tile (splits, in
-  // clusters of `cluster`), per_split stages each; pair: the bulk-copy kernel's tiles in pairs
-  // (kPairAlongK, kPairAlongCols; 0: none), each cluster then of 2 x `cluster` blocks.
+  // clusters of `cluster`), per_split stages each.
   struct Splits {
     int z, per_split, cluster;
     std::int64_t blocks;  // tiles x z
-    int pair = 0;
   };
-  // Pairs where the bulk-copy kernel runs in clusters (below) and the tiles pair up evenly, along
-  // the columns first (dy's copies shared), else along K (x's). When no cluster of pairs fits,
-  // none.
   Splits splits_for(bool bulk_kernel, int columns, int pixels) const {
-    const int gy = (a.cols + columns - 1) / columns;
-    if (bulk_kernel && pairs_allowed() && a.k >= kTile && a.cols >= kTile) {
-      const int pair = gy % 2 == 0 ? kPairAlongCols : gx % 2 == 0 ? kPairAlongK : 0;
-      if (pair) {
-        const Splits sp = splits_for(bulk_kernel, columns, pixels, pair);
-        if (sp.pair) return sp;
-      }
-    }
-    return splits_for(bulk_kernel, columns, pixels, 0);
-  }
-  Splits splits_for(bool bulk_kernel, int columns, int pixels, int pair) const {
     const std::int64_t tiles = static_cast<std::int64_t>(gx) * ((a.cols + columns - 1) / columns);
     const int stages = (a.pixels + pixels - 1) / pixels;
-    const int width = pair ? 2 : 1;  // tiles a cluster holds
     // Clusters where K and R*S*C are at least 128 (no tile of dw half empty): ResNet-50's res2
     // layers, whose K or R*S*C of 64 leaves half of every tile empty, ran 2-11% slower in
     // clusters than with a plane a split (12 to 61 stages a split;
@@ -392,34 +351,24 @@ struct BwdwPlan : Plan {
     int splits = split_count(tiles, stages, per_sm, clusters);
     // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
     // the device runs at once (the smaller size on a tie); none when no size fits, and then the
-    // split rule without clusters. In pairs (2 x size blocks a cluster) the same, and where the
-    // tiles are not split, clusters of the pair alone, in as many waves as it takes.
-    auto fit = [&](int size) {
-      return clusters_fit(bulk_kernel, columns, pixels, width * size, pair != 0);
-    };
-    int size_taken = 0;
+    // split rule without clusters.
+    auto fit = [&](int size) { return clusters_fit(bulk_kernel, columns, pixels, size); };
+    int size_taken = 1;
     if (clusters) {
       int kept = 0;
-      for (int size = pair && splits == 1 ? 1 : 2; size <= 8; ++size) {
-        if (size > 1 && !cluster_size_allowed(size)) continue;
-        const std::int64_t per_tile =
-            size == 1 ? fit(1) > 0
-                      : std::min<std::int64_t>(splits / size, fit(size) * width / tiles);
+      for (int size = 2; size <= 8; ++size) {
+        if (!cluster_size_allowed(size)) continue;
+        const std::int64_t per_tile = std::min<std::int64_t>(splits / size, fit(size) / tiles);
         if (per_tile >= 1 && per_tile * size > kept)
           kept = static_cast<int>(per_tile * size), size_taken = size;
       }
-      if (size_taken) splits = kept;
-    }
-    if (!size_taken) {
-      if (pair) return {1, stages, 1, tiles, 0};  // no cluster of pairs fits: the caller's
-      splits = clusters ? split_count(tiles, stages, per_sm, false) : splits;
-      size_taken = 1;
+      splits = size_taken > 1 ? kept : split_count(tiles, stages, per_sm, false);
     }
     const int per_split = (stages + splits - 1) / splits;
     // No split without stages, except the last cluster's tail, whose blocks add zeros.
     const int used = (stages + per_split - 1) / per_split;
     const int z = (used + size_taken - 1) / size_taken * size_taken;
-    return {z, per_split, size_taken, tiles * z, pair};
+    return {z, per_split, size_taken, tiles * z};
   }
   // The bulk-copy kernel's tile columns: the width of the least work on the busiest SM (waves of
   // blocks x stages a split x columns), 256-wide tiles counted at 0.95 of that and only where a
@@ -478,9 +427,9 @@ Status launch_depth(const Args& a, const BwdwPlan& pl) {
                      : launch_tile<T, kSplit, 32, false, kCluster>(a, pl);
 }
 
-template <typename T, bool kSplit, bool kCluster, int BN, bool kPair = false>
+template <typename T, bool kSplit, bool kCluster, int BN>
 Status launch_bulk(const Args& a, const BwdwPlan& pl) {
-  constexpr auto kernel = wgmma_bwd_weights_tma<T, kSplit, kCluster, BN, kPair>;
+  constexpr auto kernel = wgmma_bwd_weights_tma<T, kSplit, kCluster, BN>;
   constexpr int bytes = kTmaSmemBytes<BN>;
   constexpr std::string_view who = "gpu:wgmma_bwd_weights";
   CUtensorMap map_dy, map_x;
@@ -492,9 +441,8 @@ Status launch_bulk(const Args& a, const BwdwPlan& pl) {
     kernel<<<pl.grid, kTmaThreads, bytes>>>(a, map_dy, map_x);
     return Status::ok();
   } else {
-    wg::ClusterLaunch launch(
-        pl.grid, kTmaThreads, bytes,
-        dim3(1, 1, static_cast<unsigned>(kPair ? 2 * pl.cluster : pl.cluster)));
+    wg::ClusterLaunch launch(pl.grid, kTmaThreads, bytes,
+                             dim3(1, 1, static_cast<unsigned>(pl.cluster)));
     return check(cudaLaunchKernelEx(&launch.cfg, kernel, a, map_dy, map_x),
                  "gpu:wgmma_bwd_weights cluster launch");
   }
@@ -503,11 +451,6 @@ Status launch_bulk(const Args& a, const BwdwPlan& pl) {
 template <typename T, bool kSplit, bool kCluster>
 Status launch_loader(const Args& a, const BwdwPlan& pl) {
   if (!pl.bulk) return launch_depth<T, kSplit, kCluster>(a, pl);
-  if constexpr (kCluster)
-    if (a.pair)
-      return pl.bn == 256   ? launch_bulk<T, false, true, 256, true>(a, pl)
-             : pl.bn == 192 ? launch_bulk<T, false, true, 192, true>(a, pl)
-                            : launch_bulk<T, false, true, 128, true>(a, pl);
   return pl.bn == 256   ? launch_bulk<T, kSplit, kCluster, 256>(a, pl)
          : pl.bn == 192 ? launch_bulk<T, kSplit, kCluster, 192>(a, pl)
                         : launch_bulk<T, kSplit, kCluster, 128>(a, pl);
@@ -515,9 +458,9 @@ Status launch_loader(const Args& a, const BwdwPlan& pl) {
 
 template <typename T>
 Status launch(const Args& a, const BwdwPlan& pl) {
-  Status st = pl.cluster > 1 || a.pair ? launch_loader<T, false, true>(a, pl)
-              : a.partial              ? launch_loader<T, true, false>(a, pl)
-                                       : launch_loader<T, false, false>(a, pl);
+  Status st = pl.cluster > 1 ? launch_loader<T, false, true>(a, pl)
+              : a.partial    ? launch_loader<T, true, false>(a, pl)
+                             : launch_loader<T, false, false>(a, pl);
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
@@ -553,11 +496,7 @@ Result<std::unique_ptr<Plan>> WgmmaBwdWeightsSolver::plan(const Problem& p) cons
 
 std::string_view WgmmaBwdWeightsSolver::loader(const Problem& p) {
   if (!WgmmaBwdWeightsSolver().check(p)) return {};
-  const BwdwPlan pl(p);
-  if (!pl.bulk) return "cp.async";
-  return pl.a.pair == kPairAlongK      ? "bulk copies in pairs along K"
-         : pl.a.pair == kPairAlongCols ? "bulk copies in pairs along the columns"
-                                       : "bulk copies";
+  return BwdwPlan(p).bulk ? "bulk copies" : "cp.async";
 }
 
 Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,

@@ -39,10 +39,9 @@ class WgmmaBwdWeightsSolver final : public GpuSolver {
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
   // The loader its plan of `p` takes: "bulk copies" (the warp-specialised kernel of
-  // wgmma_bwd_weights_tma.cuh), "bulk copies in pairs along K" or "... along the columns" (the same
-  // kernel, tiles in pairs sharing one operand's copies) or "cp.async"; empty where it declines
-  // `p`. For tests, which must know which kernel their shapes reached
-  // (gpu::wgmma_bwd_weights_loader). Needs the device (the plan reads its SM count).
+  // wgmma_bwd_weights_tma.cuh) or "cp.async"; empty where it declines `p`. For tests, which must
+  // know which kernel their shapes reached (gpu::wgmma_bwd_weights_loader). Needs the device (the
+  // plan reads its SM count).
   static std::string_view loader(const Problem& p);
 };
 

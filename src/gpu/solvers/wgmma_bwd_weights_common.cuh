@@ -58,26 +58,7 @@ struct Args {
   // depths (step_n then counts images past the (od, oh, ow) carries).
   tc::Depth depth;
   int step_od;
-  // The bulk-copy kernel in pairs (kPair): which tiles pair (kPairAlongK: the tiles of one
-  // column range and two row ranges, sharing x's copies; kPairAlongCols: of one row range and two
-  // column ranges, sharing dy's), and how many splits of a tile a cluster holds (zc, 1 to 3).
-  int pair, zc;
 };
-constexpr int kPairAlongK = 1, kPairAlongCols = 2;
-
-// The blocks of a cluster that hold splits of one tile and add their sums (cluster_epilogue):
-// cluster ranks first .. first + size - 1, this block `rank` of them; the fp32 plane their sum
-// goes to when several clusters split the tile.
-struct SplitGroup {
-  unsigned first, rank, size;
-  int plane;
-};
-// A cluster along z whose blocks are all splits of one tile (every clustered kernel but the
-// bulk-copy kernel in pairs).
-__device__ __forceinline__ SplitGroup whole_cluster() {
-  const unsigned n = wg::cluster_size();
-  return {0, wg::cluster_rank(), n, static_cast<int>(blockIdx.z / n)};
-}
 
 // Byte offset of chunk j of pixel row `row` in atom `atom` of an operand's stage.
 template <int BK>
@@ -85,19 +66,19 @@ __device__ __forceinline__ int chunk_at(int atom, int row, int j) {
   return atom * kAtomBytes<BK> + row * kRowBytes + ((j ^ (row & 7)) << 4);
 }
 
-// The splits of a tile in one cluster (g): each block puts its 128 x BN fp32 sums into its own
-// shared memory; after a cluster barrier block `rank` of n adds rows rank * 128 / n .. of every
-// group block's tile, in rank order (a fixed order: the result does not depend on timing), and
-// writes them to dw, or, when several clusters split the reduction, to the group's fp32 partial
-// plane, which tc::launch_reduce_splits adds in plane order. A second barrier keeps every block's
-// tile alive until the others have read it. Replaces the per-split partial planes in global memory
+// The splits of a tile, one cluster: each block puts its 128 x BN fp32 sums into its own shared
+// memory; after a cluster barrier block `rank` of n adds rows rank * 128 / n .. of every block's
+// tile, in rank order (a fixed order: the result does not depend on timing), and writes them to
+// dw, or, when several clusters split the reduction, to the cluster's fp32 partial plane (z / n),
+// which tc::launch_reduce_splits adds in plane order. A second barrier keeps every block's tile
+// alive until the others have read it. Replaces the per-split partial planes in global memory
 // (128 x 128 x 4 bytes a split, written and read back: most of the split's cost).
 // Every thread of the block (kAll of them) calls it; `ctid` is the thread's index among the two
 // warpgroups that hold the tile (acc), -1 for a thread that holds none (the bulk-copy kernel's
 // producer warpgroup), which only helps with the adding.
 template <typename T, int kAll = kThreads, int BN = kTile>
 __device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc, char* smem,
-                                                 int m0, int n0, int ctid, const SplitGroup& g) {
+                                                 int m0, int n0, int ctid) {
   constexpr int kLd = kSumLd<BN>, kQuads = BN / 4;  // a row's 4-column quads
   const int tid = threadIdx.x;
   float* sum = reinterpret_cast<float*>(smem);
@@ -114,7 +95,7 @@ __device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc
     }
   }
   wg::cluster_sync();
-  const unsigned n = g.size, rank = g.rank;
+  const unsigned n = wg::cluster_size(), rank = wg::cluster_rank();
   const int first = kTile * static_cast<int>(rank) / static_cast<int>(n);
   const int last = kTile * static_cast<int>(rank + 1) / static_cast<int>(n);
   const std::int64_t plane = static_cast<std::int64_t>(a.k) * a.cols;
@@ -122,14 +103,15 @@ __device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc
     const int r = first + i / kQuads, col = i % kQuads * 4, row = m0 + r, cx = n0 + col;
     if (row >= a.k || cx >= a.cols) continue;  // cols % 8 == 0: a quad is whole or out
     const std::uint32_t at = tc::smem_addr(sum + r * kLd + col);
-    float4 v = wg::load_cluster_f4(at, g.first);
+    float4 v = wg::load_cluster_f4(at, 0);
     for (unsigned q = 1; q < n; ++q) {
-      const float4 u = wg::load_cluster_f4(at, g.first + q);
+      const float4 u = wg::load_cluster_f4(at, q);
       v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
     }
     const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
     if (a.partial) {
-      *reinterpret_cast<float4*>(a.partial + static_cast<std::int64_t>(g.plane) * plane + off) = v;
+      *reinterpret_cast<float4*>(a.partial + static_cast<std::int64_t>(blockIdx.z / n) * plane +
+                                 off) = v;
     } else {
       T* dw = static_cast<T*>(a.dw);
       tc::store_pair(dw + off, v.x, v.y);

@@ -23,15 +23,6 @@
 // operands MN-major) and release the stage on its "empty" mbarrier once their wgmma has read it.
 // 2D only, 64-pixel stages (one block of 384 threads per SM); the plan chooses BN by its count of
 // work (BwdwPlan::choose_columns in wgmma_bwd_weights.cu).
-// In pairs (kPair): two blocks of a cluster compute neighbouring tiles of the same split that
-// share one operand (Args::pair: along K they share x's columns, along the columns dy's rows);
-// each loads half of the shared operand's 64-wide parts and multicasts them to both, so the pair
-// reads that operand from L2 once. These layers are bound by what their SMs read from L2
-// (ResNet-50's 1x1 layers at b32 all read ~51 MB there in ~14 us, whatever their split or tile
-// width; docs/perf.md, "The H200, 2026-11-29, session 14"); a pair reads 3/4 of it. A stage is
-// then refilled only once the consumers of both blocks released it (16 arrivals on its empty
-// barrier, 8 of them from the partner), and the pair's blocks wait for each other before their
-// first copy (barrier initialisation) and before leaving (the epilogue's cluster barriers).
 #pragma once
 
 #include <cstdint>
@@ -66,9 +57,9 @@ struct BlockLoads {
   int c[BN / 64], off_w[BN / 64], off_h[BN / 64];
 };
 template <int BN>
-__device__ __forceinline__ BlockLoads<BN> block_loads(const Args& a, int tx, int ty) {
+__device__ __forceinline__ BlockLoads<BN> block_loads(const Args& a) {
   BlockLoads<BN> t{};
-  t.m0 = tx * kTile, t.n0 = ty * BN;
+  t.m0 = static_cast<int>(blockIdx.x) * kTile, t.n0 = static_cast<int>(blockIdx.y) * BN;
   t.a_parts = a.k - t.m0 > 64 ? 2 : 1;
   t.b_parts = min(BN / 64, (a.cols - t.n0 + 63) / 64);
 #pragma unroll
@@ -79,59 +70,18 @@ __device__ __forceinline__ BlockLoads<BN> block_loads(const Args& a, int tx, int
   return t;
 }
 
-// Where a block sits: its tile (tx along K, ty along the columns), its split of the reduction,
-// its group of splits in the cluster, and in pairs its partner's cluster rank (else -1) and
-// which parts of the shared operand it loads (member: the parts h with h % 2 == member).
-struct Place {
-  int tx, ty, split, member, partner;
-  SplitGroup group;
-};
-// Clusters along z of 2 x zc blocks in pairs (ranks member * zc + split's place in the group),
-// of the splits of one tile without.
-template <bool kPair>
-__device__ __forceinline__ Place place_of(const Args& a) {
-  const int bx = static_cast<int>(blockIdx.x), by = static_cast<int>(blockIdx.y);
-  const int bz = static_cast<int>(blockIdx.z);
-  if constexpr (!kPair) {
-    return {bx, by, bz, 0, -1, whole_cluster()};
-  } else {
-    const int size = 2 * a.zc, local = bz % size, member = local / a.zc, zr = local % a.zc;
-    const int cl = bz / size;
-    const bool along_k = a.pair == kPairAlongK;
-    return {along_k ? 2 * bx + member : bx,
-            along_k ? by : 2 * by + member,
-            cl * a.zc + zr,
-            member,
-            (1 - member) * a.zc + zr,
-            {static_cast<unsigned>(member * a.zc), static_cast<unsigned>(zr),
-             static_cast<unsigned>(a.zc), cl}};
-  }
-}
-
 // The producer (one thread): stage it % kS of the split's stages kt0 + it, once the consumers
-// (of both blocks, in pairs) have released what it held kS stages before.
-template <int BN, bool kPair>
+// have released what it held kS stages before.
+template <int BN>
 __device__ __forceinline__ void produce_bwdw(const Args& a, const CUtensorMap& map_dy,
                                              const CUtensorMap& map_x, const BlockLoads<BN>& t,
-                                             const Place& pl, std::uint32_t base,
-                                             std::uint32_t full, std::uint32_t empty, int kt0,
-                                             int tiles) {
+                                             std::uint32_t base, std::uint32_t full,
+                                             std::uint32_t empty, int kt0, int tiles) {
   constexpr int kS = kTmaStages<BN>, kAtom = kAtomBytes<kTmaBK>;
   const int bytes = (t.a_parts + t.b_parts) * kAtom;
-  // In pairs: the shared operand's parts this block loads, multicast to both blocks.
-  const bool share_a = kPair && a.pair == kPairAlongCols, share_b = kPair && !share_a;
-  const std::uint16_t both =
-      kPair ? static_cast<std::uint16_t>((1u << pl.partner) |
-                                         (1u << (pl.group.first + pl.group.rank)))
-            : 0;
   for (int it = 0; it < tiles; ++it) {
     const int st = it % kS;
-    if (it >= kS) {
-      if constexpr (kPair)
-        wg::mbar_wait_cluster(empty + 8 * st, ((it / kS) & 1) ^ 1);
-      else
-        wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
-    }
+    if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
     const int p0 = (kt0 + it) * kTmaBK;
     // The window corner of the stage's first output pixel (image, oh, ow).
     const int ow = p0 % a.ow, q = p0 / a.ow, oh = q % a.oh, img = q / a.oh;
@@ -140,24 +90,20 @@ __device__ __forceinline__ void produce_bwdw(const Args& a, const CUtensorMap& m
     tma::mbar_arrive_expect(bar, bytes);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
-      if (h < t.a_parts && (!share_a || h % 2 == pl.member))
-        tma::tma_tile(A + h * kAtom, map_dy, t.m0 + 64 * h, p0, bar, share_a ? both : 0);
+      if (h < t.a_parts) tma::tma_tile(A + h * kAtom, map_dy, t.m0 + 64 * h, p0, bar);
 #pragma unroll
     for (int h = 0; h < BN / 64; ++h)  // (unrolled: t's arrays stay in registers)
-      if (h < t.b_parts && (!share_b || h % 2 == pl.member))
-        tma::tma_im2col(B + h * kAtom, map_x, t.c[h], w0, h0, img, t.off_w[h], t.off_h[h], bar,
-                        share_b ? both : 0);
+      if (h < t.b_parts)
+        tma::tma_im2col(B + h * kAtom, map_x, t.c[h], w0, h0, img, t.off_w[h], t.off_h[h], bar);
   }
 }
 
 // A consumer warpgroup (ctid / 128: 0 or 1 of the two): its 64 rows of the tile over the split's
-// stages; none when they lie past K (it still releases each stage, in pairs to the partner's
-// producer too: `partner`'s rank, else -1).
+// stages; none when they lie past K (it still releases each stage).
 template <typename T, int BN>
 __device__ __forceinline__ void consume_bwdw(float* acc, const BlockLoads<BN>& t, int k,
                                              std::uint32_t base, std::uint32_t full,
-                                             std::uint32_t empty, int tiles, int ctid,
-                                             int partner) {
+                                             std::uint32_t empty, int tiles, int ctid) {
   constexpr int kS = kTmaStages<BN>, kAtom = kAtomBytes<kTmaBK>;
   const int group = ctid / 128, lane = ctid % 32;
   const bool rows = t.m0 + 64 * group < k;
@@ -174,21 +120,16 @@ __device__ __forceinline__ void consume_bwdw(float* acc, const BlockLoads<BN>& t
       wg::commit();
     }
     wg::wait<1>();  // the previous stage's wgmma has read it: release it
-    if (it > 0 && lane == 0) {
-      const std::uint32_t bar = empty + 8 * ((it - 1) % kS);
-      wg::mbar_arrive(bar);
-      if (partner >= 0) wg::mbar_arrive_cluster(bar, static_cast<unsigned>(partner));
-    }
+    if (it > 0 && lane == 0) wg::mbar_arrive(empty + 8 * ((it - 1) % kS));
   }
   wg::wait<0>();
 }
 
 // kSplit: this split's fp32 partial plane (a.partial) instead of dw; kCluster: the splits of a
 // tile run as one cluster along z and add their sums in shared memory (cluster_epilogue), as the
-// cp.async kernel's; kPair (with kCluster): clusters of pairs of tiles (place_of). map_dy:
-// tma::tiled_map over dy as [N*OH*OW][K], boxes of 64 x 64; map_x: tma::im2col_map over x, boxes
-// of 64 pixels.
-template <typename T, bool kSplit, bool kCluster, int BN, bool kPair = false>
+// cp.async kernel's. map_dy: tma::tiled_map over dy as [N*OH*OW][K], boxes of 64 x 64; map_x:
+// tma::im2col_map over x, boxes of 64 pixels.
+template <typename T, bool kSplit, bool kCluster, int BN>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     wgmma_bwd_weights_tma(const __grid_constant__ Args a,
                           const __grid_constant__ CUtensorMap map_dy,
@@ -201,29 +142,23 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
       reinterpret_cast<char*>(smem_raw) + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023);
   const std::uint32_t base = tc::smem_addr(smem);
   const std::uint32_t full = base + kS * kTmaStageBytes<BN>, empty = full + 8 * kS;
-  static_assert(kCluster || !kPair, "pairs are clusters");
-  const Place pl = place_of<kPair>(a);
-  const BlockLoads<BN> t = block_loads<BN>(a, pl.tx, pl.ty);
+  const BlockLoads<BN> t = block_loads<BN>(a);
   const int tiles_all = (a.pixels + kTmaBK - 1) / kTmaBK;
-  const int kt0 = pl.split * a.tiles_per_split;
+  const int kt0 = static_cast<int>(blockIdx.z) * a.tiles_per_split;
   const int tiles = max(0, min(tiles_all - kt0, a.tiles_per_split));  // this split's stages
-  tma::init_stage_barriers(full, empty, kS, kPair ? 16 : 8);
-  if constexpr (kPair)
-    wg::cluster_sync();  // the partner's barriers exist before a copy completes on them
-  else
-    __syncthreads();
+  tma::init_stage_barriers(full, empty, kS);
+  __syncthreads();
   float acc[BN / 2] = {};
   const int ctid = static_cast<int>(threadIdx.x) - 128;  // < 0: the producer warpgroup
   if (threadIdx.x == 0)
-    produce_bwdw<BN, kPair>(a, map_dy, map_x, t, pl, base, full, empty, kt0, tiles);
+    produce_bwdw<BN>(a, map_dy, map_x, t, base, full, empty, kt0, tiles);
   else if (ctid >= 0)
-    consume_bwdw<T, BN>(acc, t, a.k, base, full, empty, tiles, ctid, pl.partner);
+    consume_bwdw<T, BN>(acc, t, a.k, base, full, empty, tiles, ctid);
   // Every copy issued has landed: the consumers waited for each stage. (Warp 0 reconverges
-  // before the epilogue's aligned cluster barriers: only its lane 0 ran the producer loop.) In
-  // pairs, the epilogue's first cluster barrier also waits for the partner's last releases.
+  // before the epilogue's aligned cluster barriers: only its lane 0 ran the producer loop.)
   __syncwarp();
   if constexpr (kCluster)
-    cluster_epilogue<T, kTmaThreads, BN>(a, acc, smem, t.m0, t.n0, ctid, pl.group);
+    cluster_epilogue<T, kTmaThreads, BN>(a, acc, smem, t.m0, t.n0, ctid);
   else if (ctid >= 0)
     store_tile<T, kSplit, BN>(a, acc, t.m0, t.n0, ctid);
 #else

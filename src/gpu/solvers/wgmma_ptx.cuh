@@ -70,16 +70,6 @@ __device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
 __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-// One arrival on the barrier at `bar`'s offset in the shared memory of the cluster's block `rank`,
-// released at cluster scope: a consumer of a pair of blocks that share bulk copies releases a stage
-// to its partner's producer, whose multicast copies write this block's stage too.
-__device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(rank)
-      : "memory");
-}
 // Waits until the barrier's phase of parity `parity` (phase number % 2) has completed: the current
 // phase or the one before it (a barrier never runs two phases ahead of its waiters here).
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
@@ -87,19 +77,6 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
   do {
     asm volatile(
         "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-// mbar_wait acquiring at cluster scope: what the cluster's other blocks did before their
-// mbar_arrive_cluster on `bar` (their reads of a stage) is ordered before what follows.
-__device__ __forceinline__ void mbar_wait_cluster(std::uint32_t bar, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
         "selp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
         : "r"(bar), "r"(parity)
