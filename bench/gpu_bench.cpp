@@ -9,8 +9,11 @@
 // one line per problem (geometry, every time, every reason) for bench/gpu_peer.py, which adds
 // PyTorch's own convolution under CUDA-graph replay as a second peer. Correctness is the probe's
 // and the GPU tests' job: this program only times (docs/perf.md).
+// --calls N times N calls back to back in each run (their mean), as bench/gpu_peer.py times
+// PyTorch's calls under CUDA-graph replay (8 and more a replay): what one call then adds to a
+// stream already busy, without the ramp of a lone call after an idle GPU.
 //   usage: gpu_bench --suite FILE [--batch N] [--dtype f32|f16|bf16] [--layout nchw|nhwc]
-//                    [--runs N] [--direction fwd|bwd_data|bwd_weights] [--json FILE]
+//                    [--runs N] [--calls N] [--direction fwd|bwd_data|bwd_weights] [--json FILE]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convguard/canonical.hpp"
@@ -46,8 +50,9 @@ struct Buffers {
   }
 };
 
-// Median device time (ms) of `runs` runs of s on p, rotating over input copies; <0: failed.
-double time_solver(const Solver& s, const Problem& p, int runs, std::string& why) {
+// Median device time (ms) of a call of s on p over `runs` runs of `calls` calls each, rotating
+// over input copies; <0: failed (a call's status included).
+double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::string& why) {
   if (auto st = s.check(p); !st) {
     why = st.message();
     return -1;
@@ -92,15 +97,24 @@ double time_solver(const Solver& s, const Problem& p, int runs, std::string& why
     return -1;
   }
   std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    (void)gpu::launch_delay(gpu::kTimingDelayUs);  // host overhead hidden behind it
+  Status called = Status::ok();  // the last call's status
+  for (int i = 0; i < runs && called; ++i) {
+    // Host overhead hidden behind it, every call's.
+    (void)gpu::launch_delay(gpu::kTimingDelayUs * calls);
     (void)gpu::event_record(e0);
-    (void)s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan);
+    for (int j = 0; j < calls && called; ++j)
+      called = s.run(**plan, sets[static_cast<std::size_t>(i * calls + j) % sets.size()], wspan);
     (void)gpu::event_record(e1);
     (void)gpu::event_synchronize(e1);
     float ms = 0;
     (void)gpu::event_elapsed_ms(&ms, e0, e1);
-    t.push_back(ms);
+    t.push_back(ms / calls);
+  }
+  if (!called) {
+    why = called.message();
+    (void)gpu::event_destroy(e0);
+    (void)gpu::event_destroy(e1);
+    return -1;
   }
   (void)gpu::event_destroy(e0);
   (void)gpu::event_destroy(e1);
@@ -182,14 +196,22 @@ int main(int argc, char** argv) {
   const std::string layout = arg(argc, argv, "--layout", "nchw");
   const std::string dir = arg(argc, argv, "--direction", "fwd");
   const int runs = std::stoi(arg(argc, argv, "--runs", "50"));
+  const int calls = std::stoi(arg(argc, argv, "--calls", "1"));
+  if (runs < 1 || calls < 1 || calls > 64) {
+    std::fprintf(stderr, "gpu_bench: --runs must be at least 1 and --calls 1 to 64\n");
+    return 2;
+  }
   const std::string json_path = arg(argc, argv, "--json", "");
-  // --only ID[,ID...]: time these solvers alone (variant runs: the SIMT solvers take seconds).
+  // --only ID[,ID...]: time these solvers alone (variant runs: the SIMT solvers take seconds); an
+  // ID ending in '*' names every solver whose ID starts with what comes before it.
   const std::string only = arg(argc, argv, "--only", "");
   auto wanted = [&](const std::string& id) {
     if (only.empty()) return true;
     for (std::size_t pos = 0; pos <= only.size();) {
       const std::size_t end = std::min(only.find(',', pos), only.size());
-      if (only.compare(pos, end - pos, id) == 0 && end - pos == id.size()) return true;
+      const std::string_view name(only.data() + pos, end - pos);
+      if (name == id || (name.ends_with('*') && id.starts_with(name.substr(0, name.size() - 1))))
+        return true;
       pos = end + 1;
     }
     return false;
@@ -215,10 +237,12 @@ int main(int argc, char** argv) {
   (void)solvers_on(Device::gpu);  // loads CONVGUARD_PLUGINS
   std::string libraries;
   for (const std::string& lib : plugins::descriptions(Device::gpu)) libraries += ", " + lib;
-  std::printf("device %s (%s)%s; %s, batch %s, %s %s %s, median of %d runs\n", dev->name.c_str(),
-              dev->arch.c_str(), libraries.c_str(), suite.c_str(),
-              batch ? std::to_string(batch).c_str() : "as given", dtype.c_str(), layout.c_str(),
-              dir.c_str(), runs);
+  std::printf(
+      "device %s (%s)%s; %s, batch %s, %s %s %s, median of %d runs%s\n", dev->name.c_str(),
+      dev->arch.c_str(), libraries.c_str(), suite.c_str(),
+      batch ? std::to_string(batch).c_str() : "as given", dtype.c_str(), layout.c_str(),
+      dir.c_str(), runs,
+      calls > 1 ? fmt::format(" of {} calls back to back (their mean)", calls).c_str() : "");
   std::map<std::string, std::vector<double>> ratios, legacy_ratios;
   for (Problem p : *problems) {
     if (batch > 0) p.n = batch;
@@ -238,7 +262,7 @@ int main(int argc, char** argv) {
       const std::string id(s->id());
       if (id == "gpu:naive" || id.rfind("gpu:chaos", 0) == 0 || !wanted(id)) continue;
       std::string why;
-      const double t = time_solver(*s, p, runs, why);
+      const double t = time_solver(*s, p, runs, calls, why);
       if (t <= 0) {
         if (id.rfind("cudnn:", 0) == 0) failed[id] = why;
         continue;

@@ -29,8 +29,11 @@ using tc::cp_async16;
 using tc::smem_addr;
 using namespace wgf;
 
-// kRagged: c or k not a multiple of 8; chunks are loaded element by element (tc::load_ragged, a
-// channel run may start anywhere) and stored to shared memory directly, and outputs one by one.
+// kRagged: c not a multiple of 8 (WgPlan::ragged_loads); chunks are loaded element by element
+// (tc::load_ragged, a channel run may start anywhere) and stored to shared memory directly, and
+// outputs one by one. An odd k alone (dx's C = 3 of a first layer's backward-data, a forward to 3
+// channels) keeps the cp.async loads and stores its outputs one by one (the epilogue asks at run
+// time): conv1's backward-data at b32 had spent 1.28 ms in element-wise loads of 64-channel dy.
 // kSplit: a.partial is set (split reduction); a template parameter, so the unsplit kernels carry
 // no fp32 epilogue (with it selected at run time they ran 1-3% slower, v8/ against v7/).
 // kPhased: strided backward-data, blockIdx.z is the stride phase (a.phase; never split).
@@ -240,7 +243,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
         const std::int64_t off = base + col;
         const float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
         float* partial = kSplit ? a.partial : nullptr;
-        if constexpr (kRagged)
+        if (kRagged || a.k % 2 != 0)
           tc::store_result_ragged(y, partial, plane, off, v0, v1, col + 1 < a.k, a.k % 2 == 0);
         else
           tc::store_result(y, partial, plane, off, v0, v1);
@@ -364,7 +367,8 @@ struct WgPlan : Plan {
                 a.sw == 1 && a.ph == 0 && a.pw == 0 && a.oh == a.h && a.ow == a.w_;
     a.kd = a.r * a.s * a.cp;
     a.wrow = a.r * a.s * a.c;
-    ragged = a.cp != a.c || a.k % 2 != 0;
+    ragged_loads = a.cp != a.c;
+    ragged = ragged_loads || a.k % 2 != 0;
     // The tile rules count stages of kBK (64) elements; an f32 stage row holds 32 (kBKOf).
     const int kd_scale = kBK / (kRowBytes / static_cast<int>(size_of(p.dtype)));
     // 3D and TF32 have no cp.async warp-specialised form (its loaders are 2D and 16-bit only): the
@@ -498,7 +502,9 @@ struct WgPlan : Plan {
     first_tap = a.phase[0].w_off;
   }
   WgArgs a{};
-  bool backward, filter_mn, ragged = false, three_d = false;
+  // ragged: the plan of the two-warpgroup kernel's 128-pixel tiles, its outputs stored one by one
+  // (c not a multiple of 8, or k odd); ragged_loads: its loads element by element too (kRagged).
+  bool backward, filter_mn, ragged = false, ragged_loads = false, three_d = false;
   int first_tap = 0;
   // 1, 2: the warp-specialised kernel, 2 persistent; 3 its cluster form; 4, 5: as 1, 2 with
   // bulk-copy loaders (wgmma_ws_forward.cuh; ws_mode, tma_ws_for)
@@ -655,9 +661,12 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
 template <typename T, bool k3D>
 Status launch_plan(const WgPlan& pl, const WgArgs& a) {
   if constexpr (sizeof(T) == 2) {
-    if (pl.ragged)
+    if (pl.ragged_loads)
       return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true, false, k3D>(a, pl.grid, 0)
                               : launch_tiles<T, 128, 128, true, false, k3D>(a, pl.grid, 0);
+    if (pl.ragged)  // (k odd: the same kernel and tiles, its loads by cp.async)
+      return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, false, false, k3D>(a, pl.grid, 0)
+                              : launch_tiles<T, 128, 128, false, false, k3D>(a, pl.grid, 0);
     if (pl.filter_mn) return launch_aligned<T, true, k3D>(pl, a);
   }
   return launch_aligned<T, false, k3D>(pl, a);
