@@ -20,7 +20,9 @@
 #                 f32 NCHW forward) with the plugin on PyTorch's own cuDNN, then bench/gpu_peer.py
 #                 times PyTorch's convolution on the same problems under CUDA-graph replay
 #                 (PY: the Python with PyTorch, default /opt/torch/.venv/bin/python3 where it
-#                 exists, else python3), and bf16 NHWC forward at b256 (PEER_B256=0 leaves it out)
+#                 exists, else python3), and bf16 NHWC forward at b256 (PEER_B256=0 leaves it out).
+#                 PEER_CALLS=N times the own and plugin calls N back to back (gpu_bench --calls,
+#                 as gpu_peer.py times PyTorch's under graph replay; default 1: each call alone)
 #   PARTS=overhead  the host overhead of a selected solver's call through the library API
 # Build here first (cmake --build build/release), then run with the build folder carried:
 #   run(command="PARTS='tests bench' bash scripts/gpu_check.sh", carry=["build/release"])
@@ -221,15 +223,22 @@ step "honest peer: the plugin on PyTorch's cuDNN, and PyTorch itself under CUDA-
 CUDNN_LIB=$("$PY" -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
 export CONVGUARD_PLUGINS=$CUDNN CONVGUARD_CUDNN_PATH=${CUDNN_LIB:-}
 rm -f "$OUT/peer.jsonl"
+calls=${PEER_CALLS:-1}
+# Back-to-back calls: the tensor-core solvers, gpu:simt_gemm (f32) and cuDNN; the slow SIMT ones
+# (seconds a call on some layers) left out, and fewer runs.
+only=(); runs=30
+[ "$calls" != 1 ] && only=(--only 'gpu:wgmma_*,gpu:tc_*,gpu:simt_gemm*,cudnn:*') && runs=12
 {
   for d in fwd bwd_data bwd_weights; do
-    timeout 150 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype bf16 \
-      --layout nhwc --direction $d --runs 30 --json "$OUT/peer.jsonl"
+    timeout 300 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype bf16 \
+      --layout nhwc --direction $d --runs $runs --calls "$calls" "${only[@]}" \
+      --json "$OUT/peer.jsonl"
   done
-  timeout 150 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 \
-    --layout nchw --runs 30 --json "$OUT/peer.jsonl"
-  [ "${PEER_B256:-1}" = 1 ] && timeout 200 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt \
-    --batch 256 --dtype bf16 --layout nhwc --direction fwd --runs 10 --json "$OUT/peer.jsonl"
+  timeout 300 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt --batch 32 --dtype f32 \
+    --layout nchw --runs $runs --calls "$calls" "${only[@]}" --json "$OUT/peer.jsonl"
+  [ "${PEER_B256:-1}" = 1 ] && timeout 300 "$B/bench/gpu_bench" --suite data/suites/resnet50.txt \
+    --batch 256 --dtype bf16 --layout nhwc --direction fwd --runs 10 --calls "$calls" \
+    "${only[@]}" --json "$OUT/peer.jsonl"
 } >"$OUT/peer_gpu_bench.log" 2>&1
 "$PY" bench/gpu_peer.py "$OUT/peer.jsonl" >"$OUT/peer.log" 2>&1
 head -1 "$OUT/peer.log"; grep -A20 "^geomean" "$OUT/peer.log"
