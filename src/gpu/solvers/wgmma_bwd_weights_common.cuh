@@ -118,7 +118,7 @@ __device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc
       tc::store_pair(dw + off + 2, v.z, v.w);
     }
   }
-  wg::cluster_sync();
+  wg::cluster_sync_relaxed();
 }
 
 // The unclustered epilogue: consumer thread `ctid` of the two warpgroups (warpgroup g holds rows

@@ -106,6 +106,14 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
                    : "memory");
 }
+// The cluster barrier at a kernel's end that keeps each block's shared memory alive until the
+// other blocks' distributed loads of it are done: relaxed, since those loads' values were used
+// before the arrival (so they are complete) and nothing written needs to be seen; a release
+// would first wait for the block's global stores to be performed.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::
+                   : "memory");
+}
 __device__ __forceinline__ float4 load_cluster_f4(std::uint32_t addr, unsigned rank) {
   float4 v;
   asm volatile(
