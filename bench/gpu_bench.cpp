@@ -17,8 +17,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -50,12 +52,30 @@ struct Buffers {
   }
 };
 
+// Two timing events, destroyed on every way out.
+struct EventPair {
+  gpu::Event e0{}, e1{};
+  EventPair() {
+    (void)gpu::event_create(&e0);
+    (void)gpu::event_create(&e1);
+  }
+  ~EventPair() {
+    (void)gpu::event_destroy(e0);
+    (void)gpu::event_destroy(e1);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+constexpr double kDeclined = -1, kFailed = -2;  // time_solver's two kinds of no time
+
 // Median device time (ms) of a call of s on p over `runs` runs of `calls` calls each, rotating
-// over input copies; <0: failed (a call's status included).
+// over input copies; kDeclined where s does not take p, kFailed where a planned call failed
+// (warm-up or timed; `why` says which and how).
 double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::string& why) {
   if (auto st = s.check(p); !st) {
     why = st.message();
-    return -1;
+    return kDeclined;
   }
   auto ws = s.workspace_bytes(p);
   auto plan = s.plan(p);
@@ -83,18 +103,17 @@ double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::
   }
   void* work = b.get(*ws);
   const std::span<std::byte> wspan(static_cast<std::byte*>(work), *ws);
-  gpu::Event e0, e1;
-  (void)gpu::event_create(&e0);
-  (void)gpu::event_create(&e1);
+  const EventPair ev;
+  const gpu::Event e0 = ev.e0, e1 = ev.e1;
   for (int i = 0; i < 3; ++i) {  // warm-up: module load, planning, clocks
     if (auto st = s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan); !st) {
       why = st.message();
-      return -1;
+      return kFailed;
     }
   }
   if (auto st = gpu::check(gpu::synchronize(), "warm-up"); !st) {
     why = st.message();
-    return -1;
+    return kFailed;
   }
   std::vector<double> t;
   Status called = Status::ok();  // the last call's status
@@ -112,15 +131,11 @@ double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::
   }
   if (!called) {
     why = called.message();
-    (void)gpu::event_destroy(e0);
-    (void)gpu::event_destroy(e1);
-    return -1;
+    return kFailed;
   }
-  (void)gpu::event_destroy(e0);
-  (void)gpu::event_destroy(e1);
   if (auto st = gpu::check(gpu::last_error(), "timed runs"); !st) {
     why = st.message();
-    return -1;
+    return kFailed;
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -191,16 +206,24 @@ std::string arg(int argc, char** argv, const std::string& name, const std::strin
 
 int main(int argc, char** argv) {
   const std::string suite = arg(argc, argv, "--suite", "data/suites/resnet50.txt");
-  const int batch = std::stoi(arg(argc, argv, "--batch", "0"));
+  // A whole number flag's value, or an error naming the flag (no exception out of main).
+  auto whole = [&](const char* flag, const char* fallback, int lo, int hi) -> int {
+    const std::string text = arg(argc, argv, flag, fallback);
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi) {
+      std::fprintf(stderr, "gpu_bench: %s must be a whole number from %d to %d, not '%s'\n", flag,
+                   lo, hi, text.c_str());
+      std::exit(2);
+    }
+    return v;
+  };
+  const int batch = whole("--batch", "0", 0, 1 << 20);
   const std::string dtype = arg(argc, argv, "--dtype", "f32");
   const std::string layout = arg(argc, argv, "--layout", "nchw");
   const std::string dir = arg(argc, argv, "--direction", "fwd");
-  const int runs = std::stoi(arg(argc, argv, "--runs", "50"));
-  const int calls = std::stoi(arg(argc, argv, "--calls", "1"));
-  if (runs < 1 || calls < 1 || calls > 64) {
-    std::fprintf(stderr, "gpu_bench: --runs must be at least 1 and --calls 1 to 64\n");
-    return 2;
-  }
+  const int runs = whole("--runs", "50", 1, 100000);
+  const int calls = whole("--calls", "1", 1, 64);
   const std::string json_path = arg(argc, argv, "--json", "");
   // --only ID[,ID...]: time these solvers alone (variant runs: the SIMT solvers take seconds); an
   // ID ending in '*' names every solver whose ID starts with what comes before it.
@@ -253,7 +276,8 @@ int main(int argc, char** argv) {
                   : dir == "bwd_weights" ? Direction::backward_weights
                                          : Direction::forward;
     std::map<std::string, double> ms;
-    std::map<std::string, std::string> failed;  // cuDNN solvers that did not run: why
+    std::map<std::string, std::string> failed;      // cuDNN solvers that did not run: why
+    std::map<std::string, std::string> own_failed;  // own solvers whose planned calls failed
     // The peer: the fastest graph-API engine (what PyTorch runs); the legacy API's best alongside.
     // TF32 variants (ids ending in ":tf32") are compared with cuDNN's TF32 variants, the rest
     // with its fp32-accurate ones: [0] plain, [1] TF32.
@@ -264,7 +288,10 @@ int main(int argc, char** argv) {
       std::string why;
       const double t = time_solver(*s, p, runs, calls, why);
       if (t <= 0) {
-        if (id.rfind("cudnn:", 0) == 0) failed[id] = why;
+        if (id.rfind("cudnn:", 0) == 0)
+          failed[id] = why;
+        else if (t == kFailed)  // an own solver that planned the problem and failed: say so
+          own_failed[id] = why;
         continue;
       }
       ms[id] = t;
@@ -292,12 +319,17 @@ int main(int argc, char** argv) {
         std::printf("  %-28s %9.4f ms %8.1f TFLOP/s  %.3fx graph best  %.3fx legacy best\n",
                     id.c_str(), t, tflops(t), r, rl);
       }
+      for (const auto& [id, why] : own_failed)
+        if (is_tf32_variant(id) == (tf == 1))
+          std::printf("  %-28s FAILED: %s\n", id.c_str(), why.c_str());
     }
     if (json_out) {
       nlohmann::json j = geometry_json(p);
       j["libraries"] = libraries.empty() ? "" : libraries.substr(2);
       j["ms"] = ms;
       j["declined"] = failed;
+      j["failed"] = own_failed;
+      j["calls"] = calls;  // calls back to back a timed run (their mean)
       // Whole rows only, each flushed: a run cut by a time limit (SIGTERM between rows) leaves
       // every finished row readable (a buffered row was cut in half once, and the next run's
       // rows were appended to it).

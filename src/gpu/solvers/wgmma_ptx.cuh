@@ -109,7 +109,10 @@ __device__ __forceinline__ void cluster_sync() {
 // The cluster barrier at a kernel's end that keeps each block's shared memory alive until the
 // other blocks' distributed loads of it are done: relaxed, since those loads' values were used
 // before the arrival (so they are complete) and nothing written needs to be seen; a release
-// would first wait for the block's global stores to be performed.
+// would first wait for the block's global stores to be performed. The caller must consume every
+// distributed load's value before it (a data dependency, not the memory model's ordering, is
+// what completes the loads; as CUTLASS's kernels end, arrive.relaxed then wait). A caller whose
+// loads might still be in flight needs cluster_sync.
 __device__ __forceinline__ void cluster_sync_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::
                    : "memory");
