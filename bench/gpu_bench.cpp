@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +29,7 @@
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
 #include "core/json_text.hpp"
+#include "core/safe_text.hpp"
 #include "gpu/check.hpp"
 #include "gpu/gpu.hpp"
 #include "plugins/loader.hpp"
@@ -104,7 +104,6 @@ double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::
   void* work = b.get(*ws);
   const std::span<std::byte> wspan(static_cast<std::byte*>(work), *ws);
   const EventPair ev;
-  const gpu::Event e0 = ev.e0, e1 = ev.e1;
   for (int i = 0; i < 3; ++i) {  // warm-up: module load, planning, clocks
     if (auto st = s.run(**plan, sets[static_cast<std::size_t>(i) % sets.size()], wspan); !st) {
       why = st.message();
@@ -120,13 +119,13 @@ double time_solver(const Solver& s, const Problem& p, int runs, int calls, std::
   for (int i = 0; i < runs && called; ++i) {
     // Host overhead hidden behind it, every call's.
     (void)gpu::launch_delay(gpu::kTimingDelayUs * calls);
-    (void)gpu::event_record(e0);
+    (void)gpu::event_record(ev.e0);
     for (int j = 0; j < calls && called; ++j)
       called = s.run(**plan, sets[static_cast<std::size_t>(i * calls + j) % sets.size()], wspan);
-    (void)gpu::event_record(e1);
-    (void)gpu::event_synchronize(e1);
+    (void)gpu::event_record(ev.e1);
+    (void)gpu::event_synchronize(ev.e1);
     float ms = 0;
-    (void)gpu::event_elapsed_ms(&ms, e0, e1);
+    (void)gpu::event_elapsed_ms(&ms, ev.e0, ev.e1);
     t.push_back(ms / calls);
   }
   if (!called) {
@@ -209,14 +208,13 @@ int main(int argc, char** argv) {
   // A whole number flag's value, or an error naming the flag (no exception out of main).
   auto whole = [&](const char* flag, const char* fallback, int lo, int hi) -> int {
     const std::string text = arg(argc, argv, flag, fallback);
-    int v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi) {
+    const auto v = digits_only(text, hi);
+    if (!v || *v < lo) {
       std::fprintf(stderr, "gpu_bench: %s must be a whole number from %d to %d, not '%s'\n", flag,
                    lo, hi, text.c_str());
       std::exit(2);
     }
-    return v;
+    return static_cast<int>(*v);
   };
   const int batch = whole("--batch", "0", 0, 1 << 20);
   const std::string dtype = arg(argc, argv, "--dtype", "f32");

@@ -655,18 +655,23 @@ Status launch_aligned(const WgPlan& pl, const WgArgs& a) {
                            : launch_width<T, 128, kFilterMn, k3D>(pl, a);
 }
 
+// A ragged plan: the two-warpgroup kernel on its 128-pixel tiles, loading element by element
+// (kRaggedLoads) or by cp.async.
+template <typename T, bool kRaggedLoads, bool k3D>
+Status launch_ragged(const WgPlan& pl, const WgArgs& a) {
+  return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, kRaggedLoads, false, k3D>(a, pl.grid, 0)
+                          : launch_tiles<T, 128, 128, kRaggedLoads, false, k3D>(a, pl.grid, 0);
+}
+
 // Every plan (k3D: a 3D one's, the same kernels' 3D forms): ragged ones on the two-warpgroup
 // kernel's 128-pixel tiles (tile_for never picks 256 for them), backward-data's filter read in
 // place or not, the others by the plan's tile, ws and per_sm. TF32 is never ragged or in place.
 template <typename T, bool k3D>
 Status launch_plan(const WgPlan& pl, const WgArgs& a) {
   if constexpr (sizeof(T) == 2) {
-    if (pl.ragged_loads)
-      return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, true, false, k3D>(a, pl.grid, 0)
-                              : launch_tiles<T, 128, 128, true, false, k3D>(a, pl.grid, 0);
-    if (pl.ragged)  // (k odd: the same kernel and tiles, its loads by cp.async)
-      return pl.tile.bn == 64 ? launch_tiles<T, 128, 64, false, false, k3D>(a, pl.grid, 0)
-                              : launch_tiles<T, 128, 128, false, false, k3D>(a, pl.grid, 0);
+    if (pl.ragged)  // (k odd alone: the same kernel and tiles, its loads by cp.async)
+      return pl.ragged_loads ? launch_ragged<T, true, k3D>(pl, a)
+                             : launch_ragged<T, false, k3D>(pl, a);
     if (pl.filter_mn) return launch_aligned<T, true, k3D>(pl, a);
   }
   return launch_aligned<T, false, k3D>(pl, a);
