@@ -52,6 +52,40 @@ check "every row has a reproduce command" sh -c "\"$CG\" db show --db \"$DB\" --
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:slow_2s' --problem "$P" >/dev/null 2>&1
 check "chaos:slow_2s (2 s a run) is ok, not hang" test "$(status_of chaos:slow_2s)" = ok
 
+# --slow-factor: a first run 10x slower than a verified one is stopped, recorded skipped with why
+# (not hang, not ok). A vendor's (plugin) solvers run to the end unless the flag is given, and a
+# solver named exactly in --solvers always does. A fresh database each, so nothing is reused.
+slow_probe() {  # slow_probe DB SOLVERS [FLAGS...]
+  local db=$1 solvers=$2; shift 2
+  timeout 60 "$CG" probe --db "$db" --plugin "$CHAOS" --solvers "$solvers" --problem "$P" "$@" >/dev/null 2>&1
+}
+slow_status() {  # slow_status DB SOLVER: status|reason
+  "$CG" db show --db "$1" --json | python3 -c "
+import json,sys
+for l in sys.stdin:
+    r=json.loads(l)
+    if r['solver']=='$2': print(r['status'] + '|' + r['reason']); break"
+}
+slow_probe "$TMP/slow1.db" 'chaos:good,chaos:slow_2*' --slow-factor 10
+got=$(slow_status "$TMP/slow1.db" chaos:slow_2s)
+check "--slow-factor 10: chaos:slow_2s stopped, skipped (got ${got%%|*})" test "${got%%|*}" = skipped
+check "--slow-factor 10: the reason names the limit and the faster solver" \
+  sh -c "echo \"\$1\" | grep -q 'too slow to be chosen: stopped after .* ms with its first run unfinished.*10x the fastest verified first run on this problem (chaos:good'" _ "$got"
+check "--slow-factor 10: chaos:good still ok" test "$(slow_status "$TMP/slow1.db" chaos:good | cut -d'|' -f1)" = ok
+# Rerun: chaos:good is reused, not run, and its recorded first run still sets the limit.
+slow_probe "$TMP/slow1.db" 'chaos:good,chaos:slow_2*' --slow-factor 10
+got=$(slow_status "$TMP/slow1.db" chaos:slow_2s)
+check "--slow-factor 10 on a rerun: a reused verified solver sets the limit (got ${got%%|*})" test "${got%%|*}" = skipped
+slow_probe "$TMP/slow2.db" 'chaos:good,chaos:slow_2*'
+got=$(slow_status "$TMP/slow2.db" chaos:slow_2s)
+check "default: a plugin's slow solver runs to the end (got ${got%%|*})" test "${got%%|*}" = ok
+slow_probe "$TMP/slow3.db" 'chaos:good,chaos:slow_2s' --slow-factor 10
+got=$(slow_status "$TMP/slow3.db" chaos:slow_2s)
+check "--slow-factor 10: a solver named exactly runs to the end (got ${got%%|*})" test "${got%%|*}" = ok
+"$CG" probe --db "$TMP/slow4.db" --plugin "$CHAOS" --solvers 'chaos:good' --problem "$P" --slow-factor 0.5 >"$TMP/slow4.log" 2>&1
+rc=$?
+check "--slow-factor 0.5 is refused (rc $rc), naming the flag" sh -c "[ $rc -ne 0 ] && grep -q -- '--slow-factor' '$TMP/slow4.log'"
+
 # The seeds' boundaries: hang above 42x42 (seed 002), 16->32 above 32x32 (seed 004), fault in
 # backward-weights (seed 003).
 "$CG" probe --db "$DB" --plugin "$CHAOS" --solvers 'chaos:hang_above_42,chaos:hang_16_32_above_32' \

@@ -378,7 +378,7 @@ std::string Worker::take_stderr_tail() {
 }
 
 Outcome Worker::run(const TrialRequest& request, double deadline_ms,
-                    const std::function<double(double)>& rest_ms) {
+                    const std::function<double(double)>& rest_ms, double stop_slow_ms) {
   Outcome o;
   const double start = now_ms();
   if (auto st = ensure_started(); !st) {
@@ -468,6 +468,18 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     }
     const double left = deadline_ms - (now_ms() - start);
     o.deadline_ms = phase == 1 ? run_deadline_ms : deadline_ms - run_start_ms;
+    // Before the hang check: a first run past both limits is slow as far as anyone knows.
+    const bool slow_watch = stop_slow_ms > 0 && !first_run_seen && phase != 1;
+    const double slow_left = slow_watch ? run_start_ms + stop_slow_ms - (now_ms() - start) : left;
+    if (slow_watch && slow_left <= 0) {
+      o.elapsed_ms = now_ms() - start;
+      o.status = "skipped";
+      o.reason = "stopped after " + std::to_string(static_cast<long>(o.elapsed_ms - run_start_ms)) +
+                 " ms with its first run unfinished; worker killed";
+      o.stderr_tail = take_stderr_tail();
+      o.reason += kill_and_reap();
+      return o;
+    }
     if (left <= 0 && phase == 1) {
       // Compiling took longer than its deadline: slow, not stuck (MIOpen's first compile can take
       // minutes); not evidence against the solver, and the next probe tries again.
@@ -499,7 +511,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     }
     // The worker's end is seen by its pid, not by the end of its pipes: a child it forked may
     // hold them open (a helper of a solver that then crashed was once recorded hang).
-    const bool open = pump(static_cast<int>(std::min(left, 100.0)) + 1);
+    const bool open = pump(static_cast<int>(std::min({left, slow_left, 100.0})) + 1);
     siginfo_t info{};
     exited = !open ||
              (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&

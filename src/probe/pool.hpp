@@ -55,9 +55,12 @@ class Worker {
   // Runs one trial. `deadline_ms` bounds the first run (planning included); when the worker reports
   // the first run's time, `rest_ms(first_ms)` gives the deadline for the rest (verification and
   // timing), counted from that report, so slow-but-correct solvers are measured, not killed.
-  // Afterwards the worker is alive or has been reaped.
+  // `stop_slow_ms` > 0: a first run still going that long after it started (after the compile
+  // step) is stopped, status "skipped": slow, not evidence against the solver (the sweep sets it
+  // from a faster solver already verified on the problem). Afterwards the worker is alive or has
+  // been reaped.
   Outcome run(const TrialRequest& r, double deadline_ms,
-              const std::function<double(double)>& rest_ms);
+              const std::function<double(double)>& rest_ms, double stop_slow_ms = 0);
   // The deadline of a plugin's compile step, which then runs before `deadline_ms` starts counting
   // (0: the compile step counts against the trial's deadline). Exceeding it: "compile_timeout".
   void set_compile_deadline_ms(double ms) { compile_deadline_ms_ = ms; }

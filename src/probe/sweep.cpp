@@ -15,7 +15,9 @@
 #include <thread>
 
 #include "convguard/canonical.hpp"
+#include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "plugins/loader.hpp"
 #include "probe/pool.hpp"
 #include "probe/reproduce.hpp"
 
@@ -27,6 +29,9 @@ namespace {
 constexpr double kCompareSPerElement = 3e-8;
 // A hang under a derived deadline is tried once more under this many times the deadline.
 constexpr double kHangConfirmFactor = 4;
+// --slow-factor never stops a first run sooner than this (plus twice the reference's time):
+// the fresh worker that follows costs 0.1 s to start and fills the problem's tensors again.
+constexpr double kSlowStopFloorMs = 1000;
 
 double now_s() {
   using namespace std::chrono;
@@ -89,7 +94,16 @@ struct Group {
   std::vector<int> owners;   // per problem: the jobs whose current problem it is (take())
   double gflops = 0, ref_gflops = 0, sample_gflops = 0;
   std::map<std::string, double> slowest_ok_ms;  // per problem: the slowest ok first run so far
+  // Per problem: the fastest ok first run known (this sweep's or reused), and whose it is.
+  std::map<std::string, std::pair<double, std::string>> fastest_ok;
 };
+
+// Notes an ok first run of `sid` on the problem `key`: the fastest bounds --slow-factor's stop.
+void note_fastest(Group& g, const std::string& key, const std::string& sid, double first_ms) {
+  if (!(first_ms > 0)) return;
+  auto [it, fresh] = g.fastest_ok.try_emplace(key, first_ms, sid);
+  if (!fresh && first_ms < it->second.first) it->second = {first_ms, sid};
+}
 
 // State shared by the job threads; everything in it is touched under `mu`.
 // Lets the retry of a trial its prober died during run with no other trial of this prober in
@@ -301,7 +315,10 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     }
     if (prev) {
       if ((prev->status == "ok" || prev->status == "unsupported") && !c.force) {
-        if (prev->status == "ok") g->solved[pi] = true;
+        if (prev->status == "ok") {
+          g->solved[pi] = true;
+          note_fastest(*g, key, sid, prev->first_ms);
+        }
         emit(s, SweepEvent::Kind::reused, index, p, device, *prev);
         continue;
       }
@@ -367,6 +384,24 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
         c.timeout_s > 0 ? c.timeout_s * 1000
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
+    // A first run this much slower than one already verified would never be chosen: stopped
+    // there, recorded skipped (not evidence), unless the user named the solver.
+    double stop_slow_ms = 0;
+    std::string fastest_note;
+    if (const auto f = g->fastest_ok.find(key);
+        c.slow_factor > 0 && !named && f != g->fastest_ok.end() &&
+        std::find(c.slow_stoppable.begin(), c.slow_stoppable.end(), sid) !=
+            c.slow_stoppable.end()) {
+      // Stopping costs a fresh worker, which computes this problem's test data and reference
+      // again for the next solver: not worth it below that.
+      stop_slow_ms =
+          std::max(c.slow_factor * f->second.first, kSlowStopFloorMs + 2000 * reference_s);
+      fastest_note = fmt::format(
+          "{} ms, {:g}x the fastest verified first run on this problem ({}, "
+          "{:.3f} ms)",
+          static_cast<long>(stop_slow_ms), c.slow_factor, f->second.second, f->second.first);
+      if (stop_slow_ms >= deadline_ms) stop_slow_ms = 0;  // the deadline comes first
+    }
     // The row is claimed only with the gate passed (without `mu`: a retry waits for the trials
     // in flight, which take `mu` to record themselves), so a retry's row is never running beside
     // another trial's of this prober.
@@ -402,7 +437,13 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       const double derived = rest_deadline_ms(reference_s, c.timing_ms, first_ms);
       return c.timeout_s > 0 ? std::max(c.timeout_s * 1000, derived) : derived;
     };
-    Outcome out = worker.run(req, deadline_ms, rest_ms);
+    Outcome out = worker.run(req, deadline_ms, rest_ms, stop_slow_ms);
+    if (out.status == "skipped") {
+      out.reason = fmt::format(
+          "too slow to be chosen: {} (the limit: {}); not verified, not evidence against it "
+          "(--slow-factor 0, or naming it in --solvers, runs it to the end)",
+          out.reason, fastest_note);
+    }
     if (out.status == "hang" && c.timeout_s <= 0) {
       // A derived deadline is an estimate, and a loaded machine (a build beside the probe) once
       // made healthy solvers miss it by seconds, recording them hang: known bad for good. A real
@@ -458,6 +499,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     if (out.status == "hang") s.sum.hang_cost_s += out.elapsed_ms / 1000;
     if (out.status == "ok") {
       g->slowest_ok_ms[key] = std::max(slowest_ok_ms, rec.first_ms);
+      note_fastest(*g, key, sid, rec.first_ms);
       g->solved[pi] = true;
     }
     if (auto st = s.store.finish(rec); !st) {
@@ -469,6 +511,18 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
 }
 
 }  // namespace
+
+std::vector<std::string> own_cpu_solvers(const std::vector<std::string>& ids) {
+  std::vector<std::string> own;
+  const auto vendor = plugins::plugin_solvers();
+  for (const std::string& id : ids) {
+    const Solver* s = find_solver(id);
+    if (s && s->device() == Device::cpu &&
+        std::find(vendor.begin(), vendor.end(), s) == vendor.end())
+      own.push_back(id);
+  }
+  return own;
+}
 
 double first_run_deadline_ms(double expected_s, double slowest_ok_ms) {
   return std::min(300000.0, 3000 + std::max(50 * expected_s * 1000, 10 * slowest_ok_ms));

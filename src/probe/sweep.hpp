@@ -49,6 +49,13 @@ struct SweepConfig {
   std::string command_prefix;                 // put in front of each stored reproduce command
   double timeout_s = 0;                       // 0: deadlines derived from each problem's cost
   double budget_s = 10;
+  // > 0: a first run of a solver in `slow_stoppable` this many times slower than the fastest
+  // first run already verified on the problem (this sweep's or reused) is stopped and recorded
+  // skipped: it would never be chosen. Not before 1 s plus twice the fp64 reference's expected
+  // time (the fresh worker that follows fills the problem's data again), and never for a solver
+  // in `named`. 0: every trial runs to the end.
+  double slow_factor = 0;
+  std::vector<std::string> slow_stoppable;
   // A plugin's compile step (plugin.h prepare(): MIOpen's *CompileSolution) has a deadline of its
   // own; the trial's deadline starts after it. Exceeding it is `compile_timeout`, not a hang.
   double compile_timeout_s = 600;
@@ -61,6 +68,14 @@ struct SweepConfig {
   int threads = 0;  // CPU threads in all (0: every core); split among the jobs
   std::uint64_t seed = 1;
 };
+
+// slow_factor's default for convguard's own CPU solvers: a first run 10x slower than a verified
+// one never wins, and only convguard chooses among them. A vendor's solvers (plugins) and GPUs
+// run every trial to the end by default: the vendor's own code may pick that solver in the
+// user's process, so its hang or its time is what a probe is for.
+inline constexpr double kCpuSlowFactor = 10;
+// The solvers of `ids` that are convguard's own CPU solvers (not a plugin's).
+std::vector<std::string> own_cpu_solvers(const std::vector<std::string>& ids);
 
 struct SweepDevice {
   std::string fingerprint, description;

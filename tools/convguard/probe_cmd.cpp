@@ -82,6 +82,11 @@ std::vector<FlagSpec> probe_flags() {
        "run is the measurement, for sweeps that only need statuses)"},
       {0, "budget", "10",
        "seconds a slow-but-correct trial may be expected to take before it is skipped"},
+      {0, "slow-factor", "",
+       "stop a first run this many times slower than the fastest one already verified on the "
+       "problem (not before 1 s), recorded skipped: it would never be chosen. Default: 10 for "
+       "convguard's own CPU solvers; vendors' solvers and GPUs run to the end (their hangs are "
+       "what a probe is for); given, it applies to every solver; 0: off"},
       {0, "db", "", "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "force", "", "rerun trials already recorded ok", true},
       {0, "retry-bad", "", "rerun trials recorded hang, crash or wrong", true},
@@ -280,6 +285,13 @@ int probe_main(int argc, char** argv) {
   auto timing = f.number_in("timing", 0, 3600e3);
   if (!timing) return fail(timing.status().message());
   const double timeout_s = *timeout, budget_s = *budget, timing_ms = *timing;
+  std::optional<double> slow_factor;  // unset: each device's default
+  if (f.given("slow-factor")) {
+    auto v = f.number_in("slow-factor", 0, 1e9);
+    if (!v) return fail(v.status().message());
+    if (*v > 0 && *v < 1) return fail("--slow-factor: must be 0 (off) or at least 1");
+    slow_factor = *v;
+  }
   if (f.given("memory-limit")) {
     auto limit = parse_memory_size(f.str("memory-limit").c_str());
     if (!limit) return fail("--memory-limit: " + limit.status().message());
@@ -424,6 +436,9 @@ int probe_main(int argc, char** argv) {
     cfg.compile_timeout_s = *compile_timeout;
     cfg.inherit_miopen_env = f.on("inherit-miopen-env");
     cfg.budget_s = budget_s;
+    // Given: every solver; by default convguard's own CPU solvers only (sweep.hpp says why).
+    cfg.slow_factor = slow_factor.value_or(probe::kCpuSlowFactor);
+    cfg.slow_stoppable = slow_factor ? cfg.solvers : probe::own_cpu_solvers(cfg.solvers);
     cfg.timing_ms = timing_ms;
     cfg.force = f.on("force");
     cfg.retry_bad = f.on("retry-bad");
