@@ -57,7 +57,7 @@ check "chaos:slow_2s (2 s a run) is ok, not hang" test "$(status_of chaos:slow_2
 # solver named exactly in --solvers always does. A fresh database each, so nothing is reused.
 slow_probe() {  # slow_probe DB SOLVERS [FLAGS...]
   local db=$1 solvers=$2; shift 2
-  timeout 60 "$CG" probe --db "$db" --plugin "$CHAOS" --solvers "$solvers" --problem "$P" "$@" >/dev/null 2>&1
+  timeout 60 "$CG" probe --db "$db" --plugin "$CHAOS" --solvers "$solvers" --problem "$P" "$@" >"$db.out" 2>&1
 }
 slow_status() {  # slow_status DB SOLVER: status|reason
   "$CG" db show --db "$1" --json | python3 -c "
@@ -79,6 +79,16 @@ check "--slow-factor 10 on a rerun: a reused verified solver sets the limit (got
 slow_probe "$TMP/slow2.db" 'chaos:good,chaos:slow_2*'
 got=$(slow_status "$TMP/slow2.db" chaos:slow_2s)
 check "default: a plugin's slow solver runs to the end (got ${got%%|*})" test "${got%%|*}" = ok
+# Where the time went: the results table's "trials s" column (this command's trials of the
+# problem), and each --json row's trial_s. chaos:slow_2s sleeps 2 s in its one run.
+spent=$(awk '/trials s/ {getline; print substr($0, 42)}' "$TMP/slow2.db.out" | awk '{print $3}')
+check "the table says what the problem's trials took (${spent:-?} s, at least 2)" \
+  python3 -c "import sys; sys.exit(0 if float('${spent:-0}') >= 1.95 else 1)"
+slow_probe "$TMP/slow5.db" 'chaos:good,chaos:slow_2*' --json
+check "--json: trial_s per row (chaos:slow_2s at least 2 s, chaos:good under it)" python3 -c "
+import json, sys
+rows = {r['solver']: r for r in (json.loads(l) for l in open('$TMP/slow5.db.out') if l.startswith('{'))}
+sys.exit(0 if rows['chaos:slow_2s']['trial_s'] >= 1.95 and 0 < rows['chaos:good']['trial_s'] < rows['chaos:slow_2s']['trial_s'] else 1)"
 slow_probe "$TMP/slow3.db" 'chaos:good,chaos:slow_2s' --slow-factor 10
 got=$(slow_status "$TMP/slow3.db" chaos:slow_2s)
 check "--slow-factor 10: a solver named exactly runs to the end (got ${got%%|*})" test "${got%%|*}" = ok

@@ -201,7 +201,7 @@ Group* join(Shared& s, const Worker& w, const std::string& device) {
 }
 
 void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
-          const std::string& device, db::TrialRecord rec) {
+          const std::string& device, db::TrialRecord rec, double trial_s = 0) {
   ++s.sum.counts[kind == SweepEvent::Kind::reused      ? "reused"
                  : kind == SweepEvent::Kind::known_bad ? "known bad"
                                                        : rec.status];
@@ -214,6 +214,7 @@ void emit(Shared& s, SweepEvent::Kind kind, std::size_t index, const Problem& p,
   e.device = device;
   e.record = std::move(rec);
   e.elapsed_s = now_s() - s.t0;
+  e.trial_s = trial_s;
   s.cb.trial(e);
 }
 
@@ -437,6 +438,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       const double derived = rest_deadline_ms(reference_s, c.timing_ms, first_ms);
       return c.timeout_s > 0 ? std::max(c.timeout_s * 1000, derived) : derived;
     };
+    const double trial_start_s = now_s();
     Outcome out = worker.run(req, deadline_ms, rest_ms, stop_slow_ms);
     if (out.status == "skipped") {
       out.reason = fmt::format(
@@ -491,6 +493,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       }
     }
     take_reply(out, rec);
+    const double trial_s = now_s() - trial_start_s;
 
     lock.lock();
     --g->trying[pi];
@@ -506,7 +509,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       s.failure = unrecorded(s.store, rec, st);
       return;
     }
-    emit(s, SweepEvent::Kind::ran, index, p, device, rec);
+    emit(s, SweepEvent::Kind::ran, index, p, device, rec, trial_s);
   }
 }
 

@@ -91,6 +91,9 @@ struct SweepEvent {
   std::string device;      // the device whose worker ran (or skipped) it, e.g. "hip:1"
   db::TrialRecord record;  // for known_bad/reused: the evidence already recorded
   double elapsed_s = 0;    // since the sweep started
+  // What the trial cost the sweep: its worker's time from request to answer, a hang's
+  // confirming second try included; 0 for what did not run here (reused, known bad, skipped).
+  double trial_s = 0;
 };
 
 struct SweepSummary {

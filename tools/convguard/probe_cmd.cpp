@@ -156,6 +156,7 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty, bool
                             "peak_rss_bytes", "signal", "exit_code", "command"})
       j[key] = all[key];
     if (several) j["device_name"] = e.device;
+    j["trial_s"] = e.trial_s;
     std::printf("%s\n", json_text(j).c_str());
   } else if (csv) {
     std::printf(
@@ -188,20 +189,24 @@ void print_event(const probe::SweepEvent& e, bool json, bool csv, bool tty, bool
 }
 
 // Results per problem from the database (this run's and reused evidence alike): the fastest
-// verified solver and how many solvers ended in each status.
+// verified solver, how many solvers ended in each status, and the seconds this command's trials
+// of it took (`spent`, by problem key: where a long probe's time went).
 void print_results_table(db::Store& store, const std::string& fingerprint,
                          const std::vector<Problem>& problems,
-                         const std::vector<std::string>& solvers) {
-  std::printf("\n%-40s %-34s %10s  %s\n", "problem", "fastest verified solver", "median ms",
-              "statuses");
+                         const std::vector<std::string>& solvers,
+                         const std::map<std::string, double>& spent) {
+  std::printf("\n%-40s %-34s %10s %8s  %s\n", "problem", "fastest verified solver", "median ms",
+              "trials s", "statuses");
   for (const Problem& p : problems) {
+    const auto it = spent.find(identity_string(p));
     const ProblemResults r = problem_results(store, fingerprint, p, solvers);
     std::string marks;
     for (const auto& [k, ids] : r.by_status) marks += fmt::format("{} {}  ", ids.size(), k);
     const std::string& best = r.fastest();
-    std::printf("%-40.40s %-34s %10s  %s\n", problem_label(p).c_str(),
+    std::printf("%-40.40s %-34s %10s %8.1f  %s\n", problem_label(p).c_str(),
                 best.empty() ? "NONE VERIFIED" : best.c_str(),
-                best.empty() ? "-" : fmt::format("{:.3f}", r.fastest_ms()).c_str(), marks.c_str());
+                best.empty() ? "-" : fmt::format("{:.3f}", r.fastest_ms()).c_str(),
+                it == spent.end() ? 0.0 : it->second, marks.c_str());
   }
 }
 
@@ -466,7 +471,11 @@ int probe_main(int argc, char** argv) {
                                   : "");
       std::fflush(info);
     };
-    cb.trial = [&](const probe::SweepEvent& e) { print_event(e, json, csv, tty, several, seen); };
+    std::map<std::string, double> spent;  // per problem key: its trials' seconds, this command
+    cb.trial = [&](const probe::SweepEvent& e) {
+      spent[e.record.problem] += e.trial_s;
+      print_event(e, json, csv, tty, several, seen);
+    };
     // One sweep with these callbacks; a failure is said and sets the exit status, and so does a
     // device left out (its share went to the others, but the user asked for it).
     const auto sweep = [&](const probe::SweepConfig& c) -> std::optional<probe::SweepSummary> {
@@ -489,7 +498,7 @@ int probe_main(int argc, char** argv) {
       if (json || csv) continue;
       if (sum->devices.size() > 1)
         std::printf("\non %s:", fmt::format("{}", fmt::join(d.names, ",")).c_str());
-      print_results_table(store, d.fingerprint, problems, cfg.solvers);
+      print_results_table(store, d.fingerprint, problems, cfg.solvers, spent);
     }
     print_summary(info, "probe", *sum);
     if (sum->interrupted || probe::stop_requested()) {
@@ -537,7 +546,7 @@ int probe_main(int argc, char** argv) {
           std::vector<Problem> helped;
           for (std::size_t i = 0; i < problems.size(); ++i)
             if (!wcfg.solvers_per_problem[i].empty()) helped.push_back(problems[i]);
-          print_results_table(store, fingerprint, helped, used);
+          print_results_table(store, fingerprint, helped, used, spent);
         }
         print_summary(info, "workarounds", *wsum);
       }
