@@ -76,6 +76,20 @@ check "--slow-factor 10: chaos:good still ok" test "$(slow_status "$TMP/slow1.db
 slow_probe "$TMP/slow1.db" 'chaos:good,chaos:slow_2*' --slow-factor 10
 got=$(slow_status "$TMP/slow1.db" chaos:slow_2s)
 check "--slow-factor 10 on a rerun: a reused verified solver sets the limit (got ${got%%|*})" test "${got%%|*}" = skipped
+# ... and the stopped trial itself is reused, not stopped again on every rerun: it had run past
+# the same limit (its row's first_ms); --force runs it (and stops it) again.
+check "--slow-factor 10 on a rerun: the stopped trial is reused ($(tail -1 "$TMP/slow1.db.out"))" \
+  grep -q "2 reused" "$TMP/slow1.db.out"
+slow_probe "$TMP/slow1.db" 'chaos:good,chaos:slow_2*' --slow-factor 10 --force
+check "--slow-factor 10 --force: run and stopped again ($(tail -1 "$TMP/slow1.db.out"))" \
+  grep -q "1 ok, 1 skipped" "$TMP/slow1.db.out"
+# Bad evidence is never replaced by a stop: with --retry-bad a recorded hang is retried to its
+# deadline and stays a hang, not `skipped` (which would drop it from env's skip list).
+slow_probe "$TMP/slow6.db" 'chaos:good,chaos:hang_s*' --timeout 2
+slow_probe "$TMP/slow6.db" 'chaos:good,chaos:hang_s*' --timeout 2 --retry-bad --slow-factor 10
+got=$(slow_status "$TMP/slow6.db" chaos:hang_sleep)
+check "--retry-bad --slow-factor 10: a recorded hang is retried as a hang (got ${got%%|*})" \
+  sh -c "[ '${got%%|*}' = hang ] && grep -q '1 hang' '$TMP/slow6.db.out'"
 slow_probe "$TMP/slow2.db" 'chaos:good,chaos:slow_2*'
 got=$(slow_status "$TMP/slow2.db" chaos:slow_2s)
 check "default: a plugin's slow solver runs to the end (got ${got%%|*})" test "${got%%|*}" = ok

@@ -44,6 +44,9 @@ struct TrialOptions {
   // Called after the first run with its time, before verification and timing (the probe's
   // worker reports it so the parent can size the rest of the deadline from a measurement).
   std::function<void(double first_ms)> on_first_run;
+  // Called just before plan(): the first run's clock starts (the probe's --slow-factor counts
+  // from here, after the data, check() and the workspace, which a first_ms does not include).
+  std::function<void()> on_plan;
   // Problems with more multiply-adds than this verify by sampling instead of a full reference.
   double full_reference_limit = 2e9;
   // Sampled points: `samples`, fewer where each point's reduction is long (a backward-weights

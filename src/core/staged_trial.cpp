@@ -120,6 +120,7 @@ TrialResult run_staged_trial(const Solver& s, const Problem& p, TrialTensors& ho
     }
     host.device_reference = std::move(*ref);
   }
+  if (o.on_plan) o.on_plan();
   const double t0 = now_ms();
   auto plan = s.plan(p);
   if (!plan) return fail(plan.status());

@@ -147,6 +147,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
     return r;
   };
   poison(t.output(p));
+  if (o.on_plan) o.on_plan();
   const double t0 = now_ms();
   auto plan = s.plan(p);
   if (!plan) {

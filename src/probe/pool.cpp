@@ -395,6 +395,7 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
   int phase = 0;  // 0 before compiling, 1 compiling, 2 running, 3 verifying and timing
   const double run_deadline_ms = deadline_ms;
   double run_start_ms = 0;  // when the compile step ended: the trial's deadline counts from there
+  double plan_at_ms = -1;   // when the worker said it starts planning (stop_slow_ms counts from it)
   o.deadline_ms = deadline_ms;
   bool exited = !write_line(to_child_, encode(r));
   for (;;) {
@@ -421,6 +422,11 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
         // Each phase moves the deadline once and only forwards (compiling, compiled, first run),
         // so no output can keep a trial alive forever. Compiling gets the compile deadline; the
         // trial's own deadline starts when it ends; the rest is sized from the first run's time.
+        if (progress == "planning") {
+          // The first run's clock (stop_slow_ms) starts here; deadlines stay as they are.
+          if (!first_run_seen && plan_at_ms < 0) plan_at_ms = o.elapsed_ms;
+          continue;
+        }
         if (progress == "compiling" && phase == 0 && compile_deadline_ms_ > 0) {
           deadline_ms = o.elapsed_ms + compile_deadline_ms_;
           o.compile_deadline_ms = compile_deadline_ms_;
@@ -468,14 +474,17 @@ Outcome Worker::run(const TrialRequest& request, double deadline_ms,
     }
     const double left = deadline_ms - (now_ms() - start);
     o.deadline_ms = phase == 1 ? run_deadline_ms : deadline_ms - run_start_ms;
-    // Before the hang check: a first run past both limits is slow as far as anyone knows.
-    const bool slow_watch = stop_slow_ms > 0 && !first_run_seen && phase != 1;
-    const double slow_left = slow_watch ? run_start_ms + stop_slow_ms - (now_ms() - start) : left;
+    // Before the hang check: a first run past both limits is slow as far as anyone knows. Counted
+    // from the worker's "planning" line: a fresh worker's start, the problem's data, check() and
+    // the workspace are not the solver's first run (a trial without that line is never stopped).
+    const bool slow_watch = stop_slow_ms > 0 && !first_run_seen && phase != 1 && plan_at_ms >= 0;
+    const double slow_left = slow_watch ? plan_at_ms + stop_slow_ms - (now_ms() - start) : left;
     if (slow_watch && slow_left <= 0) {
       o.elapsed_ms = now_ms() - start;
       o.status = "skipped";
-      o.reason = "stopped after " + std::to_string(static_cast<long>(o.elapsed_ms - run_start_ms)) +
-                 " ms with its first run unfinished; worker killed";
+      o.slow_ms = o.elapsed_ms - plan_at_ms;
+      o.reason = "stopped after " + std::to_string(static_cast<long>(o.slow_ms)) +
+                 " ms with its first run unfinished (planning included); worker killed";
       o.stderr_tail = take_stderr_tail();
       o.reason += kill_and_reap();
       return o;

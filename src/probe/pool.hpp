@@ -30,6 +30,9 @@ struct Outcome {
   // A plugin's compile step (protocol.hpp "compiling"/"compiled"): how long it took (so far, for
   // compile_timeout) and the deadline it had; 0 when the solver has none.
   double compile_ms = 0, compile_deadline_ms = 0;
+  // Stopped by stop_slow_ms (status "skipped"): how long its first run had gone, planning
+  // included (a lower bound of its first run).
+  double slow_ms = 0;
   // No worker could be started for it (status "error"): nothing of the trial ran.
   bool not_started = false;
   // ... because the worker exited during start-up (its device could not be opened, it crashed),
@@ -55,10 +58,10 @@ class Worker {
   // Runs one trial. `deadline_ms` bounds the first run (planning included); when the worker reports
   // the first run's time, `rest_ms(first_ms)` gives the deadline for the rest (verification and
   // timing), counted from that report, so slow-but-correct solvers are measured, not killed.
-  // `stop_slow_ms` > 0: a first run still going that long after it started (after the compile
-  // step) is stopped, status "skipped": slow, not evidence against the solver (the sweep sets it
-  // from a faster solver already verified on the problem). Afterwards the worker is alive or has
-  // been reaped.
+  // `stop_slow_ms` > 0: a first run still going that long after the worker's "planning" line is
+  // stopped, status "skipped" (Outcome::slow_ms): slow, not evidence against the solver (the sweep
+  // sets it from a faster solver already verified on the problem). Afterwards the worker is alive
+  // or has been reaped.
   Outcome run(const TrialRequest& r, double deadline_ms,
               const std::function<double(double)>& rest_ms, double stop_slow_ms = 0);
   // The deadline of a plugin's compile step, which then runs before `deadline_ms` starts counting

@@ -11,6 +11,7 @@
 //   parent -> worker:         {"seq":7,"problem":"...","solver":"cpu:direct","seed":1,...}
 //   worker -> parent:         {"seq":7,"progress":"compiling"}  (plugin solvers with a compile
 //   worker -> parent:         {"seq":7,"progress":"compiled","compile_ms":900}   step, once each)
+//   worker -> parent:         {"seq":7,"progress":"planning"}  (before plan(), after the data)
 //   worker -> parent:         {"seq":7,"progress":"first_run","first_ms":12.5}  (at most once)
 //   worker -> parent:         {"seq":7,"status":"ok","first_ms":...,...}        (the verdict)
 #pragma once

@@ -29,6 +29,11 @@ namespace {
 constexpr double kCompareSPerElement = 3e-8;
 // A hang under a derived deadline is tried once more under this many times the deadline.
 constexpr double kHangConfirmFactor = 4;
+// A slow-factor stop's reason begins so; its first_ms is how long the first run had gone.
+constexpr const char* kSlowStopPrefix = "too slow to be chosen: ";
+bool is_slow_stop(const db::TrialRecord& r) {
+  return r.status == "skipped" && r.first_ms > 0 && r.reason.starts_with(kSlowStopPrefix);
+}
 // --slow-factor never stops a first run sooner than this (plus twice the reference's time):
 // the fresh worker that follows costs 0.1 s to start and fills the problem's tensors again.
 constexpr double kSlowStopFloorMs = 1000;
@@ -386,22 +391,32 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
                         : first_run_deadline_ms(expected_s, slowest_ok_ms) + 3000 * compare_s;
     rec.deadline_ms = deadline_ms;
     // A first run this much slower than one already verified would never be chosen: stopped
-    // there, recorded skipped (not evidence), unless the user named the solver.
+    // there, recorded skipped (not evidence), unless the user named the solver. Never where the
+    // evidence is bad (--retry-bad): a stop would replace a hang or a crash with `skipped`.
     double stop_slow_ms = 0;
     std::string fastest_note;
     if (const auto f = g->fastest_ok.find(key);
         c.slow_factor > 0 && !named && f != g->fastest_ok.end() &&
+        !(prev && db::is_bad_status(prev->status)) &&
         std::find(c.slow_stoppable.begin(), c.slow_stoppable.end(), sid) !=
             c.slow_stoppable.end()) {
       // Stopping costs a fresh worker, which computes this problem's test data and reference
       // again for the next solver: not worth it below that.
-      stop_slow_ms =
-          std::max(c.slow_factor * f->second.first, kSlowStopFloorMs + 2000 * reference_s);
+      const double floor_ms = kSlowStopFloorMs + 2000 * reference_s;
+      stop_slow_ms = std::max(c.slow_factor * f->second.first, floor_ms);
       fastest_note = fmt::format(
-          "{} ms, {:g}x the fastest verified first run on this problem ({}, "
-          "{:.3f} ms)",
-          static_cast<long>(stop_slow_ms), c.slow_factor, f->second.second, f->second.first);
+          "{} ms, the larger of {:g}x the fastest verified first run on this problem ({}, "
+          "{:.3f} ms) and {:.0f} ms (1 s and twice the reference's expected time)",
+          static_cast<long>(stop_slow_ms), c.slow_factor, f->second.second, f->second.first,
+          floor_ms);
       if (stop_slow_ms >= deadline_ms) stop_slow_ms = 0;  // the deadline comes first
+      // Stopped before after running longer than this limit: it would be again (its row's
+      // first_ms is how long it had run). Reused, so a rerun does not pay for it every time.
+      if (stop_slow_ms > 0 && prev && is_slow_stop(*prev) && prev->first_ms >= stop_slow_ms &&
+          !c.force) {
+        emit(s, SweepEvent::Kind::reused, index, p, device, *prev);
+        continue;
+      }
     }
     // The row is claimed only with the gate passed (without `mu`: a retry waits for the trials
     // in flight, which take `mu` to record themselves), so a retry's row is never running beside
@@ -442,9 +457,9 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     Outcome out = worker.run(req, deadline_ms, rest_ms, stop_slow_ms);
     if (out.status == "skipped") {
       out.reason = fmt::format(
-          "too slow to be chosen: {} (the limit: {}); not verified, not evidence against it "
+          "{}{} (the limit: {}); not verified, not evidence against it "
           "(--slow-factor 0, or naming it in --solvers, runs it to the end)",
-          out.reason, fastest_note);
+          kSlowStopPrefix, out.reason, fastest_note);
     }
     if (out.status == "hang" && c.timeout_s <= 0) {
       // A derived deadline is an estimate, and a loaded machine (a build beside the probe) once
@@ -493,6 +508,7 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
       }
     }
     take_reply(out, rec);
+    if (out.status == "skipped") rec.first_ms = out.slow_ms;  // a lower bound (is_slow_stop)
     const double trial_s = now_s() - trial_start_s;
 
     lock.lock();

@@ -279,6 +279,7 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
   o.max_time_ms = req.max_time_ms;
   o.stable_within = 0.05;
   o.seed = req.seed;
+  o.on_plan = [] { progress("planning"); };
   o.on_first_run = [](double first_ms) {
     (void)write_line(kReplyFd,
                      json_text(nlohmann::json{

@@ -83,10 +83,12 @@ std::vector<FlagSpec> probe_flags() {
       {0, "budget", "10",
        "seconds a slow-but-correct trial may be expected to take before it is skipped"},
       {0, "slow-factor", "",
-       "stop a first run this many times slower than the fastest one already verified on the "
-       "problem (not before 1 s), recorded skipped: it would never be chosen. Default: 10 for "
-       "convguard's own CPU solvers; vendors' solvers and GPUs run to the end (their hangs are "
-       "what a probe is for); given, it applies to every solver; 0: off"},
+       "stop a first run (from planning) this many times slower than the fastest first run "
+       "already verified on the problem, never before 1 s plus twice the fp64 reference's "
+       "expected time, recorded skipped: it would never be chosen; a solver named exactly in "
+       "--solvers runs to the end. Default: 10 for convguard's own CPU solvers; vendors' "
+       "solvers and GPUs run to the end (their hangs are what a probe is for); given, it "
+       "applies to every solver; 0: off"},
       {0, "db", "", "results database (default: $CONVGUARD_DB or ~/.cache/convguard/convguard.db)"},
       {0, "force", "", "rerun trials already recorded ok", true},
       {0, "retry-bad", "", "rerun trials recorded hang, crash or wrong", true},
