@@ -131,11 +131,8 @@ class Ctx final : public Context {
     // Plans run in this process with its OpenMP thread count (a host program's, or PyTorch's
     // torch.set_num_threads): the trials measure with the same, and the device fingerprint (which
     // names the thread count) is then this process's, so the evidence is found again.
-    if (policy.device == Device::cpu) {
-      c.threads = omp_get_max_threads();
-      c.slow_factor = probe::kCpuSlowFactor;
-      c.slow_stoppable = probe::own_cpu_solvers(c.solvers);
-    }
+    if (policy.device == Device::cpu) c.threads = omp_get_max_threads();
+    probe::set_slow_factor(c, std::nullopt);  // the probe command's default
     c.stop_at_first_ok = o_.probe_until_first_ok;
     auto sum = probe::run_sweep(c, *store_, {});
     std::string said;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <tuple>
 
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
@@ -393,8 +394,8 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     // A first run this much slower than one already verified would never be chosen: stopped
     // there, recorded skipped (not evidence), unless the user named the solver. Never where the
     // evidence is bad (--retry-bad): a stop would replace a hang or a crash with `skipped`.
-    double stop_slow_ms = 0;
-    std::string fastest_note;
+    double stop_slow_ms = 0, fastest_ms = 0, floor_ms = 0;
+    std::string fastest_sid;
     if (const auto f = g->fastest_ok.find(key);
         c.slow_factor > 0 && !named && f != g->fastest_ok.end() &&
         !(prev && db::is_bad_status(prev->status)) &&
@@ -402,13 +403,9 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
             c.slow_stoppable.end()) {
       // Stopping costs a fresh worker, which computes this problem's test data and reference
       // again for the next solver: not worth it below that.
-      const double floor_ms = kSlowStopFloorMs + 2000 * reference_s;
-      stop_slow_ms = std::max(c.slow_factor * f->second.first, floor_ms);
-      fastest_note = fmt::format(
-          "{} ms, the larger of {:g}x the fastest verified first run on this problem ({}, "
-          "{:.3f} ms) and {:.0f} ms (1 s and twice the reference's expected time)",
-          static_cast<long>(stop_slow_ms), c.slow_factor, f->second.second, f->second.first,
-          floor_ms);
+      std::tie(fastest_ms, fastest_sid) = f->second;
+      floor_ms = kSlowStopFloorMs + 2000 * reference_s;
+      stop_slow_ms = std::max(c.slow_factor * fastest_ms, floor_ms);
       if (stop_slow_ms >= deadline_ms) stop_slow_ms = 0;  // the deadline comes first
       // Stopped before after running longer than this limit: it would be again (its row's
       // first_ms is how long it had run). Reused, so a rerun does not pay for it every time.
@@ -457,9 +454,12 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     Outcome out = worker.run(req, deadline_ms, rest_ms, stop_slow_ms);
     if (out.status == "skipped") {
       out.reason = fmt::format(
-          "{}{} (the limit: {}); not verified, not evidence against it "
-          "(--slow-factor 0, or naming it in --solvers, runs it to the end)",
-          kSlowStopPrefix, out.reason, fastest_note);
+          "{}{} (the limit: {} ms, the larger of {:g}x the fastest verified first run on this "
+          "problem ({}, {:.3f} ms) and {:.0f} ms (1 s and twice the reference's expected time)); "
+          "not verified, not evidence against it (--slow-factor 0, or naming it in --solvers, "
+          "runs it to the end)",
+          kSlowStopPrefix, out.reason, static_cast<long>(stop_slow_ms), c.slow_factor, fastest_sid,
+          fastest_ms, floor_ms);
     }
     if (out.status == "hang" && c.timeout_s <= 0) {
       // A derived deadline is an estimate, and a loaded machine (a build beside the probe) once
@@ -531,16 +531,20 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
 
 }  // namespace
 
-std::vector<std::string> own_cpu_solvers(const std::vector<std::string>& ids) {
-  std::vector<std::string> own;
+void set_slow_factor(SweepConfig& c, std::optional<double> given) {
+  c.slow_factor = given.value_or(kCpuSlowFactor);
+  if (given) {
+    c.slow_stoppable = c.solvers;
+    return;
+  }
+  c.slow_stoppable.clear();
   const auto vendor = plugins::plugin_solvers();
-  for (const std::string& id : ids) {
+  for (const std::string& id : c.solvers) {
     const Solver* s = find_solver(id);
     if (s && s->device() == Device::cpu &&
         std::find(vendor.begin(), vendor.end(), s) == vendor.end())
-      own.push_back(id);
+      c.slow_stoppable.push_back(id);
   }
-  return own;
 }
 
 double first_run_deadline_ms(double expected_s, double slowest_ok_ms) {

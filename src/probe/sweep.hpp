@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,9 @@ struct SweepConfig {
 // run every trial to the end by default: the vendor's own code may pick that solver in the
 // user's process, so its hang or its time is what a probe is for.
 inline constexpr double kCpuSlowFactor = 10;
-// The solvers of `ids` that are convguard's own CPU solvers (not a plugin's).
-std::vector<std::string> own_cpu_solvers(const std::vector<std::string>& ids);
+// Sets c.slow_factor and c.slow_stoppable (after c.solvers): a factor `given` applies to every
+// solver; none given, kCpuSlowFactor to convguard's own CPU solvers (not a plugin's) alone.
+void set_slow_factor(SweepConfig& c, std::optional<double> given);
 
 struct SweepDevice {
   std::string fingerprint, description;

@@ -443,9 +443,7 @@ int probe_main(int argc, char** argv) {
     cfg.compile_timeout_s = *compile_timeout;
     cfg.inherit_miopen_env = f.on("inherit-miopen-env");
     cfg.budget_s = budget_s;
-    // Given: every solver; by default convguard's own CPU solvers only (sweep.hpp says why).
-    cfg.slow_factor = slow_factor.value_or(probe::kCpuSlowFactor);
-    cfg.slow_stoppable = slow_factor ? cfg.solvers : probe::own_cpu_solvers(cfg.solvers);
+    probe::set_slow_factor(cfg, slow_factor);  // (sweep.hpp says why the default is narrow)
     cfg.timing_ms = timing_ms;
     cfg.force = f.on("force");
     cfg.retry_bad = f.on("retry-bad");
