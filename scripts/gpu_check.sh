@@ -53,9 +53,9 @@ forced_tests() {
 }
 SHAPES='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.LargeLayersVerifyBySampling'
 
-step "gpu:wgmma_implicit_gemm's shape tests with each bulk-copy loader forced (CONVGUARD_WGMMA_WS=4, 5)"
-forced_tests CONVGUARD_WGMMA_WS "4 5" \
-  "$SHAPES:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaWaveCounting" gpu_tests_ws
+step "gpu:wgmma_implicit_gemm's shape tests with each loader forced (CONVGUARD_WGMMA_WS=0: the two-warpgroup kernel, strided backward-data's phased grid too; 4, 5: bulk copies)"
+forced_tests CONVGUARD_WGMMA_WS "0 4 5" \
+  "$SHAPES:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaWaveCounting:Gpu.TensorCoreWgmmaTwoPerSmIsDeterministic" gpu_tests_ws
 
 step "gpu:wgmma_implicit_gemm's shape tests with pixel-wide tiles forced (CONVGUARD_WGMMA_PIXELS=96, 192)"
 forced_tests CONVGUARD_WGMMA_PIXELS "96 192" "$SHAPES" gpu_tests_pixels

@@ -253,8 +253,9 @@ TEST(Gpu, TensorCoreWgmmaOddOutputChannels) {
 // so 128 x 128; ResNet-50's res5 1x1 layers of 2048 channels, 104 against 208), and
 // backward-data's two blocks per SM (128 x 128 tiles of 3 stages: at least 4 x 132 blocks of at
 // most 8 stages): stride-2 3x3 layers of 16 x 16-pixel phases, 65 images (520 blocks: one per
-// SM), 66 (528: two) and 66 with 192 dy channels (12 stages: one). ResNet-50's res3a_branch2b and
-// res3a_branch1 (two per SM) are in Gpu.LargeLayersVerifyBySampling.
+// SM), 66 (528: two) and 66 with 192 dy channels (12 stages: one); those take the phased
+// bulk-copy walk by default, the two-warpgroup grid under CONVGUARD_WGMMA_WS=0 (gpu_check.sh).
+// ResNet-50's res3a_branch2b and res3a_branch1 (two per SM) are in Gpu.LargeLayersVerifyBySampling.
 TEST(Gpu, TensorCoreWgmmaWaveCounting) {
   REQUIRE_WGMMA_HERE();
   EXPECT_EQ(verify_sampled(*wgmma, {"mb33ic128ih16oc512oh16kh1", "mb134ic128ih8oc512oh8kh1",
@@ -265,7 +266,10 @@ TEST(Gpu, TensorCoreWgmmaWaveCounting) {
             7);
 }
 
-// Two blocks per SM changes no bit from run to run (each output written once, by one block).
+// Two blocks per SM changes no bit from run to run (each output written once, by one block). The
+// plan runs this layer on the phased bulk-copy walk by default (TensorCoreWgmmaBulkCopyBackward-
+// DataStrided checks that one); scripts/gpu_check.sh runs this test with CONVGUARD_WGMMA_WS=0 too,
+// which keeps the two-warpgroup kernel's phased grid, two blocks an SM.
 TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   REQUIRE_WGMMA_HERE();
   expect_equal_runs(*wgmma, "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1");
@@ -433,6 +437,47 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
       "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1",   "--dir=BWD_D mb2ic200ih9oc64oh9kh3ph1",
       "--dir=BWD_D mb2ic64ih10oc64oh14kh3ph3",    "--dir=BWD_D mb2ic72ih11oc192oh11kh5ph2"};
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+}
+
+// ... and on strided backward-data: one persistent walk over every stride phase's tiles, the
+// longest reductions first, each phase's dy through its own im2col map, the tiles of phases
+// without taps stored as zeros straight from registers (WgPlan::phased_bulk_fits: 16-bit 2D, the
+// filter read in place, at most 4 phases; phased_bulk_pays: where the longest phase's tiles fill a
+// wave). ResNet-50 b32's six stride-2 layers (the 3x3 res3a/res4a/res5a_branch2b: phases of 4, 2,
+// 2 and 1 taps; the 1x1 res3a/res4a/res5a_branch1: three phases without taps), sampled, as
+// planned (all but res5a_branch1 take the walk on 132 SMs) and then with the walk forced
+// (CONVGUARD_WGMMA_PHASED=1, read at each plan) on them and on the edges: odd dx sizes (phases of
+// unequal pixel counts, M ending inside a tile), a 5x5 filter (phases of 9, 6, 6 and 4 taps) with
+// 192 dy channels (3 stages a tap) and 72 dx channels (the second atom past C), 200 dx channels
+// with padding 0 (the phases' padding negative: dy rows skipped), stride 2 along W only (two
+// phases), a 1x1 layer with tails, f16; and two runs equal bit for bit. The two-warpgroup
+// kernel's phased grid keeps its coverage with CONVGUARD_WGMMA_WS=0 (scripts/gpu_check.sh).
+TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
+  REQUIRE_WGMMA_HERE();
+  const char* outer = std::getenv("CONVGUARD_WGMMA_PHASED");
+  const std::string saved = outer ? outer : "";
+  const std::vector<std::string> layers = {
+      "--dir=BWD_D mb32ic128ih56oc128oh28kh3sh2ph1", "--dir=BWD_D mb32ic256ih28oc256oh14kh3sh2ph1",
+      "--dir=BWD_D mb32ic512ih14oc512oh7kh3sh2ph1",  "--dir=BWD_D mb32ic256ih56oc512oh28kh1sh2",
+      "--dir=BWD_D mb32ic512ih28oc1024oh14kh1sh2",   "--dir=BWD_D mb32ic1024ih14oc2048oh7kh1sh2"};
+  if (!outer) {
+    EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+  }
+  setenv("CONVGUARD_WGMMA_PHASED", "1", 1);
+  std::vector<std::string> forced = layers;
+  for (const char* edge :
+       {"--dir=BWD_D mb3ic64ih15oc64oh8kh3sh2ph1", "--dir=BWD_D mb2ic72ih13oc192oh7kh5sh2ph2",
+        "--dir=BWD_D mb2ic200ih9oc64oh4kh3sh2ph0",
+        "--dir=BWD_D mb2ic64ih12iw13oc128oh12ow7kh3kw3sh1sw2ph1pw1",
+        "--dir=BWD_D mb5ic64ih7oc64oh4kh1sh2"})
+    forced.emplace_back(edge);
+  EXPECT_EQ(verify_sampled(*wgmma, forced), static_cast<int>(forced.size()));
+  EXPECT_EQ(verify_sampled(*wgmma, {"--dir=BWD_D mb3ic64ih15oc64oh8kh3sh2ph1"}, "--dt=f16 "), 1);
+  expect_equal_runs(*wgmma, "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1");
+  if (outer)
+    setenv("CONVGUARD_WGMMA_PHASED", saved.c_str(), 1);
+  else
+    unsetenv("CONVGUARD_WGMMA_PHASED");
 }
 
 // The pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x 64 to 256 pixels, the GEMM's

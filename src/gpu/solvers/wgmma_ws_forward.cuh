@@ -108,73 +108,135 @@ __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorM
 using tma::tma_im2col;
 using tma::tma_tile;
 
-// A block's geometry: the problem's, or (kPhased) its stride phase's, as in the two-warpgroup
+// A tile's geometry: the problem's, or (kPhased) its stride phase's, as in the two-warpgroup
 // kernel.
 struct WsGeo {
   int oh, ow, taps_s, ph, pw, m_all, kd, wrow, w_off, qh, qw;
 };
-template <bool kPhased>
-__device__ __forceinline__ WsGeo ws_geo(const WgArgs& a) {
-  WsGeo g{a.oh, a.ow, a.s, a.ph, a.pw, a.m, a.kd, a.wrow, 0, 0, 0};
-  if constexpr (kPhased) {
+__device__ __forceinline__ WsGeo phase_geo(const WgArgs& a, int q) {
+  WsGeo g{};
 #pragma unroll
-    for (int q = 0; q < tc::kMaxPhases; ++q)
-      if (q == static_cast<int>(blockIdx.z)) {
-        const tc::Geo& p = a.phase[q];
-        g = WsGeo{p.oh, p.ow, p.s, p.ph, p.pw, p.m, p.kd, p.wrow, p.w_off, p.qh, p.qw};
-      }
-  }
+  for (int i = 0; i < tc::kMaxPhases; ++i)
+    if (i == q) {
+      const tc::Geo& p = a.phase[i];
+      g = WsGeo{p.oh, p.ow, p.s, p.ph, p.pw, p.m, p.kd, p.wrow, p.w_off, p.qh, p.qw};
+    }
   return g;
 }
+template <bool kPhased>
+__device__ __forceinline__ WsGeo ws_geo(const WgArgs& a) {
+  if constexpr (kPhased) return phase_geo(a, static_cast<int>(blockIdx.z));
+  return WsGeo{a.oh, a.ow, a.s, a.ph, a.pw, a.m, a.kd, a.wrow, 0, 0, 0};
+}
 
-// The output tiles a block computes: its own (block_tile), or (kPersistent) tiles blockIdx.x,
-// + gridDim.x, ... of the grid, in the plan's order (WgArgs::n_fast: N tiles fastest, else M).
-template <int BM, int BN, bool kPersistent>
+// Strided backward-data's persistent bulk-copy kernel walks the tiles of every stride phase in
+// one list, phase by phase in the plan's order (the longest reductions first: WgPlan sorts
+// a.phase), at most kTmaPhases phases (stride 2 x 2: each phase its own im2col map).
+constexpr int kTmaPhases = 4;
+
+// The output tiles a block computes and each one's geometry and reduction stages: its own
+// (block_tile) with the block's, or (kPersistent) tiles blockIdx.x, + gridDim.x, ... of the grid
+// in the plan's order (WgArgs::n_fast: N tiles fastest, else M), all of one geometry, or
+// (kPersistent and kPhased) of the list of every phase's tiles, phase by phase (q: the tile's
+// phase), M fastest, each with its phase's geometry and stages, dealt as a snake: round r of G
+// tiles goes to blocks 0 .. G - 1 when r is even, G - 1 .. 0 when odd, so that with the longest
+// tiles first the blocks that took the longest of one round take the shortest of the next (plain
+// round robin left res5a_branch2b's backward-data, 52 tiles of 32 stages then 104 of 16 and 52 of
+// 8, with 24 blocks of 48 stages where 32 would do). Dealt in contiguous shares of equal estimated
+// cost (a tile's stages plus 2 for its epilogue), the tiles ran 1.2-1.4x slower on ResNet-50's
+// stride-2 backward-data (docs/gpu/2026-11-29-session16/call2).
+template <int BM, int BN, bool kPersistent, bool kPhased = false>
 struct TileWalk {
-  int t, count, m_tiles, n_tiles, n_fast, mt, nt;
-  __device__ __forceinline__ TileWalk(const WgArgs& a, int m_all) {
-    m_tiles = (m_all + BM - 1) / BM;
+  int t, count, n_tiles, q = 0, round = 0;
+  WsGeo g;
+  int tiles;
+  int m0, n0;
+  __device__ __forceinline__ TileWalk(const WgArgs& a, const WsGeo& geo, int stages)
+      : g(geo), tiles(stages) {
     n_tiles = (a.k + BN - 1) / BN;
-    n_fast = a.n_fast;
-    t = kPersistent ? static_cast<int>(blockIdx.x) : 0;
-    count = kPersistent ? m_tiles * n_tiles : 1;
-    if (!kPersistent) block_tile(a, &mt, &nt);
+    t = kPersistent ? slot(0) : 0;
+    count = 1;
+    if constexpr (kPersistent && kPhased) {
+      count = 0;
+#pragma unroll
+      for (int i = 0; i < kTmaPhases; ++i)
+        if (i < a.phases) count += phase_tiles(a, i);
+    } else if constexpr (kPersistent) {
+      count = (g.m_all + BM - 1) / BM * n_tiles;
+    }
+    if constexpr (!kPersistent) {
+      int mt, nt;
+      block_tile(a, &mt, &nt);
+      m0 = mt * BM, n0 = nt * BN;
+    } else if (more()) {
+      locate(a);
+    }
   }
-  __device__ __forceinline__ bool more() const { return t < count; }
-  __device__ __forceinline__ void next() { t += kPersistent ? static_cast<int>(gridDim.x) : 1; }
-  // The current tile: the block's own, or (kPersistent) tile t of the walk.
-  __device__ __forceinline__ void tile(int* m, int* n) const {
-    if (kPersistent)
-      tile_at(t, m_tiles, n_tiles, n_fast, m, n);
-    else
-      *m = mt, *n = nt;
+  __device__ __forceinline__ bool more() const {
+    return t < count;
   }
-  __device__ __forceinline__ int m0() const {
-    int m, n;
-    tile(&m, &n);
-    return m * BM;
+  __device__ __forceinline__ void next(const WgArgs& a) {
+    t = kPersistent ? slot(++round) : t + 1;
+    if constexpr (kPersistent)
+      if (more()) locate(a);
   }
-  __device__ __forceinline__ int n0() const {
-    int m, n;
-    tile(&m, &n);
-    return n * BN;
+
+ private:
+  // This block's tile of round r: blockIdx.x of it, or (kPhased: the snake) counted from the end
+  // in odd rounds.
+  __device__ __forceinline__ int slot(int r) const {
+    const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    return r * blocks + (kPhased && r % 2 == 1 ? blocks - 1 - b : b);
   }
+  __device__ __forceinline__ int phase_tiles(const WgArgs& a, int i) const {
+    return (a.phase[i].m + BM - 1) / BM * n_tiles;
+  }
+  __device__ __forceinline__ void locate(const WgArgs& a) {
+    int mt, nt;
+    if constexpr (kPhased) {
+      int local = t, found = 0;
+      bool located = false;
+#pragma unroll
+      for (int i = 0; i < kTmaPhases; ++i) {
+        const int here = i < a.phases ? phase_tiles(a, i) : 0;
+        if (!located && local < here) found = i, located = true;
+        if (!located) local -= here;
+      }
+      q = found;
+      g = phase_geo(a, found);
+      tiles = (g.kd + kBK - 1) / kBK;  // (16-bit stages of kBK elements: the kernel asserts it)
+      tile_at(local, (g.m_all + BM - 1) / BM, n_tiles, false, &mt, &nt);
+    } else {
+      tile_at(t, (g.m_all + BM - 1) / BM, n_tiles, a.n_fast, &mt, &nt);
+    }
+    m0 = mt * BM, n0 = nt * BN;
+  }
+};
+
+// x's im2col maps for the bulk-copy loaders (kTma): the problem's in phase[0], or (persistent
+// strided backward-data) each stride phase's walk over dy in phase[q] (a phase without taps: none).
+struct ActivationMaps {
+  CUtensorMap phase[kTmaPhases];
 };
 
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
 // stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below.
-template <typename T, int BM, int BN, int kS, bool kPersistent, bool kFilterMn>
-__device__ __forceinline__ void produce_bulk(const WgArgs& a, const CUtensorMap& map_a,
-                                             const CUtensorMap& map_b, const WsGeo& g,
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kPhased, bool kFilterMn>
+__device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMaps& maps_a,
+                                             const CUtensorMap& map_b, const WsGeo& geo,
                                              std::uint32_t base, std::uint32_t full,
                                              std::uint32_t empty, int kt0, int tiles) {
   if (threadIdx.x != 0) return;
   int it = 0;
-  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
-    const int m0 = tw.m0(), n0 = tw.n0();
+  for (TileWalk<BM, BN, kPersistent, kPhased> tw(a, geo, tiles); tw.more(); tw.next(a)) {
+    const WsGeo& g = tw.g;
+    const int m0 = tw.m0, n0 = tw.n0;
     const int img = m0 / (g.ow * g.oh);
     const int h0 = (m0 / g.ow) % g.oh * a.sh - g.ph, w0 = m0 % g.ow * a.sw - g.pw;
-    for (int kt = 0; kt < tiles; ++kt, ++it) {
+    const CUtensorMap& map_a = maps_a.phase[kPhased ? tw.q : 0];
+    // The flipped tap (0, 0) of the filter read in place: stride 1's, or the phase's sub-filter's.
+    const int w_first = kPhased ? g.w_off : a.phase[0].w_off;
+    for (int kt = 0; kt < tw.tiles; ++kt, ++it) {
       const int st = it % kS;
       if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
       const int kk = (kt0 + kt) * kBKOf<T>, tap = kk / a.c, r = tap / g.taps_s;
@@ -187,9 +249,9 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const CUtensorMap&
         tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
       if constexpr (kFilterMn) {
         // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
-        // flipped tap, whose dx channels n0.. are columns first - r * b_dr - s * b_ds + n0 of
+        // flipped tap, whose dx channels n0.. are columns w_first - r * b_dr - s * b_ds + n0 of
         // the filter's rows; one 64 x 64 atom (swizzle_mn's layout) a copy.
-        const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + n0;
+        const int col = w_first - r * a.b_dr - s * a.b_ds + n0;
 #pragma unroll
         for (int atom = 0; atom < BN / 64; ++atom)
           tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c, full + 8 * st);
@@ -214,8 +276,8 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
   const T* w = static_cast<const T*>(a.w) + g.w_off;
   const int s_div = g.taps_s > 0 ? g.taps_s : 1;
   int it = 0;
-  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
-    const int m0 = tw.m0(), n0 = tw.n0();
+  for (TileWalk<BM, BN, kPersistent> tw(a, g, tiles); tw.more(); tw.next(a)) {
+    const int m0 = tw.m0, n0 = tw.n0;
     // Per A row: its first input pixel (may lie in the padding) as an element offset, and ih/iw;
     // a row past the GEMM's M has its window moved out of the image (reads nothing).
     std::int64_t a_pix[kRowsA];
@@ -278,14 +340,12 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
 // (staged through `staging`, or pairs from the fragments when k % 8 != 0).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma, bool kFilterMn>
-__device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* staging,
+__device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int tiles) {
   constexpr int kMI = BM / 128;  // m64 blocks per consumer warpgroup
   const int tid = threadIdx.x - 128, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   T* y = static_cast<T*>(a.y);
-  const std::int64_t plane = static_cast<std::int64_t>(g.m_all) * a.k;
-  auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, g.oh, g.ow, g.qh, g.qw, {}); };
   const auto sync = [] { wg::named_barrier(1, 256); };
   // A stage is free once both blocks of a cluster have read it (B came into both from each).
   const auto release = [&](int stage) {
@@ -293,10 +353,13 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
     if constexpr (kCluster) mbar_arrive_cluster(empty + 8 * stage, cluster_rank() ^ 1);
   };
   int it = 0;
-  for (TileWalk<BM, BN, kPersistent> tw(a, g.m_all); tw.more(); tw.next()) {
-    const int m0 = tw.m0(), n0 = tw.n0();
+  for (TileWalk<BM, BN, kPersistent, kPhased> tw(a, geo, tiles); tw.more(); tw.next(a)) {
+    const WsGeo& g = tw.g;
+    const int m0 = tw.m0, n0 = tw.n0;
+    const std::int64_t plane = static_cast<std::int64_t>(g.m_all) * a.k;
+    auto pixel = [&](int row) { return out_pixel<kPhased>(a, row, g.oh, g.ow, g.qh, g.qw, {}); };
     float acc[kMI][BN / 2] = {};
-    for (int kt = 0; kt < tiles; ++kt, ++it) {
+    for (int kt = 0; kt < tw.tiles; ++kt, ++it) {
       const int st = it % kS;
       wg::mbar_wait(full + 8 * st, (it / kS) & 1);
       // The stage was written through the generic proxy (cp.async); the tensor cores read it
@@ -309,9 +372,16 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
       if (kt > 0 && lane == 0) release((it - 1) % kS);
     }
     wg::wait<0>();
-    if (tiles > 0 && lane == 0) release((it - 1) % kS);
+    if (tw.tiles > 0 && lane == 0) release((it - 1) % kS);
 
     if (a.k % kVecOf<T> == 0) {
+      if constexpr (kPhased && !kSplit) {
+        // A tile of a phase without taps: zeros, stored straight (store_zeros).
+        if (tw.tiles == 0) {
+          store_zeros<BM, BN>(y, m0, n0, g.m_all, a.k, pixel, tid);
+          continue;
+        }
+      }
       // The plain variant stages in the stages: every copy has landed (each was waited for) and
       // both warpgroups' wgmma have read them (the barrier). The persistent one has a region of
       // its own, which the barrier hands over once the last tile's stores have read it.
@@ -341,24 +411,32 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& g, uint4* 
   }
 }
 
-// kPersistent: a grid of at most one block per SM walks all output tiles (TileWalk); unsplit and
-// unphased problems only. Else one tile per block, as the two-warpgroup kernel's grid.
+// kPersistent: a grid of at most one block per SM walks all output tiles (TileWalk); unsplit
+// problems only, unphased but for the bulk-copy form below. Else one tile per block, as the
+// two-warpgroup kernel's grid.
 // kCluster: launched in clusters of 2 along M (grid.x even; a block past M loads and multiplies
 // zeros and stores nothing), B through map_b (tiled over the filter rows, box 64 x BN / 2, 128-byte
 // swizzle); unphased, not persistent.
-// kTma: A and B by bulk tensor copies (map_a: activation_map, map_b: filter_map), one producer
-// thread; 2D, unphased, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn
-// (with kTma only): stride-1 backward-data reading the caller's filter as an MN-major B (map_b:
-// filter_map_mn).
+// kTma: A and B by bulk tensor copies (maps_a.phase[0]: activation_map, map_b: filter_map), one
+// producer thread; 2D, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn
+// (with kTma only): backward-data reading the caller's filter as an MN-major B (map_b:
+// filter_map_mn), at stride 1, or (kPhased, kPersistent, 16-bit) strided: every stride phase's
+// tiles in one persistent walk, phase q's A through maps_a.phase[q] (phase_maps).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma = false, bool kFilterMn = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
-    wgmma_forward_ws(const __grid_constant__ WgArgs a, const __grid_constant__ CUtensorMap map_a,
+    wgmma_forward_ws(const __grid_constant__ WgArgs a,
+                     const __grid_constant__ ActivationMaps maps_a,
                      const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  static_assert(!kPersistent || (!kSplit && !kPhased), "persistent: one plane, one reduction");
+  constexpr bool kPhasedBulk = kPhased && kPersistent && kTma;
+  static_assert(!kPhasedBulk || (kFilterMn && sizeof(T) == 2),
+                "phased bulk copies: 16-bit, in place");
+  static_assert(!kPersistent || (!kSplit && (!kPhased || kPhasedBulk)),
+                "persistent: one reduction, one plane but for the phased bulk copies");
   static_assert(!kCluster || (!kPersistent && !kPhased), "clusters: a tile per block, unphased");
-  static_assert(!kTma || (!kCluster && !kPhased), "bulk copies: unphased, no cluster");
+  static_assert(!kTma || (!kCluster && (!kPhased || kPhasedBulk)),
+                "bulk copies: no cluster, phased only persistent");
   static_assert(kTma || !kFilterMn, "the in-place filter: bulk copies only");
   extern __shared__ uint4 smem_raw[];
   uint4* smem = smem_raw + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023) / 16;
@@ -366,8 +444,9 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   constexpr int kStaging = kPersistent ? kWsStagingBytes<BM, BN> : 0;
   uint4* staging = smem + (kPersistent ? kS * kStageBytes<BM, BN> / 16 : 0);
   const std::uint32_t full = base + kS * kStageBytes<BM, BN> + kStaging, empty = full + 8 * kS;
-  const WsGeo g = ws_geo<kPhased>(a);
-  if constexpr (kPhased) {  // the whole block, past its phase's pixels
+  // The block's geometry (the phased persistent walk takes each tile's phase's instead).
+  const WsGeo g = ws_geo < kPhased && !kPersistent > (a);
+  if constexpr (kPhased && !kPersistent) {  // the whole block, past its phase's pixels
     int mt, nt;
     block_tile(a, &mt, &nt);
     if (mt * BM >= g.m_all) return;
@@ -392,8 +471,8 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   }
   if (threadIdx.x < 128)
     if constexpr (kTma)
-      produce_bulk<T, BM, BN, kS, kPersistent, kFilterMn>(a, map_a, map_b, g, base, full, empty,
-                                                          kt0, tiles);
+      produce_bulk<T, BM, BN, kS, kPersistent, kPhased, kFilterMn>(a, maps_a, map_b, g, base, full,
+                                                                   empty, kt0, tiles);
     else
       produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
   else
@@ -403,7 +482,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   if constexpr (kCluster) cluster_sync();
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
-  (void)map_a, (void)map_b;
+  (void)maps_a, (void)map_b;
 #endif
 }
 
@@ -420,12 +499,13 @@ template <typename T>
 inline Status filter_map(const WgArgs& a, int rows, CUtensorMap* map) {
   return tiled_map<T>(a.w, a.wrow, a.k, rows, map);
 }
-// Stride-1 backward-data's filter read in place (kFilterMn): the caller's KRSC filter, whose start
-// lies a.phase[0].w_off elements before a.w (the flipped tap (0, 0)), as a.c (its K) rows of
-// a.b_krow elements (R*S*C), boxes of 64 x 64: one MN-major atom.
+// Backward-data's filter read in place (kFilterMn): the caller's KRSC filter as a.c (its K) rows
+// of a.b_krow elements (R*S*C), boxes of 64 x 64: one MN-major atom. At stride 1 its start lies
+// a.phase[0].w_off elements before a.w (the flipped tap (0, 0)); phased, a.w is its start.
 template <typename T>
 inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
-  return tiled_map<T>(static_cast<const T*>(a.w) - a.phase[0].w_off, a.b_krow, a.c, kBK, map);
+  const int before = a.phases ? 0 : a.phase[0].w_off;
+  return tiled_map<T>(static_cast<const T*>(a.w) - before, a.b_krow, a.c, kBK, map);
 }
 
 // x's walk as the im2col copies see it (tma::Walk): a 2D forward problem's, or a stride-1
@@ -441,6 +521,28 @@ template <typename T>
 inline Status activation_map(const WgArgs& a, int pixels, CUtensorMap* map) {
   if (a.plain_x) return tiled_map<T>(a.x, a.c, a.m, pixels, map);
   return tma::im2col_map<T>(a.x, im2col_walk(a), pixels, map, "gpu:wgmma_implicit_gemm");
+}
+
+// A stride phase's walk over dy (strided backward-data): a stride-1 convolution of the phase's
+// sub-filter, padded as the phase (negative: dy rows skipped), onto the phase's oh x ow pixels.
+inline tma::Walk phase_walk(const WgArgs& a, const tc::Geo& g) {
+  const int images = g.oh > 0 && g.ow > 0 ? g.m / (g.oh * g.ow) : 0;
+  return {images, a.h, a.w_, a.c, g.oh, g.ow, g.ph, g.pw, 1, 1};
+}
+// Whether phase g has taps (else its pixels are zeros, and it has no map).
+inline bool phase_has_taps(const tc::Geo& g) {
+  return g.r > 0 && g.s > 0 && g.m > 0;
+}
+// The phased persistent kernel's im2col maps, one per phase with taps (kTmaPhases at most).
+template <typename T>
+inline Status phase_maps(const WgArgs& a, int pixels, ActivationMaps* maps) {
+  for (int q = 0; q < a.phases && q < kTmaPhases; ++q)
+    if (phase_has_taps(a.phase[q]))
+      if (auto st = tma::im2col_map<T>(a.x, phase_walk(a, a.phase[q]), pixels, &maps->phase[q],
+                                       "gpu:wgmma_implicit_gemm");
+          !st)
+        return st;
+  return Status::ok();
 }
 
 }  // namespace convguard::gpu::wgf
