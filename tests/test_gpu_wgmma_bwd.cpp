@@ -205,6 +205,38 @@ void expect_equal_runs(const Solver& s, const std::string& text) {
   EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
 }
 
+// The kernel gpu:wgmma_implicit_gemm's plan of the bf16 NHWC problem `text` takes
+// (gpu::wgmma_implicit_gemm_kernel: "phased walk", "phased grid", ...).
+std::string kernel_of(const std::string& text) {
+  const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+  EXPECT_TRUE(p.is_ok()) << text;
+  return p.is_ok() ? std::string(gpu::wgmma_implicit_gemm_kernel(*p)) : std::string();
+}
+
+// Sets an environment variable for a scope (the plan settings read at each plan), restoring it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* was = std::getenv(name);
+    had_ = was != nullptr;
+    if (had_) saved_ = was;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, saved_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string saved_;
+  bool had_ = false;
+};
+
 }  // namespace
 
 // Outputs of an odd channel count from whole-chunk inputs: the two-warpgroup kernel loads by
@@ -253,25 +285,29 @@ TEST(Gpu, TensorCoreWgmmaOddOutputChannels) {
 // so 128 x 128; ResNet-50's res5 1x1 layers of 2048 channels, 104 against 208), and
 // backward-data's two blocks per SM (128 x 128 tiles of 3 stages: at least 4 x 132 blocks of at
 // most 8 stages): stride-2 3x3 layers of 16 x 16-pixel phases, 65 images (520 blocks: one per
-// SM), 66 (528: two) and 66 with 192 dy channels (12 stages: one); those take the phased
-// bulk-copy walk by default, the two-warpgroup grid under CONVGUARD_WGMMA_WS=0 (gpu_check.sh).
+// SM), 66 (528: two) and 66 with 192 dy channels (12 stages: one), with the grid forced
+// (CONVGUARD_WGMMA_PHASED=0: by default they take the phased bulk-copy walk).
 // ResNet-50's res3a_branch2b and res3a_branch1 (two per SM) are in Gpu.LargeLayersVerifyBySampling.
 TEST(Gpu, TensorCoreWgmmaWaveCounting) {
   REQUIRE_WGMMA_HERE();
   EXPECT_EQ(verify_sampled(*wgmma, {"mb33ic128ih16oc512oh16kh1", "mb134ic128ih8oc512oh8kh1",
-                                    "mb32ic512ih7oc2048oh7kh1", "mb32ic1024ih14oc2048oh7kh1sh2",
-                                    "--dir=BWD_D mb65ic128ih32oc128oh16kh3sh2ph1",
-                                    "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1",
-                                    "--dir=BWD_D mb66ic128ih32oc192oh16kh3sh2ph1"}),
-            7);
+                                    "mb32ic512ih7oc2048oh7kh1", "mb32ic1024ih14oc2048oh7kh1sh2"}),
+            4);
+  const ScopedEnv grid("CONVGUARD_WGMMA_PHASED", "0");  // the two-warpgroup phased grid
+  const std::vector<std::string> strided = {"--dir=BWD_D mb65ic128ih32oc128oh16kh3sh2ph1",
+                                            "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1",
+                                            "--dir=BWD_D mb66ic128ih32oc192oh16kh3sh2ph1"};
+  for (const auto& text : strided) EXPECT_EQ(kernel_of(text), "phased grid") << text;
+  EXPECT_EQ(verify_sampled(*wgmma, strided), 3);
 }
 
-// Two blocks per SM changes no bit from run to run (each output written once, by one block). The
-// plan runs this layer on the phased bulk-copy walk by default (TensorCoreWgmmaBulkCopyBackward-
-// DataStrided checks that one); scripts/gpu_check.sh runs this test with CONVGUARD_WGMMA_WS=0 too,
-// which keeps the two-warpgroup kernel's phased grid, two blocks an SM.
+// Two blocks per SM changes no bit from run to run (each output written once, by one block): the
+// two-warpgroup kernel's phased grid, forced (CONVGUARD_WGMMA_PHASED=0; by default this layer takes
+// the phased bulk-copy walk, which TensorCoreWgmmaBulkCopyBackwardDataStrided checks).
 TEST(Gpu, TensorCoreWgmmaTwoPerSmIsDeterministic) {
   REQUIRE_WGMMA_HERE();
+  const ScopedEnv grid("CONVGUARD_WGMMA_PHASED", "0");
+  EXPECT_EQ(kernel_of("--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1"), "phased grid");
   expect_equal_runs(*wgmma, "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1");
 }
 
@@ -454,16 +490,18 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // kernel's phased grid keeps its coverage with CONVGUARD_WGMMA_WS=0 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
   REQUIRE_WGMMA_HERE();
-  const char* outer = std::getenv("CONVGUARD_WGMMA_PHASED");
-  const std::string saved = outer ? outer : "";
+  const bool outer = std::getenv("CONVGUARD_WGMMA_PHASED") || std::getenv("CONVGUARD_WGMMA_WS");
   const std::vector<std::string> layers = {
       "--dir=BWD_D mb32ic128ih56oc128oh28kh3sh2ph1", "--dir=BWD_D mb32ic256ih28oc256oh14kh3sh2ph1",
       "--dir=BWD_D mb32ic512ih14oc512oh7kh3sh2ph1",  "--dir=BWD_D mb32ic256ih56oc512oh28kh1sh2",
       "--dir=BWD_D mb32ic512ih28oc1024oh14kh1sh2",   "--dir=BWD_D mb32ic1024ih14oc2048oh7kh1sh2"};
-  if (!outer) {
+  if (!outer) {  // as planned (on 132 SMs or more: 104 tiles of res5a_branch1's one phase)
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      EXPECT_EQ(kernel_of(layers[i]), i + 1 < layers.size() ? "phased walk" : "phased grid")
+          << layers[i];
     EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
   }
-  setenv("CONVGUARD_WGMMA_PHASED", "1", 1);
+  const ScopedEnv walk("CONVGUARD_WGMMA_PHASED", "1");
   std::vector<std::string> forced = layers;
   for (const char* edge :
        {"--dir=BWD_D mb3ic64ih15oc64oh8kh3sh2ph1", "--dir=BWD_D mb2ic72ih13oc192oh7kh5sh2ph2",
@@ -471,13 +509,12 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
         "--dir=BWD_D mb2ic64ih12iw13oc128oh12ow7kh3kw3sh1sw2ph1pw1",
         "--dir=BWD_D mb5ic64ih7oc64oh4kh1sh2"})
     forced.emplace_back(edge);
+  for (const auto& text : forced) EXPECT_EQ(kernel_of(text), "phased walk") << text;
   EXPECT_EQ(verify_sampled(*wgmma, forced), static_cast<int>(forced.size()));
   EXPECT_EQ(verify_sampled(*wgmma, {"--dir=BWD_D mb3ic64ih15oc64oh8kh3sh2ph1"}, "--dt=f16 "), 1);
   expect_equal_runs(*wgmma, "--dir=BWD_D mb66ic128ih32oc128oh16kh3sh2ph1");
-  if (outer)
-    setenv("CONVGUARD_WGMMA_PHASED", saved.c_str(), 1);
-  else
-    unsetenv("CONVGUARD_WGMMA_PHASED");
+  // Stride 3 (3 phases along H) is not the walk's, even forced: the grid.
+  EXPECT_EQ(kernel_of("--dir=BWD_D mb2ic64ih15oc64oh5kh3sh3ph1"), "phased grid");
 }
 
 // The pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x 64 to 256 pixels, the GEMM's

@@ -27,6 +27,15 @@ std::string_view wgmma_bwd_weights_loader(const Problem& p) {
 #endif
 }
 
+std::string_view wgmma_implicit_gemm_kernel(const Problem& p) {
+#if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
+  return WgmmaImplicitGemmSolver::kernel(p);
+#else
+  (void)p;
+  return {};
+#endif
+}
+
 int device_count() {
   int n = 0;
   // No driver or no device is an answer (0), not an error.

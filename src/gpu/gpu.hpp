@@ -64,5 +64,9 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& host, con
 // kernel) or "cp.async"; empty where it declines `p` or the backend has no such solver (HIP, no
 // GPU toolkit). For the tests, which must know that their shapes reached each kernel.
 std::string_view wgmma_bwd_weights_loader(const Problem& p);
+// Which kernel gpu:wgmma_implicit_gemm's (or, for f32, gpu:wgmma_implicit_gemm:tf32's) plan of `p`
+// takes (WgmmaImplicitGemmSolver::kernel: "phased walk", "phased grid", ...); empty where it
+// declines `p` or the backend has no such solver. For the tests, as above.
+std::string_view wgmma_implicit_gemm_kernel(const Problem& p);
 
 }  // namespace convguard::gpu

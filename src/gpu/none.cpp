@@ -25,6 +25,9 @@ std::unique_ptr<detail::DeviceMemory> device_memory() {
 std::string_view wgmma_bwd_weights_loader(const Problem&) {
   return {};
 }
+std::string_view wgmma_implicit_gemm_kernel(const Problem&) {
+  return {};
+}
 TrialResult run_trial(const Solver&, const Problem&, TrialTensors&, const TrialOptions&) {
   TrialResult r;
   r.status = invalid_argument("this build has no GPU backend");

@@ -301,8 +301,9 @@ inline dim3 persistent_grid(dim3 grid) {
 // (B multicast to pairs of blocks), where they exist: tiles whose consumers hold at most 64
 // accumulators (ptxas allocates every warp within the entry cap of 168 registers, setmaxnreg or
 // not: 128 x 256 and 256 x 128 spilled 344 and 1272 bytes), 128 pixels for 2 and 3.
-// The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map and the filter's
-// (K-major, or the caller's filter in place for backward-data), 128-pixel tiles of 64, 128 or 256
+// The bulk-copy loaders (ws 4, a tile per block; 5, persistent): x's im2col map (phased: one per
+// stride phase) and the filter's (K-major, or the caller's filter in place for backward-data),
+// 128-pixel tiles of 64, 128 or 256
 // channels: with one producer thread issuing the copies, the producer warpgroup holds so few
 // registers that 128 x 256 fits the cap without spilling (ptxas: 154 registers, 164 persistent).
 // kPhased (16-bit, kFilterMn, ws 5 only): strided backward-data's persistent walk over every stride
@@ -534,6 +535,15 @@ Result<std::size_t> WgmmaImplicitGemmSolver::workspace_bytes(const Problem& p) c
 Result<std::unique_ptr<Plan>> WgmmaImplicitGemmSolver::plan(const Problem& p) const {
   if (auto s = check(p); !s) return s;
   return std::unique_ptr<Plan>(new WgPlan(p));
+}
+
+std::string_view WgmmaImplicitGemmSolver::kernel(const Problem& p) {
+  if (!WgmmaImplicitGemmSolver(p.dtype == DType::f32).check(p)) return {};
+  const WgPlan pl(p);
+  if (pl.pixels) return "pixel-wide";
+  if (pl.a.phases) return pl.ws == 5 ? "phased walk" : "phased grid";
+  if (pl.ws >= 4) return "bulk copies";
+  return pl.ws >= 1 ? "warp-specialised" : "two warpgroups";
 }
 
 Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,

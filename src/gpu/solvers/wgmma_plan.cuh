@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,9 +32,11 @@ namespace convguard::gpu::wgf {
 // becomes 128 x 128). The bulk-copy forms beat it on most forward layers they fit (WgPlan's
 // tma_fits, tma_ws_for in wgmma_tiles.cuh). Non-ragged problems only (the ragged variant stores
 // its element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 5 forces a mode where it applies, for
-// measuring (0: never the warp-specialised kernels; 4 and 5 fall back to 1 and 2 where the bulk
-// copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D; a
-// bulk-copy plan has one block an SM, CONVGUARD_WGMMA_PER_SM aside).
+// measuring (0: never the warp-specialised kernels, but where CONVGUARD_WGMMA_PHASED=1 forces
+// strided backward-data's walk, phased_bulk_pays; 4 and 5 fall back to 1 and 2 where the bulk
+// copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D, but that
+// 5 takes strided backward-data's walk where phased_bulk_fits; a bulk-copy plan has one block an
+// SM, CONVGUARD_WGMMA_PER_SM aside).
 inline bool tile_forced() {
   static const bool forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
   return forced;
@@ -233,13 +236,15 @@ struct WgPlan : Plan {
     return direction && p.spatial_dims <= 2 && !ragged && a.c % row == 0 && t.bm == 128 && width &&
            walk;
   }
-  // Whether strided backward-data takes the persistent bulk-copy kernel over all its stride phases'
-  // tiles (plan_phased_bulk): 16-bit 2D, the filter read in place, at most kTmaPhases phases
-  // (stride 2 x 2), dy's channels whole stage rows, 128-pixel tiles of at most 128 channels, and
-  // each phase's walk over dy one the im2col map can hold.
+  // Whether strided backward-data can take the persistent bulk-copy kernel over all its stride
+  // phases' tiles (plan_phased_bulk): 16-bit 1D or 2D, the filter read in place, strides of at most
+  // 2 (at most kTmaPhases phases; 3 or 4 along one axis would fit the four maps too, but were
+  // neither measured nor tested on the walk), dy's channels whole stage rows, 128-pixel tiles of
+  // at most 128 channels, and each phase's walk over dy one the im2col map can hold.
   bool phased_bulk_fits(const Problem& p) const {
-    if (!filter_mn || p.spatial_dims > 2 || p.dtype == DType::f32 || ragged ||
-        a.phases > kTmaPhases || a.c % kBK != 0 || tile.bm != 128 || tile.bn > 128)
+    if (!filter_mn || p.spatial_dims > 2 || p.dtype == DType::f32 || ragged || p.stride[1] > 2 ||
+        p.stride[2] > 2 || a.phases > kTmaPhases || a.c % kBK != 0 || tile.bm != 128 ||
+        tile.bn > 128)
       return false;
     for (int q = 0; q < a.phases; ++q) {
       const tc::Geo& g = a.phase[q];
@@ -256,11 +261,16 @@ struct WgPlan : Plan {
   // 0.0455 (392, three phases of zeros), res4a_branch2b 0.0319 -> 0.0288 (98), res4a_branch1
   // 0.0362 -> 0.0353 (196, zeros), res5a_branch2b 0.0348 -> 0.0352 (52), but res5a_branch1
   // 0.0276 -> 0.0307 (104, zeros): that one keeps the grid. CONVGUARD_WGMMA_PHASED=1 takes the
-  // walk wherever it fits, =0 never (read at each plan, so that a test can set it);
-  // CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
+  // walk wherever it fits, =0 never, whatever CONVGUARD_WGMMA_WS says (read at each plan, so that
+  // a test can set it); else CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
   bool phased_bulk_pays() const {
     const char* text = std::getenv("CONVGUARD_WGMMA_PHASED");
     if (text && (text[0] == '0' || text[0] == '1') && text[1] == 0) return text[0] == '1';
+    if (text) {
+      static std::atomic<bool> said{false};  // once, not at every plan
+      if (!said.exchange(true))
+        std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PHASED='%s' ignored (0 or 1)\n", text);
+    }
     if (ws_forced() >= 0) return ws_forced() == 5;
     int longest = 0;
     bool zeros = false;
@@ -275,6 +285,7 @@ struct WgPlan : Plan {
   // The persistent bulk-copy kernel (ws 5, one block an SM) walking the phases' tiles as a snake
   // (TileWalk), the phases sorted longest reduction first so that the shortest tiles (those of
   // phases without taps only write zeros) come last.
+  // (a.phase_depth, 3D's, is not sorted with them: phased_bulk_fits takes 2D alone.)
   void plan_phased_bulk() {
     std::stable_sort(a.phase, a.phase + a.phases,
                      [](const tc::Geo& l, const tc::Geo& r) { return l.kd > r.kd; });

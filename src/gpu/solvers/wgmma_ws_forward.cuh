@@ -12,13 +12,15 @@
 // persistent variant walks several output tiles per block, so its producer loads the next tile
 // while the consumers store the last one. With cp.async producers none of the variants beat the
 // two-warpgroup kernel at its own tiles on ResNet-50 (docs/gpu/2026-11-25-wsfwd), so the plan
-// takes them only in place of 256 x 128 tiles (ws_mode in wgmma_implicit_gemm.cu). The bulk-copy
+// takes them only in place of 256 x 128 tiles (ws_mode in wgmma_plan.cuh). The bulk-copy
 // form (kTma) hands the loads to the TMA unit: one producer thread issues, per stage, an im2col
 // copy of A (BM output pixels of one tap, the hardware walking the output grid and filling the
 // padding with zeros) and a tiled copy of B, both completing on the stage's full barrier
-// (stride-1 backward-data's filter read in place: kFilterMn, B as MN-major atoms; forward 1x1
-// layers at stride 1 whose output grid is x's: a tiled copy of x's rows, WgArgs::plain_x); it
-// beats the two-warpgroup kernel on most layers it fits (docs/gpu/2026-11-27-tma; tma_ws_for).
+// (backward-data's filter read in place: kFilterMn, B as MN-major atoms; forward 1x1 layers at
+// stride 1 whose output grid is x's: a tiled copy of x's rows, WgArgs::plain_x); it beats the
+// two-warpgroup kernel on most layers it fits (docs/gpu/2026-11-27-tma; tma_ws_for). Its
+// persistent form also walks strided backward-data's stride phases (kPhased: every phase's tiles
+// in one list, each phase's A through its own im2col map; WgPlan::phased_bulk_fits).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
@@ -99,7 +101,8 @@ __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorM
 }
 
 // kTma: both operands of a stage by bulk tensor copies issued by one producer thread, completing
-// on the stage's full barrier (expect_tx). A: the im2col form of x's tensor map (activation_map):
+// on the stage's full barrier (expect_tx). A: the im2col form of x's tensor map (activation_map;
+// phased: the tile's phase's walk over dy, phase_maps):
 // BM consecutive output pixels of one tap (r, s) (the offsets), 64 channels from c, each pixel's
 // 128 bytes one swizzled row, pixels in padding or past the last image zero-filled; the copy
 // walks the output grid (W, then H, then N) from the tile's first pixel (w, h, n: its window's
@@ -337,7 +340,8 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
 
 // The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
-// (staged through `staging`, or pairs from the fragments when k % 8 != 0).
+// (staged through `staging`, or pairs from the fragments when k % 8 != 0; a phased tile without
+// taps, zeros from registers: store_zeros).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
@@ -536,7 +540,9 @@ inline bool phase_has_taps(const tc::Geo& g) {
 // The phased persistent kernel's im2col maps, one per phase with taps (kTmaPhases at most).
 template <typename T>
 inline Status phase_maps(const WgArgs& a, int pixels, ActivationMaps* maps) {
-  for (int q = 0; q < a.phases && q < kTmaPhases; ++q)
+  if (a.phases > kTmaPhases)  // (WgPlan::phased_bulk_fits never plans it)
+    return {StatusCode::internal_error, "gpu:wgmma_implicit_gemm: more stride phases than maps"};
+  for (int q = 0; q < a.phases; ++q)
     if (phase_has_taps(a.phase[q]))
       if (auto st = tma::im2col_map<T>(a.x, phase_walk(a, a.phase[q]), pixels, &maps->phase[q],
                                        "gpu:wgmma_implicit_gemm");
