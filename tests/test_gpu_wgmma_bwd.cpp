@@ -533,7 +533,6 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
 TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
   REQUIRE_WGMMA_HERE();
   const char* outer = std::getenv("CONVGUARD_WGMMA_PIXELS");
-  const std::string saved = outer ? outer : "";
   const std::vector<std::string> layers = {"mb32ic1024ih14oc256oh14kh1",
                                            "mb32ic256ih14oc256oh14kh3ph1",
                                            "mb32ic512ih28oc128oh28kh1",
@@ -559,12 +558,8 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
                                           "mb3ic64ih14oc136oh13kh1"};
   for (const char* width : {"64", "96", "128", "192", "256"}) {
     SCOPED_TRACE(std::string("CONVGUARD_WGMMA_PIXELS=") + width);
-    setenv("CONVGUARD_WGMMA_PIXELS", width, 1);
+    const ScopedEnv forced("CONVGUARD_WGMMA_PIXELS", width);
     EXPECT_EQ(verify_sampled(*wgmma, edges), static_cast<int>(edges.size()));
     EXPECT_EQ(verify_sampled(*wgmma, {"mb3ic64ih15oc136oh8kh3sh2ph1"}, "--dt=f16 "), 1);
   }
-  if (outer)
-    setenv("CONVGUARD_WGMMA_PIXELS", saved.c_str(), 1);
-  else
-    unsetenv("CONVGUARD_WGMMA_PIXELS");
 }

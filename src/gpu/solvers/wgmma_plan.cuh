@@ -278,9 +278,11 @@ struct WgPlan : Plan {
       if (a.phase[q].kd > a.phase[longest].kd) longest = q;
       zeros = zeros || !phase_has_taps(a.phase[q]);
     }
-    const std::int64_t tiles = (std::int64_t{a.phase[longest].m} + tile.bm - 1) / tile.bm *
-                               ((a.k + tile.bn - 1) / tile.bn);
-    return !zeros || tiles >= sms();
+    return !zeros || phase_tiles(longest) >= sms();
+  }
+  // Stride phase q's output tiles at the plan's tile.
+  std::int64_t phase_tiles(int q) const {
+    return (std::int64_t{a.phase[q].m} + tile.bm - 1) / tile.bm * ((a.k + tile.bn - 1) / tile.bn);
   }
   // The persistent bulk-copy kernel (ws 5, one block an SM) walking the phases' tiles as a snake
   // (TileWalk), the phases sorted longest reduction first so that the shortest tiles (those of
@@ -290,9 +292,7 @@ struct WgPlan : Plan {
     std::stable_sort(a.phase, a.phase + a.phases,
                      [](const tc::Geo& l, const tc::Geo& r) { return l.kd > r.kd; });
     std::int64_t tiles = 0;
-    for (int q = 0; q < a.phases; ++q)
-      tiles +=
-          (std::int64_t{a.phase[q].m} + tile.bm - 1) / tile.bm * ((a.k + tile.bn - 1) / tile.bn);
+    for (int q = 0; q < a.phases; ++q) tiles += phase_tiles(q);
     ws = 5, per_sm = 1, a.n_fast = 0;
     grid = dim3(static_cast<unsigned>(std::min<std::int64_t>(tiles, 2147483647)));
     static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;

@@ -449,7 +449,8 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   uint4* staging = smem + (kPersistent ? kS * kStageBytes<BM, BN> / 16 : 0);
   const std::uint32_t full = base + kS * kStageBytes<BM, BN> + kStaging, empty = full + 8 * kS;
   // The block's geometry (the phased persistent walk takes each tile's phase's instead).
-  const WsGeo g = ws_geo < kPhased && !kPersistent > (a);
+  constexpr bool kBlockPhase = kPhased && !kPersistent;
+  const WsGeo g = ws_geo<kBlockPhase>(a);
   if constexpr (kPhased && !kPersistent) {  // the whole block, past its phase's pixels
     int mt, nt;
     block_tile(a, &mt, &nt);
