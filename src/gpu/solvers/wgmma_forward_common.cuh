@@ -143,22 +143,6 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
   }
 }
 
-// A tile of zeros (a stride phase no tap reaches), stored in 16-byte chunks straight from
-// registers rather than through store_staged's two barriers and shared memory: res3a_branch1's
-// backward-data (1176 such tiles of 1568) 0.0474 -> 0.0455 ms on the H200
-// (docs/gpu/2026-11-29-session16/call1, call3). Needs k % (16 / sizeof(O)) == 0; touches no shared
-// memory.
-template <int BM, int BN, typename O, typename Pixel>
-__device__ __forceinline__ void store_zeros(O* out, int m0, int n0, int m, int k, Pixel pixel,
-                                            int tid) {
-  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
-#pragma unroll 4
-  for (int i = tid; i < BM * kRowChunks; i += kThreads) {
-    const int row = i / kRowChunks, col = n0 + (i % kRowChunks) * kVecs;
-    if (m0 + row < m && col < k)
-      *reinterpret_cast<uint4*>(out + pixel(m0 + row) * k + col) = make_uint4(0, 0, 0, 0);
-  }
-}
 // Backward-data's filter tile read straight from the caller's KRSC filter (kFilterMn in the
 // kernels): B is MN-major, kBK reduction rows (dy's channels k) of BN filter elements along dx's
 // channels, stored as BN / 64 atoms of 64 channels (kMnAtomBytes each: kBK rows of 128 bytes,

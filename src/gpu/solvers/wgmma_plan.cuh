@@ -252,17 +252,16 @@ struct WgPlan : Plan {
     }
     return true;
   }
-  // Whether that kernel beats the two-warpgroup kernel's phased grid (two blocks an SM): except
-  // where phases without taps leave the longest phase's tiles fewer than the SMs (the walk's
-  // blocks that take those tiles take tiles of zeros too, while the grid's two smaller blocks an SM
-  // share them out). Measured on the H200, ResNet-50 b32 bf16, the six stride-2 layers
-  // interleaved, the grid against the round-robin walk (docs/gpu/2026-11-29-session16/call3, ms;
-  // tiles of the longest phase): res3a_branch2b 0.0387 -> 0.0346 (196), res3a_branch1 0.0520 ->
-  // 0.0455 (392, three phases of zeros), res4a_branch2b 0.0319 -> 0.0288 (98), res4a_branch1
-  // 0.0362 -> 0.0353 (196, zeros), res5a_branch2b 0.0348 -> 0.0352 (52), but res5a_branch1
-  // 0.0276 -> 0.0307 (104, zeros): that one keeps the grid. CONVGUARD_WGMMA_PHASED=1 takes the
-  // walk wherever it fits, =0 never, whatever CONVGUARD_WGMMA_WS says (read at each plan, so that
-  // a test can set it); else CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
+  // Whether that kernel is taken over the two-warpgroup kernel's phased grid (two blocks an SM):
+  // wherever it fits. Measured on the H200, ResNet-50 b32 bf16, the six stride-2 layers
+  // interleaved, the grid against the walk (docs/gpu/2026-11-29-session17/call2, ms):
+  // res3a_branch2b, res3a_branch1, res4a_branch2b, res4a_branch1, res5a_branch2b, res5a_branch1
+  // (the 1x1 layers' three phases without taps: tiles of zeros, store_zero_tiles) CALL2.
+  // Before the producer's idle warps stored the tiles of zeros, the consumers did, between their
+  // own, and res5a_branch1 (104 tiles with taps, 312 of zeros) ran 0.0276 ms on the grid against
+  // 0.0287 on the walk; it kept the grid (session 16). CONVGUARD_WGMMA_PHASED=1 takes the walk
+  // wherever it fits, =0 never, whatever CONVGUARD_WGMMA_WS says (read at each plan, so that a test
+  // can set it); else CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
   bool phased_bulk_pays() const {
     const char* text = std::getenv("CONVGUARD_WGMMA_PHASED");
     if (text && (text[0] == '0' || text[0] == '1') && text[1] == 0) return text[0] == '1';
@@ -271,22 +270,16 @@ struct WgPlan : Plan {
       if (!said.exchange(true))
         std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PHASED='%s' ignored (0 or 1)\n", text);
     }
-    if (ws_forced() >= 0) return ws_forced() == 5;
-    int longest = 0;
-    bool zeros = false;
-    for (int q = 0; q < a.phases; ++q) {
-      if (a.phase[q].kd > a.phase[longest].kd) longest = q;
-      zeros = zeros || !phase_has_taps(a.phase[q]);
-    }
-    return !zeros || phase_tiles(longest) >= sms();
+    return ws_forced() < 0 || ws_forced() == 5;
   }
   // Stride phase q's output tiles at the plan's tile.
   std::int64_t phase_tiles(int q) const {
     return (std::int64_t{a.phase[q].m} + tile.bm - 1) / tile.bm * ((a.k + tile.bn - 1) / tile.bn);
   }
   // The persistent bulk-copy kernel (ws 5, one block an SM) walking the phases' tiles as a snake
-  // (TileWalk), the phases sorted longest reduction first so that the shortest tiles (those of
-  // phases without taps only write zeros) come last.
+  // (TileWalk), the phases sorted longest reduction first: the shortest tiles come last, and the
+  // phases without taps (kd 0: tiles of zeros, which the producer's idle warps store; TileWalk's
+  // `zeros` walk takes the list's tail from the first of them) after every phase with taps.
   // (a.phase_depth, 3D's, is not sorted with them: phased_bulk_fits takes 2D alone.)
   void plan_phased_bulk() {
     std::stable_sort(a.phase, a.phase + a.phases,

@@ -148,22 +148,37 @@ constexpr int kTmaPhases = 4;
 // 8, with 24 blocks of 48 stages where 32 would do). Dealt in contiguous shares of equal estimated
 // cost (a tile's stages plus 2 for its epilogue), the tiles ran 1.2-1.4x slower on ResNet-50's
 // stride-2 backward-data (docs/gpu/2026-11-29-session16/call2).
+// The phased walk is two walks of that one list: the tiles of phases with taps (the loaders' and
+// consumers'), and (`zeros`) the tiles of phases without taps, which come last in the plan's order
+// and which the producer's idle warps store while the consumers multiply (store_zero_tiles): the
+// snake's positions from the first zero tile on, so a block that took one more tile with taps in
+// the last partial round starts on zeros a round later.
 template <int BM, int BN, bool kPersistent, bool kPhased = false>
 struct TileWalk {
   int t, count, n_tiles, q = 0, round = 0;
   WsGeo g;
   int tiles;
   int m0, n0;
-  __device__ __forceinline__ TileWalk(const WgArgs& a, const WsGeo& geo, int stages)
+  __device__ __forceinline__ TileWalk(const WgArgs& a, const WsGeo& geo, int stages,
+                                      bool zeros = false)
       : g(geo), tiles(stages) {
     n_tiles = (a.k + BN - 1) / BN;
     t = kPersistent ? slot(0) : 0;
     count = 1;
     if constexpr (kPersistent && kPhased) {
-      count = 0;
+      int all = 0, taps = 0;
 #pragma unroll
       for (int i = 0; i < kTmaPhases; ++i)
-        if (i < a.phases) count += phase_tiles(a, i);
+        if (i < a.phases) {
+          all += phase_tiles(a, i);
+          if (a.phase[i].kd > 0) taps += phase_tiles(a, i);
+        }
+      count = zeros ? all : taps;
+      if (zeros) {
+        round = taps / static_cast<int>(gridDim.x);
+        t = slot(round);
+        if (t < taps) t = slot(++round);
+      }
     } else if constexpr (kPersistent) {
       count = (g.m_all + BM - 1) / BM * n_tiles;
     }
@@ -216,6 +231,52 @@ struct TileWalk {
   }
 };
 
+// A tile of zeros (a 2D stride phase no tap reaches), stored in 16-byte chunks straight from
+// registers rather than through store_staged's two barriers and shared memory (res3a_branch1's
+// backward-data, 1176 such tiles of 1568: 0.0474 -> 0.0455 ms on the H200,
+// docs/gpu/2026-11-29-session16/call1, call3) by kBy threads (tid 0 .. kBy - 1), each at one
+// chunk column of every kBy / (BN / 8)-th row. A row's dx pixel is found once by divisions
+// (tc::phase_pixel's) and then stepped: with the divisions at every chunk, the 96 threads of
+// store_zero_tiles took longer than the consumers' multiplies on res3a_branch1
+// (docs/gpu/2026-11-29-session17). Needs k % (16 / sizeof(O)) == 0; touches no shared memory.
+template <int BM, int BN, int kBy, typename O>
+__device__ __forceinline__ void store_zeros(O* out, const WgArgs& a, const WsGeo& g, int m0, int n0,
+                                            int tid) {
+  constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
+  static_assert(kBy % kRowChunks == 0, "whole rows a pass");
+  constexpr int kStep = kBy / kRowChunks;  // rows a pass
+  const int col = n0 + (tid % kRowChunks) * kVecs;
+  int row = m0 + tid / kRowChunks;
+  if (col >= a.k || row >= g.m_all) return;
+  // (img, i, j): the row's pixel on the phase's oh x ow grid; (di, dj): kStep rows as a step.
+  int j = row % g.ow, i = row / g.ow % g.oh, img = row / g.ow / g.oh;
+  const int dj = kStep % g.ow, di = kStep / g.ow;
+  const int end = min(m0 + BM, g.m_all);
+#pragma unroll 4
+  for (; row < end; row += kStep) {
+    const std::int64_t pixel =
+        (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + g.qh) * a.yw + j * a.sw_y + g.qw;
+    *reinterpret_cast<uint4*>(out + pixel * a.k + col) = make_uint4(0, 0, 0, 0);
+    j += dj, i += di;
+    if (j >= g.ow) j -= g.ow, ++i;
+    while (i >= g.oh) i -= g.oh, ++img;
+  }
+}
+
+// The phased persistent walk's tiles of zeros (phases no tap reaches; TileWalk's `zeros`) are
+// stored by the producer warpgroup's warps 1 to 3, idle otherwise (one thread of warp 0 issues the
+// bulk copies), while the consumers multiply the tiles with taps: ResNet-50's stride-2 1x1
+// layers' backward-data are three quarters such tiles, which the consumers stored between their
+// own (docs/gpu/2026-11-29-session17).
+constexpr int kZeroThreads = 96;
+template <typename T, int BM, int BN>
+__device__ __forceinline__ void store_zero_tiles(const WgArgs& a, int tid) {
+  T* y = static_cast<T*>(a.y);
+  for (TileWalk<BM, BN, true, true> tw(a, WsGeo{}, 0, true); tw.more(); tw.next(a)) {
+    store_zeros<BM, BN, kZeroThreads>(y, a, tw.g, tw.m0, tw.n0, tid);
+  }
+}
+
 // x's im2col maps for the bulk-copy loaders (kTma): the problem's in phase[0], or (persistent
 // strided backward-data) each stride phase's walk over dy in phase[q] (a phase without taps: none).
 struct ActivationMaps {
@@ -223,12 +284,16 @@ struct ActivationMaps {
 };
 
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
-// stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below.
+// stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below. In
+// the phased persistent walk warps 1 to 3 store the tiles of zeros meanwhile (store_zero_tiles).
 template <typename T, int BM, int BN, int kS, bool kPersistent, bool kPhased, bool kFilterMn>
 __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMaps& maps_a,
                                              const CUtensorMap& map_b, const WsGeo& geo,
                                              std::uint32_t base, std::uint32_t full,
                                              std::uint32_t empty, int kt0, int tiles) {
+  if constexpr (kPersistent && kPhased)
+    if (threadIdx.x >= 128 - kZeroThreads)
+      return store_zero_tiles<T, BM, BN>(a, static_cast<int>(threadIdx.x) - (128 - kZeroThreads));
   if (threadIdx.x != 0) return;
   int it = 0;
   for (TileWalk<BM, BN, kPersistent, kPhased> tw(a, geo, tiles); tw.more(); tw.next(a)) {
@@ -380,9 +445,10 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
 
     if (a.k % kVecOf<T> == 0) {
       if constexpr (kPhased && !kSplit) {
-        // A tile of a phase without taps: zeros, stored straight (store_zeros).
+        // A tile of a phase without taps: zeros, stored straight (store_zeros); the grid's (the
+        // persistent walk's are store_zero_tiles').
         if (tw.tiles == 0) {
-          store_zeros<BM, BN>(y, m0, n0, g.m_all, a.k, pixel, tid);
+          store_zeros<BM, BN, kThreads>(y, a, g, m0, n0, tid);
           continue;
         }
       }
