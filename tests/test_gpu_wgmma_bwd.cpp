@@ -485,10 +485,11 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // (phases of unequal pixel counts, M ending inside a tile), a 5x5 filter (phases of 9, 6, 6 and 4
 // taps) with 192 dy channels (3 stages a tap) and 72 dx channels (the second atom past C), 200 dx
 // channels with padding 0 (the phases' padding negative: dy rows skipped), stride 2 along W only
-// (two phases), 1x1 layers with tails (phases of zeros narrower and shorter than store_zeros' six
-// rows a pass: one pixel wide, two and three high, over nine images; 200 dx channels: a zero
-// tile's second column of chunks past C), f16; and two runs equal bit for bit. The two-warpgroup
-// kernel's phased grid keeps its coverage with CONVGUARD_WGMMA_WS=0 (scripts/gpu_check.sh).
+// (two phases), 1x1 layers with tails (phases of zeros narrower and shorter than store_zeros' rows
+// a pass, six at 128 x 128 tiles and twelve at 128 x 64: one pixel wide, two and three high, over
+// nine images, at 64 and 128 dx channels; 200 dx channels: a zero tile's chunks past C), f16; and
+// two runs equal bit for bit. The two-warpgroup kernel's phased grid keeps its coverage with
+// CONVGUARD_WGMMA_WS=0 (scripts/gpu_check.sh).
 TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
   REQUIRE_WGMMA_HERE();
   const bool outer = std::getenv("CONVGUARD_WGMMA_PHASED") || std::getenv("CONVGUARD_WGMMA_WS");
@@ -507,6 +508,7 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
         "--dir=BWD_D mb2ic200ih9oc64oh4kh3sh2ph0",
         "--dir=BWD_D mb2ic64ih12iw13oc128oh12ow7kh3kw3sh1sw2ph1pw1",
         "--dir=BWD_D mb5ic64ih7oc64oh4kh1sh2", "--dir=BWD_D mb9ic64ih5iw2oc64oh3ow1kh1kw1sh2sw2",
+        "--dir=BWD_D mb9ic128ih5iw2oc64oh3ow1kh1kw1sh2sw2",
         "--dir=BWD_D mb3ic200ih13oc64oh7kh1sh2"})
     forced.emplace_back(edge);
   for (const auto& text : forced) EXPECT_EQ(kernel_of(text), "phased walk") << text;

@@ -41,9 +41,10 @@
 // backward-data reading the filter in place (16-bit 2D, at most 4 stride phases: stride 2 x 2)
 // takes its persistent form walking every phase's tiles in one list, longest reductions first,
 // each phase's dy through an im2col map of its own, the tiles of phases no tap reaches stored as
-// zeros (wgmma_plan.cuh: phased_bulk_fits, phased_bulk_pays): 1.02-1.32x faster than the phased
-// grid of the two-warpgroup kernel on five of ResNet-50's six stride-2 layers on the H200, the
-// sixth (res5a_branch1) keeping the grid (docs/gpu/2026-11-29-session16).
+// zeros by the producer's idle warps while the consumers multiply (wgmma_plan.cuh:
+// phased_bulk_fits, phased_bulk_allowed): 1.10-1.51x faster than the phased grid of the
+// two-warpgroup kernel on ResNet-50's six stride-2 layers on the H200
+// (docs/gpu/2026-11-29-session17).
 //
 // 3D (dense NDHWC, KTRSC filters), forward and backward-data (dilation 1): the two-warpgroup
 // kernel's k3D form (the 2D tile rules; ragged and phased plans 128 x at most 128), GEMM rows over

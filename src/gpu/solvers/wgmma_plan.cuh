@@ -33,7 +33,7 @@ namespace convguard::gpu::wgf {
 // tma_fits, tma_ws_for in wgmma_tiles.cuh). Non-ragged problems only (the ragged variant stores
 // its element-wise loads itself). CONVGUARD_WGMMA_WS=0 to 5 forces a mode where it applies, for
 // measuring (0: never the warp-specialised kernels, but where CONVGUARD_WGMMA_PHASED=1 forces
-// strided backward-data's walk, phased_bulk_pays; 4 and 5 fall back to 1 and 2 where the bulk
+// strided backward-data's walk, phased_bulk_allowed; 4 and 5 fall back to 1 and 2 where the bulk
 // copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D, but that
 // 5 takes strided backward-data's walk where phased_bulk_fits; a bulk-copy plan has one block an
 // SM, CONVGUARD_WGMMA_PER_SM aside).
@@ -138,7 +138,7 @@ struct WgPlan : Plan {
       }
       tile = tile_for(total, a.k, longest, true, false);
       a.tiles_per_split = 2147483647;
-      if (phased_bulk_fits(p) && phased_bulk_pays()) {
+      if (phased_bulk_fits(p) && phased_bulk_allowed()) {
         plan_phased_bulk();
         return;
       }
@@ -253,17 +253,18 @@ struct WgPlan : Plan {
     return true;
   }
   // Whether that kernel is taken over the two-warpgroup kernel's phased grid (two blocks an SM):
-  // wherever it fits. Measured on the H200, ResNet-50 b32 bf16, the six stride-2 layers
-  // interleaved, the grid against the walk (docs/gpu/2026-11-29-session17/call2, ms):
-  // res3a_branch2b 0.0386 -> 0.0338, res3a_branch1 0.0521 -> 0.0345, res4a_branch2b 0.0317 ->
-  // 0.0289, res4a_branch1 0.0362 -> 0.0283, res5a_branch2b 0.0347 -> 0.0267, res5a_branch1 0.0276
+  // wherever it fits, unless a setting for measuring says otherwise. Measured on the H200,
+  // ResNet-50 b32 bf16, the six stride-2 layers interleaved, the grid against the walk
+  // (docs/gpu/2026-11-29-session17/call2, ms): res3a_branch2b 0.0386 -> 0.0338, res3a_branch1
+  // 0.0521 -> 0.0345, res4a_branch2b 0.0317 -> 0.0289, res4a_branch1 0.0362 -> 0.0283,
+  // res5a_branch2b 0.0347 -> 0.0267, res5a_branch1 0.0276
   // -> 0.0247 (the 1x1 layers: three phases without taps, their tiles zeros, store_zero_tiles).
   // Before the producer's idle warps stored the tiles of zeros, the consumers did, between their
   // own, and res5a_branch1 (104 tiles with taps, 312 of zeros) ran 0.0276 ms on the grid against
   // 0.0287 on the walk; it kept the grid (session 16). CONVGUARD_WGMMA_PHASED=1 takes the walk
   // wherever it fits, =0 never, whatever CONVGUARD_WGMMA_WS says (read at each plan, so that a test
   // can set it); else CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
-  bool phased_bulk_pays() const {
+  bool phased_bulk_allowed() const {
     const char* text = std::getenv("CONVGUARD_WGMMA_PHASED");
     if (text && (text[0] == '0' || text[0] == '1') && text[1] == 0) return text[0] == '1';
     if (text) {

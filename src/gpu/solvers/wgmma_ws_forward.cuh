@@ -405,8 +405,8 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
 
 // The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
-// (staged through `staging`, or pairs from the fragments when k % 8 != 0; a phased tile without
-// taps, zeros from registers: store_zeros).
+// (staged through `staging`, or pairs from the fragments when k % 8 != 0; a tile of the phased
+// grid without taps, zeros from registers: store_zeros; the phased walk's are store_zero_tiles').
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
