@@ -41,11 +41,6 @@ struct TrialOptions {
   // run that alone takes max_time_ms is the measurement (planning included): no timed runs.
   double stable_within = 0;
   double max_time_ms = 0;
-  // Stop timing after one timed run where it and the first run were both slower than this (0:
-  // never): a solver that much slower than another already verified on the problem is measured,
-  // not refined (the probe's --slow-factor times the fastest verified first run, at least
-  // kLoserFloorMs; docs/probe.md "Slow factor").
-  double loser_ms = 0;
   // Called after the first run with its time, before verification and timing (the probe's
   // worker reports it so the parent can size the rest of the deadline from a measurement).
   std::function<void(double first_ms)> on_first_run;

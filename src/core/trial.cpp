@@ -77,10 +77,6 @@ Status time_runs(const std::function<Result<double>()>& run_once, const TrialOpt
     times.push_back(*d);
     spent += *d;
     if (o.max_time_ms > 0 && spent >= o.max_time_ms) break;
-    // Two slow runs, the first (untimed: planning included, so no faster than the steady state)
-    // and a timed one, so that one run slowed by something else (a preempted thread) is not taken
-    // for a loser's time.
-    if (o.loser_ms > 0 && std::min(r.first_ms, times[0]) > o.loser_ms) break;
     if (o.stable_within > 0 && times.size() >= 3) {
       const double best = *std::min_element(times.begin(), times.end());
       bool stable = true;

@@ -18,8 +18,7 @@ std::string encode(const TrialRequest& r) {
                         {"seed", r.seed},
                         {"verify", r.verify},
                         {"max_runs", r.max_runs},
-                        {"max_time_ms", r.max_time_ms},
-                        {"loser_ms", r.loser_ms}});
+                        {"max_time_ms", r.max_time_ms}});
 }
 
 std::string encode(const TrialReply& r) {
@@ -51,7 +50,6 @@ Result<TrialRequest> decode_request(const std::string& line) {
     json_field(j, "verify", r.verify);
     json_field(j, "max_runs", r.max_runs);
     json_field(j, "max_time_ms", r.max_time_ms);
-    json_field(j, "loser_ms", r.loser_ms);
     return r;
   } catch (const std::exception& e) {
     return invalid_argument(std::string("worker request: ") + e.what());

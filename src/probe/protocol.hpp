@@ -36,7 +36,6 @@ struct TrialRequest {
   bool verify = true;
   int max_runs = 20;          // timed runs at most (stops earlier when stable within 5%)
   double max_time_ms = 1000;  // time spent timing at most
-  double loser_ms = 0;        // TrialOptions::loser_ms (0: time to the end)
 };
 
 // The worker's verdict on one trial. status is one of ok, wrong, error, oom, unsupported (the

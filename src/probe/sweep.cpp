@@ -35,8 +35,6 @@ constexpr const char* kSlowStopPrefix = "too slow to be chosen: ";
 bool is_slow_stop(const db::TrialRecord& r) {
   return r.status == "skipped" && r.first_ms > 0 && r.reason.starts_with(kSlowStopPrefix);
 }
-// --slow-factor's cut of a loser's timing (TrialOptions::loser_ms) never below this.
-constexpr double kLoserFloorMs = 1.0;
 // --slow-factor never stops a first run sooner than this (plus twice the reference's time):
 // the fresh worker that follows costs 0.1 s to start and fills the problem's tensors again.
 constexpr double kSlowStopFloorMs = 1000;
@@ -445,12 +443,6 @@ void job(Shared& s, Worker& worker, const std::string& device, Group* g) {
     req.seed = c.seed;
     // A budget of 0: any first run already spent it, so the first run is the measurement.
     req.max_time_ms = std::max(c.timing_ms, 1e-6);
-    // A solver the slow factor could stop (above) whose first run and first timed run are both
-    // still that factor slower than the fastest first run verified here never wins: its timed run
-    // is its measurement, not the first of up to --timing's milliseconds of runs (docs/probe.md
-    // "Slow factor"). Runs under kLoserFloorMs cost little to time out, and a preempted one is not
-    // a loser.
-    if (fastest_ms > 0) req.loser_ms = std::max(c.slow_factor * fastest_ms, kLoserFloorMs);
     // A user's --timeout bounds the solver's runs; verification against the fp64 reference is
     // convguard's own work and gets at least its derived time (a 2 s --timeout once recorded a
     // healthy solver hang while a loaded machine verified a 128->256 channel layer).

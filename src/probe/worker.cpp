@@ -277,7 +277,6 @@ TrialReply run_request_unguarded(const TrialRequest& req) {
   o.time = true;
   o.iterations = req.max_runs;
   o.max_time_ms = req.max_time_ms;
-  o.loser_ms = req.loser_ms;
   o.stable_within = 0.05;
   o.seed = req.seed;
   o.on_plan = [] { progress("planning"); };
