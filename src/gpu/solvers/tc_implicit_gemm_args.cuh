@@ -91,6 +91,14 @@ __device__ __forceinline__ void take_phase_depth(const A& a, PhaseDepth& out) {
       out.taps_r = a.phase_depth[q].taps_r, out.qd = a.phase_depth[q].qd;
 }
 
+// dx's pixel (i, j) of a stride phase's oh x ow grid in y's plane `plane`, on y's stride grid at
+// (qh, qw).
+template <typename A>
+__device__ __forceinline__ std::int64_t phase_pixel_at(const A& a, std::int64_t plane, int i, int j,
+                                                       int qh, int qw) {
+  return (plane * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
+}
+
 // dx's pixel of a stride phase's GEMM row (both kernels' epilogues): the phase's pixel (img, i, j)
 // of oh x ow, on y's stride grid at (qh, qw); k3D: img counts (n, id), id on dx's depth grid at
 // dp.qd (dp: the phase's depth, take_phase_depth).
@@ -103,7 +111,7 @@ __device__ __forceinline__ std::int64_t phase_pixel(const A& a, int row, int oh,
     const int n = img / dp.od, id = img % dp.od;
     plane = static_cast<std::int64_t>(n) * a.yd + id * a.sd_y + dp.qd;
   }
-  return (plane * a.yh + i * a.sh_y + qh) * a.yw + j * a.sw_y + qw;
+  return phase_pixel_at(a, plane, i, j, qh, qw);
 }
 
 // Whether the forward GEMM that computes p (backward-data's: M pixels of dx, reduction over K,

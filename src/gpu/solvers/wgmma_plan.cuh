@@ -257,8 +257,8 @@ struct WgPlan : Plan {
   // ResNet-50 b32 bf16, the six stride-2 layers interleaved, the grid against the walk
   // (docs/gpu/2026-11-29-session17/call2, ms): res3a_branch2b 0.0386 -> 0.0338, res3a_branch1
   // 0.0521 -> 0.0345, res4a_branch2b 0.0317 -> 0.0289, res4a_branch1 0.0362 -> 0.0283,
-  // res5a_branch2b 0.0347 -> 0.0267, res5a_branch1 0.0276
-  // -> 0.0247 (the 1x1 layers: three phases without taps, their tiles zeros, store_zero_tiles).
+  // res5a_branch2b 0.0347 -> 0.0267, res5a_branch1 0.0276 -> 0.0247 (the 1x1 layers: three phases
+  // without taps, their tiles zeros, store_zero_tiles).
   // Before the producer's idle warps stored the tiles of zeros, the consumers did, between their
   // own, and res5a_branch1 (104 tiles with taps, 312 of zeros) ran 0.0276 ms on the grid against
   // 0.0287 on the walk; it kept the grid (session 16). CONVGUARD_WGMMA_PHASED=1 takes the walk

@@ -170,8 +170,9 @@ struct TileWalk {
 #pragma unroll
       for (int i = 0; i < kTmaPhases; ++i)
         if (i < a.phases) {
-          all += phase_tiles(a, i);
-          if (a.phase[i].kd > 0) taps += phase_tiles(a, i);
+          const int here = phase_tiles(a, i);
+          all += here;
+          if (a.phase[i].kd > 0) taps += here;
         }
       count = zeros ? all : taps;
       if (zeros) {
@@ -236,8 +237,8 @@ struct TileWalk {
 // backward-data, 1176 such tiles of 1568: 0.0474 -> 0.0455 ms on the H200,
 // docs/gpu/2026-11-29-session16/call1, call3) by kBy threads (tid 0 .. kBy - 1), each at one
 // chunk column of every kBy / (BN / 8)-th row. A row's dx pixel is found once by divisions
-// (tc::phase_pixel's) and then stepped: with the divisions at every chunk, the 96 threads of
-// store_zero_tiles took longer than the consumers' multiplies on res3a_branch1
+// (tc::phase_pixel's) and then stepped (tc::phase_pixel_at): with the divisions at every chunk, the
+// 96 threads of store_zero_tiles took longer than the consumers' multiplies on res3a_branch1
 // (docs/gpu/2026-11-29-session17). Needs k % (16 / sizeof(O)) == 0; touches no shared memory.
 template <int BM, int BN, int kBy, typename O>
 __device__ __forceinline__ void store_zeros(O* out, const WgArgs& a, const WsGeo& g, int m0, int n0,
@@ -254,8 +255,7 @@ __device__ __forceinline__ void store_zeros(O* out, const WgArgs& a, const WsGeo
   const int end = min(m0 + BM, g.m_all);
 #pragma unroll 4
   for (; row < end; row += kStep) {
-    const std::int64_t pixel =
-        (static_cast<std::int64_t>(img) * a.yh + i * a.sh_y + g.qh) * a.yw + j * a.sw_y + g.qw;
+    const std::int64_t pixel = tc::phase_pixel_at(a, img, i, j, g.qh, g.qw);
     *reinterpret_cast<uint4*>(out + pixel * a.k + col) = make_uint4(0, 0, 0, 0);
     j += dj, i += di;
     if (j >= g.ow) j -= g.ow, ++i;
@@ -444,9 +444,9 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
     if (tw.tiles > 0 && lane == 0) release((it - 1) % kS);
 
     if (a.k % kVecOf<T> == 0) {
-      if constexpr (kPhased && !kSplit) {
-        // A tile of a phase without taps: zeros, stored straight (store_zeros); the grid's (the
-        // persistent walk's are store_zero_tiles').
+      if constexpr (kPhased && !kSplit && !kPersistent) {
+        // A tile of the grid's phase without taps: zeros, stored straight (store_zeros; the
+        // persistent walk's tiles of zeros are store_zero_tiles', never the consumers').
         if (tw.tiles == 0) {
           store_zeros<BM, BN, kThreads>(y, a, g, m0, n0, tid);
           continue;
