@@ -57,6 +57,9 @@ step "gpu:wgmma_implicit_gemm's shape tests with each loader forced (CONVGUARD_W
 forced_tests CONVGUARD_WGMMA_WS "0 4 5" \
   "$SHAPES:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaWaveCounting:Gpu.TensorCoreWgmmaTwoPerSmIsDeterministic" gpu_tests_ws
 
+step "gpu:wgmma_implicit_gemm's shape tests on the persistent bulk-copy kernel (CONVGUARD_WGMMA_WS=5) with its bulk stores off (CONVGUARD_WGMMA_BULK_STORE=0: store_staged)"
+CONVGUARD_WGMMA_WS=5 forced_tests CONVGUARD_WGMMA_BULK_STORE "0" "$SHAPES" gpu_tests_ws5_staged
+
 step "gpu:wgmma_implicit_gemm's shape tests with strided backward-data's phased walk forced off and on (CONVGUARD_WGMMA_PHASED=0, 1)"
 forced_tests CONVGUARD_WGMMA_PHASED "0 1" "$SHAPES" gpu_tests_phased
 

@@ -475,6 +475,38 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
 }
 
+// The persistent bulk-copy kernel's epilogue by bulk tensor stores (store_bulk in
+// wgmma_ws_forward.cuh; WgArgs::bulk_store), on layers whose plans take that kernel: ResNet-50
+// b32's res2a_branch2a (1 stage, 128 x 64 tiles), res4[a-f]_branch2c (4 stages), res3[a-d]_branch2c
+// and res2a_branch2c (128 x 256 tiles of 2 and 1 stages: four boxes a tile) and stride-1
+// backward-data's res4[b-f]_branch2a (the filter in place); and at the edges: M ending inside a
+// tile with 200 channels (the last box clipped to 8 of its 64 columns), 72 channels, and 100 (not
+// whole 16-byte chunks: the fragments' stores, no map). Then f16, two runs equal bit for bit, and
+// everything with the bulk stores off (CONVGUARD_WGMMA_BULK_STORE=0, read at each launch:
+// store_staged, which y_map also keeps for store-bound tiles many to an SM). Under a forced loader
+// or tile (scripts/gpu_check.sh) the plans may differ: the kernel is asserted only as planned.
+TEST(Gpu, TensorCoreWgmmaBulkCopyStores) {
+  REQUIRE_WGMMA_HERE();
+  const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
+                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
+  const std::vector<std::string> layers = {"mb32ic64ih56oc64oh56kh1",
+                                           "mb32ic256ih14oc1024oh14kh1",
+                                           "mb32ic128ih28oc512oh28kh1",
+                                           "mb32ic64ih56oc256oh56kh1",
+                                           "--dir=BWD_D mb32ic1024ih14oc256oh14kh1",
+                                           "mb3ic64ih15oc200oh15kh1",
+                                           "mb2ic128ih9oc72oh9kh1",
+                                           "mb3ic64ih15oc100oh15kh1"};
+  if (!outer) {
+    for (const auto& text : layers) EXPECT_EQ(kernel_of(text), "persistent bulk copies") << text;
+  }
+  EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+  EXPECT_EQ(verify_sampled(*wgmma, {"mb3ic64ih15oc200oh15kh1"}, "--dt=f16 "), 1);
+  expect_equal_runs(*wgmma, "mb3ic64ih15oc200oh15kh1");
+  const ScopedEnv staged("CONVGUARD_WGMMA_BULK_STORE", "0");
+  EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+}
+
 // ... and on strided backward-data: one persistent walk over every stride phase's tiles, the
 // longest reductions first, each phase's dy through its own im2col map, the tiles of phases
 // without taps stored as zeros by the producer's idle warps (WgPlan::phased_bulk_fits: 16-bit 2D,

@@ -75,6 +75,30 @@ __device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap&
       : "memory");
 }
 
+// The bulk tensor store: the box at `src` (shared memory, the map's swizzled layout) to (c0
+// elements along a row, c1 rows) of a tiled map; elements past the tensor's edges are not
+// written. The issuing thread commits its stores as a group (bulk_commit) and waits for them
+// (bulk_wait_read: until they have read shared memory, which may then be written again;
+// bulk_wait: until they are done). Writes to `src` through generic stores must be made visible to
+// the async proxy first (fence.proxy.async, then a barrier to the issuing thread).
+__device__ __forceinline__ void tma_store_tile(const CUtensorMap& map, std::uint32_t src, int c0,
+                                               int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(&map)),
+      "r"(c0), "r"(c1), "r"(src)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 // The driver's function `name` (CUDA 12 ABI) through the runtime; null when the driver has none.
 template <typename Fn>
 inline Fn driver_entry(const char* name) {

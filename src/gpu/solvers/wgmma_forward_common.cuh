@@ -80,6 +80,11 @@ struct WgArgs {
   // 1.023x (res5[b-c]_branch2a 1.17x, res4[b-f]_branch2a 1.15x), b256 1.012x; backward-data's dy
   // (stride 1, its 1x1 layers) 0.996x, so it keeps them.
   int plain_x;
+  // The persistent bulk-copy kernel (unphased, unsplit) stores its tiles by bulk tensor copies
+  // through the map ActivationMaps::y (store_bulk in wgmma_ws_forward.cuh), y a plain [m][k]
+  // matrix of whole 16-byte chunks a row; 0: through store_staged. Set at launch
+  // (launch_bulk_copies).
+  int bulk_store;
 };
 
 // Tile `id` of m_tiles x n_tiles in the plan's order (WgArgs::n_fast: N tiles fastest, else M).
@@ -103,6 +108,25 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
   return row * kChunks + (chunk ^ (row & 7));
 }
 
+// The tile's fragments (acc, as below) written into shared memory at `smem` as pairs of O: the
+// pair of row `row` (of the tile) at columns 8j + 2 quad + {0, 1} goes to byte at(row, j, quad).
+// The epilogues' one layout of the fragments (store_staged's padded rows, store_bulk's boxes).
+template <int BM, int BN, typename O, int kMI, typename At>
+__device__ __forceinline__ void write_fragments(const float (&acc)[kMI][BN / 2], char* smem,
+                                                int tid, At at) {
+  const int group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        tc::store_pair(reinterpret_cast<O*>(smem + at(row, j, lane % 4)), acc[mi][4 * j + 2 * h],
+                       acc[mi][4 * j + 2 * h + 1]);
+    }
+}
+
 // The epilogue of the non-ragged kernel: the tile (acc, the m64nBN fragments: register 4j + 2h +
 // {0, 1} of a thread holds row 16 warp + lane / 4 + 8h, columns 8j + 2 (lane % 4) + {0, 1} of its
 // warpgroup's m64 block mi) is staged in shared memory as O (y's type, or fp32 for a split's
@@ -121,18 +145,10 @@ __device__ __forceinline__ void store_staged(O* out, const float (&acc)[kMI][BN 
                                              Sync sync) {
   constexpr int kPitch = BN * static_cast<int>(sizeof(O)) + 16;
   constexpr int kVecs = 16 / static_cast<int>(sizeof(O)), kRowChunks = BN / kVecs;
-  const int group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   char* stage = reinterpret_cast<char*>(smem);
-#pragma unroll
-  for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-        tc::store_pair(reinterpret_cast<O*>(stage + row * kPitch) + j * 8 + (lane % 4) * 2,
-                       acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
-    }
+  write_fragments<BM, BN, O>(acc, stage, tid, [](int row, int j, int quad) {
+    return row * kPitch + (j * 8 + quad * 2) * static_cast<int>(sizeof(O));
+  });
   sync();
 #pragma unroll
   for (int i = tid; i < BM * kRowChunks; i += kThreads) {

@@ -26,6 +26,7 @@
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -278,9 +279,11 @@ __device__ __forceinline__ void store_zero_tiles(const WgArgs& a, int tid) {
 }
 
 // x's im2col maps for the bulk-copy loaders (kTma): the problem's in phase[0], or (persistent
-// strided backward-data) each stride phase's walk over dy in phase[q] (a phase without taps: none).
+// strided backward-data) each stride phase's walk over dy in phase[q] (a phase without taps: none);
+// and y's tiled map for the persistent kernel's bulk stores (WgArgs::bulk_store; y_map).
 struct ActivationMaps {
   CUtensorMap phase[kTmaPhases];
+  CUtensorMap y;
 };
 
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
@@ -403,6 +406,38 @@ __device__ __forceinline__ void produce(const WgArgs& a, const CUtensorMap& map_
   asm volatile("cp.async.wait_all;\n" ::: "memory");  // none still landing when the block ends
 }
 
+// The persistent bulk-copy kernel's epilogue where y is a plain [m][k] matrix of whole 16-byte
+// chunks a row (WgArgs::bulk_store): the consumers write the tile into the staging region as the
+// tiled map's BN / 64 boxes of BM rows x 128 bytes (128-byte swizzle: chunk j of row i at
+// j ^ (i % 8), which also spreads a warp's pair writes over the 32 banks), and one thread hands
+// each box to a bulk tensor store, which clips rows past m and channels past k. The consumers go on
+// to the next tile's multiplies while the stores drain; only the next epilogue waits, for them to
+// have read the region. store_staged instead reads the region back and stores it 16 bytes a thread
+// between two barriers, the tensor cores idle meanwhile: on short reductions (1x1 layers of 1 to 8
+// stages) that read-back was a large part of a tile's time. tid, sync: as store_staged's.
+template <int BM, int BN, typename T, int kMI, typename Sync>
+__device__ __forceinline__ void store_bulk(const CUtensorMap& map, const float (&acc)[kMI][BN / 2],
+                                           uint4* staging, int m0, int n0, int k, int tid,
+                                           Sync sync) {
+  static_assert(sizeof(T) == 2, "16-bit boxes of 64 channels");
+  constexpr int kBoxBytes = BM * kRowBytes;
+  if (tid == 0) tma::bulk_wait_read();  // the last tile's stores have read the region
+  sync();
+  write_fragments<BM, BN, T>(acc, reinterpret_cast<char*>(staging), tid,
+                             [](int row, int j, int quad) {
+                               return (j / 8) * kBoxBytes + swizzle(row, j % 8) * 16 + quad * 4;
+                             });
+  wg::fence_proxy_async();  // the generic writes, visible to the bulk copies' reads
+  sync();
+  if (tid == 0) {
+    const std::uint32_t src = tc::smem_addr(staging);
+#pragma unroll
+    for (int b = 0; b < BN / 64; ++b)
+      if (n0 + 64 * b < k) tma::tma_store_tile(map, src + b * kBoxBytes, n0 + 64 * b, m0);
+    tma::bulk_commit();
+  }
+}
+
 // The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
 // (staged through `staging`, or pairs from the fragments when k % 8 != 0; a tile of the phased
@@ -411,8 +446,10 @@ template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kP
           bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
-                                        int tiles) {
+                                        int tiles, const CUtensorMap& map_y) {
   constexpr int kMI = BM / 128;  // m64 blocks per consumer warpgroup
+  // (store_bulk: persistent bulk copies over one plane, y's tiles whole 16-bit chunks)
+  constexpr bool kBulkStore = kPersistent && kTma && !kPhased && !kSplit && sizeof(T) == 2;
   const int tid = threadIdx.x - 128, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   T* y = static_cast<T*>(a.y);
   const auto sync = [] { wg::named_barrier(1, 256); };
@@ -443,6 +480,12 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
     wg::wait<0>();
     if (tw.tiles > 0 && lane == 0) release((it - 1) % kS);
 
+    if constexpr (kBulkStore) {
+      if (a.bulk_store) {
+        store_bulk<BM, BN, T>(map_y, acc, staging, m0, n0, a.k, tid, sync);
+        continue;
+      }
+    }
     if (a.k % kVecOf<T> == 0) {
       if constexpr (kPhased && !kSplit && !kPersistent) {
         // A tile of the grid's phase without taps: zeros, stored straight (store_zeros; the
@@ -479,6 +522,9 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
         }
       }
   }
+  // The bulk stores are done before the block ends (their source is this block's shared memory).
+  if constexpr (kBulkStore)
+    if (a.bulk_store && tid == 0) tma::bulk_wait();
 }
 
 // kPersistent: a grid of at most one block per SM walks all output tiles (TileWalk); unsplit
@@ -548,7 +594,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
       produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
   else
     consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma, kFilterMn>(
-        a, g, staging, base, full, empty, tiles);
+        a, g, staging, base, full, empty, tiles, maps_a.y);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
 #else
@@ -577,6 +623,32 @@ template <typename T>
 inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
   const int before = a.phases ? 0 : a.phase[0].w_off;
   return tiled_map<T>(static_cast<const T*>(a.w) - before, a.b_krow, a.c, kBK, map);
+}
+
+// y as the bulk stores see it (store_bulk): a.m rows of a.k elements, boxes of 64 x BM. The kernel
+// stores through store_staged instead, and *bulk is 0, where a.k is not whole 16-byte chunks (the
+// map's row pitch), where tiles that store more than twice the bytes of x they load (BN / 64 > 2 x
+// their stages) come more than 16 to an SM (tiles_per_sm), or where CONVGUARD_WGMMA_BULK_STORE=0
+// (read at each launch, for measuring and for the tests of store_staged; =1 takes the bulk stores
+// everywhere they fit). Measured on the H200, bf16, the stores forced on and off, interleaved
+// (docs/gpu/2026-11-30-session18/call1): ResNet-50 b32 forward res3[a-d]_branch2c 1.159x,
+// res3a_branch1 1.084x, res2a_branch2a 1.080x, backward-data res3[b-d]_branch2a 1.150x; geomean
+// forward b32 1.018x, backward-data 1.026x, forward b256 1.031x. The store-bound tile of
+// res2a_branch2c (128 x 256 of one stage: 64 KiB stored for 16 of x loaded) gains at b32 (6 tiles
+// an SM, 0.0244 -> 0.0227 ms) but ran 0.922x at b256 (47 an SM, 3.5 TB/s: call2), where the
+// memory's bandwidth, not the tile's latency, is the bound and the 256 threads' stores keep more
+// bytes in flight than the one thread's bulk copies.
+template <typename T, int BM, int BN>
+inline Status y_map(const WgArgs& a, std::int64_t tiles_per_sm, CUtensorMap* map, int* bulk) {
+  const char* text = std::getenv("CONVGUARD_WGMMA_BULK_STORE");
+  const bool forced_on = text && text[0] == '1' && text[1] == 0;
+  const bool forced_off = text && text[0] == '0' && text[1] == 0;
+  const bool store_bound = BN / 64 > 2LL * a.tiles_per_split && tiles_per_sm > 16;
+  *bulk = 0;
+  if (a.k % kVecOf<T> != 0 || forced_off || (store_bound && !forced_on)) return Status::ok();
+  if (auto st = tiled_map<T>(a.y, a.k, a.m, BM, map); !st) return st;
+  *bulk = 1;
+  return Status::ok();
 }
 
 // x's walk as the im2col copies see it (tma::Walk): a 2D forward problem's, or a stride-1
