@@ -482,13 +482,15 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // backward-data's res4[b-f]_branch2a (the filter in place); and at the edges: M ending inside a
 // tile with 200 channels (the last box clipped to 8 of its 64 columns), 72 channels, and 100 (not
 // whole 16-byte chunks: the fragments' stores, no map). Then f16, two runs equal bit for bit, and
-// everything with the bulk stores off (CONVGUARD_WGMMA_BULK_STORE=0, read at each launch:
-// store_staged, which y_map also keeps for store-bound tiles many to an SM). Under a forced loader
-// or tile (scripts/gpu_check.sh) the plans may differ: the kernel is asserted only as planned.
+// everything with the bulk stores off (CONVGUARD_WGMMA_BULK_STORE=0, read at each plan:
+// store_staged). The plan keeps them off for store-bound tiles many to an SM: b256's
+// res2a_branch2c (planned, not run). Under a forced loader or tile (scripts/gpu_check.sh) the
+// plans may differ: the kernels are asserted only as planned.
 TEST(Gpu, TensorCoreWgmmaBulkCopyStores) {
   REQUIRE_WGMMA_HERE();
   const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
-                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
+                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT") ||
+                     std::getenv("CONVGUARD_WGMMA_BULK_STORE");
   const std::vector<std::string> layers = {"mb32ic64ih56oc64oh56kh1",
                                            "mb32ic256ih14oc1024oh14kh1",
                                            "mb32ic128ih28oc512oh28kh1",
@@ -497,13 +499,21 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyStores) {
                                            "mb3ic64ih15oc200oh15kh1",
                                            "mb2ic128ih9oc72oh9kh1",
                                            "mb3ic64ih15oc100oh15kh1"};
+  constexpr const char* kBulk = "persistent bulk copies";
+  constexpr const char* kThreads = "persistent bulk copies, thread stores";
   if (!outer) {
-    for (const auto& text : layers) EXPECT_EQ(kernel_of(text), "persistent bulk copies") << text;
+    for (const auto& text : layers)
+      EXPECT_EQ(kernel_of(text), text.find("oc100") == std::string::npos ? kBulk : kThreads)
+          << text;
+    EXPECT_EQ(kernel_of("mb256ic64ih56oc256oh56kh1"), kThreads);
   }
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
   EXPECT_EQ(verify_sampled(*wgmma, {"mb3ic64ih15oc200oh15kh1"}, "--dt=f16 "), 1);
   expect_equal_runs(*wgmma, "mb3ic64ih15oc200oh15kh1");
   const ScopedEnv staged("CONVGUARD_WGMMA_BULK_STORE", "0");
+  if (!outer) {
+    for (const auto& text : layers) EXPECT_EQ(kernel_of(text), kThreads) << text;
+  }
   EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
 }
 

@@ -82,8 +82,8 @@ struct WgArgs {
   int plain_x;
   // The persistent bulk-copy kernel (unphased, unsplit) stores its tiles by bulk tensor copies
   // through the map ActivationMaps::y (store_bulk in wgmma_ws_forward.cuh), y a plain [m][k]
-  // matrix of whole 16-byte chunks a row; 0: through store_staged. Set at launch
-  // (launch_bulk_copies).
+  // matrix of whole 16-byte chunks a row; 0: through store_staged. The plan's choice
+  // (WgPlan::bulk_stores); launch_bulk_copies encodes the map.
   int bulk_store;
 };
 

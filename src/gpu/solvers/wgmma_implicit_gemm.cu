@@ -322,16 +322,13 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (!kSplit && sizeof(T) == 2) {  // (f32: tma_ws_for; the staging is 16-bit's)
     if (ws == 5) {
       constexpr int SP = kWsStages<BM, BN, true>;
-      WgArgs stored = a;  // unphased: the tiles' bulk stores (store_bulk), where y_map allows them
+      // (unphased: the tiles' bulk stores where the plan takes them, WgPlan::bulk_stores)
       if constexpr (!kPhased)
-        if (auto st = y_map<T, BM, BN>(
-                a, (std::int64_t{grid.x} * grid.y + sms() - 1) / std::max(1, sms()), &maps_a.y,
-                &stored.bulk_store);
-            !st)
-          return st;
+        if (a.bulk_store)
+          if (auto st = tiled_map<T>(a.y, a.k, a.m, BM, &maps_a.y); !st) return st;
       return launch_kernel<
           wgmma_forward_ws<T, BM, BN, SP, false, kPhased, true, false, true, kFilterMn>>(
-          persistent_grid(grid), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, stored, maps_a, map_b);
+          persistent_grid(grid), kWsThreads, kWsSmemBytes<BM, BN, SP, true>, a, maps_a, map_b);
     }
   }
   if constexpr (kPhased) {
@@ -549,7 +546,8 @@ std::string_view WgmmaImplicitGemmSolver::kernel(const Problem& p) {
   const WgPlan pl(p);
   if (pl.pixels) return "pixel-wide";
   if (pl.a.phases) return pl.ws == 5 ? "phased walk" : "phased grid";
-  if (pl.ws == 5) return "persistent bulk copies";
+  if (pl.ws == 5)
+    return pl.a.bulk_store ? "persistent bulk copies" : "persistent bulk copies, thread stores";
   if (pl.ws == 4) return "bulk copies";
   return pl.ws >= 1 ? "warp-specialised" : "two warpgroups";
 }

@@ -81,7 +81,8 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
   // The kernel its plan of `p` takes: "phased walk" (strided backward-data's persistent bulk-copy
   // walk over the stride phases), "phased grid" (the two-warpgroup kernel's grid of them),
-  // "pixel-wide", "persistent bulk copies" (ws 5), "bulk copies" (a tile per block),
+  // "pixel-wide", "persistent bulk copies" (ws 5, its tiles stored by bulk copies), "persistent
+  // bulk copies, thread stores" (ws 5, stored by the threads), "bulk copies" (a tile per block),
   // "warp-specialised" or "two warpgroups"; empty where it declines
   // `p`. For tests, which must know which kernel their shapes reached
   // (gpu::wgmma_implicit_gemm_kernel). Needs the device (the plan reads its SM count).

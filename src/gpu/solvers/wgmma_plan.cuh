@@ -63,6 +63,16 @@ inline int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   return mode == 2 && split_or_phased ? 1 : mode;  // (3 and phased: the launch takes 1)
 }
 
+// A setting of 0 or 1 for measuring, read at each plan (so that a test can set it): its value, or
+// -1 when unset or anything else (then said on stderr once: `said`, the caller's own flag).
+inline int plan_switch(const char* name, std::atomic<bool>& said) {
+  const char* text = std::getenv(name);
+  if (text && (text[0] == '0' || text[0] == '1') && text[1] == 0) return text[0] - '0';
+  if (text && !said.exchange(true))
+    std::fprintf(stderr, "convguard: %s='%s' ignored (0 or 1)\n", name, text);
+  return -1;
+}
+
 // Whether backward-data reads the caller's filter as B (kFilterMn) rather than a flipped copy:
 // where a stage's 64 reduction rows are dy channels of one tap (K % 64 == 0) and each row's dx
 // channels are whole 16-byte chunks (C % 8 == 0); other shapes take the flip (tc's kernel writes
@@ -199,6 +209,7 @@ struct WgPlan : Plan {
         grid = dim3(static_cast<unsigned>(pw_blocks));
       }
     }
+    a.bulk_store = bulk_stores(p) ? 1 : 0;
     // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.
     static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;
     if (say && pixels)
@@ -209,9 +220,34 @@ struct WgPlan : Plan {
     else if (say)
       std::fprintf(stderr,
                    "convguard: gpu:wgmma_implicit_gemm plan: %d x %d tiles, %u x %u x %u blocks, "
-                   "%d stages a split, loaders %d, %d a SM, %s fastest\n",
+                   "%d stages a split, loaders %d, %d a SM, %s fastest%s\n",
                    tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
-                   a.n_fast ? "N" : "M");
+                   a.n_fast ? "N" : "M", a.bulk_store ? ", bulk stores" : "");
+  }
+  // Whether the persistent bulk-copy kernel (ws 5, unphased, 16-bit) stores its tiles by bulk
+  // tensor copies (store_bulk in wgmma_ws_forward.cuh, WgArgs::bulk_store): where K is whole
+  // 16-byte chunks (y's map's row pitch), except for tiles that store more than twice the bytes of
+  // x they load (BN / 64 > 2 x their stages) and come more than 16 to an SM; else store_staged (or
+  // the fragments' own stores where K is not whole chunks). Measured on the H200, bf16, the stores
+  // forced on and off, interleaved (docs/gpu/2026-11-30-session18/call1): ResNet-50 b32 forward
+  // res3[a-d]_branch2c 1.159x, res3a_branch1 1.084x, res2a_branch2a 1.080x, backward-data
+  // res3[b-d]_branch2a 1.150x; geomean forward b32 1.018x, backward-data 1.026x, forward b256
+  // 1.031x. The store-bound tile of res2a_branch2c (128 x 256 of one stage: 64 KiB stored for 16
+  // of x loaded) gains at b32 (6 tiles an SM, 0.0244 -> 0.0227 ms) but ran 0.922x at b256 (48 an
+  // SM, 3.5 TB/s: call2), where the memory's bandwidth, not the tile's latency, is the bound and
+  // the 256 threads' stores keep more bytes in flight than one thread's bulk copies. The threshold
+  // of 16 lies between those two measured points; nothing between them was measured.
+  // CONVGUARD_WGMMA_BULK_STORE=0 keeps them off, =1 takes them wherever they fit (read at each
+  // plan, so that a test can set it).
+  bool bulk_stores(const Problem& p) const {
+    if (ws != 5 || a.phases || p.dtype == DType::f32 || a.k % 8 != 0) return false;
+    static std::atomic<bool> said{false};
+    if (const int forced = plan_switch("CONVGUARD_WGMMA_BULK_STORE", said); forced >= 0)
+      return forced == 1;
+    const std::int64_t tiles = std::int64_t{grid.x} * grid.y;
+    const std::int64_t per_sm = (tiles + sms() - 1) / std::max(1, sms());
+    const bool store_bound = tile.bn / 64 > 2LL * a.tiles_per_split;
+    return !(store_bound && per_sm > 16);
   }
   // Whether the pixel-wide kernel (wgmma_pixel_wide.cuh) takes the problem: 16-bit, what the
   // bulk-copy loaders take (tma_fits: 2D forward or stride-1 backward-data reading its filter in
@@ -265,13 +301,9 @@ struct WgPlan : Plan {
   // wherever it fits, =0 never, whatever CONVGUARD_WGMMA_WS says (read at each plan, so that a test
   // can set it); else CONVGUARD_WGMMA_WS=5 takes it where it fits, =0 to 4 never.
   bool phased_bulk_allowed() const {
-    const char* text = std::getenv("CONVGUARD_WGMMA_PHASED");
-    if (text && (text[0] == '0' || text[0] == '1') && text[1] == 0) return text[0] == '1';
-    if (text) {
-      static std::atomic<bool> said{false};  // once, not at every plan
-      if (!said.exchange(true))
-        std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PHASED='%s' ignored (0 or 1)\n", text);
-    }
+    static std::atomic<bool> said{false};
+    if (const int forced = plan_switch("CONVGUARD_WGMMA_PHASED", said); forced >= 0)
+      return forced == 1;
     return ws_forced() < 0 || ws_forced() == 5;
   }
   // Stride phase q's output tiles at the plan's tile.

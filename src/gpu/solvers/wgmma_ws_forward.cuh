@@ -26,7 +26,6 @@
 #include <cuda.h>  // CUtensorMap (a type only: nothing of the driver is linked)
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -42,7 +41,9 @@ constexpr int kWsThreads = 3 * 128;  // producer warpgroup, then two consumer wa
 template <int BM, int BN, bool kPersistent>
 constexpr int kWsBlocksPerSm = !kPersistent && BM + BN == 192 ? 2 : 1;
 // The persistent variant stages its epilogue in a region of its own (the next tile's loads are
-// already filling the stages), bf16/f16 rows padded by 16 bytes as store_staged's.
+// already filling the stages), bf16/f16 rows padded by 16 bytes as store_staged's; store_bulk
+// takes the region unpadded as BN / 64 boxes of BM x 128 bytes, at its start: 1024-byte aligned
+// (the 128-byte swizzle's), since the stages before it are whole multiples of 1024 bytes.
 template <int BM, int BN>
 constexpr int kWsStagingBytes = BM*(BN * 2 + 16);
 // Stages: the plain variant as the two-warpgroup kernel's; the persistent one what is left of a
@@ -280,7 +281,7 @@ __device__ __forceinline__ void store_zero_tiles(const WgArgs& a, int tid) {
 
 // x's im2col maps for the bulk-copy loaders (kTma): the problem's in phase[0], or (persistent
 // strided backward-data) each stride phase's walk over dy in phase[q] (a phase without taps: none);
-// and y's tiled map for the persistent kernel's bulk stores (WgArgs::bulk_store; y_map).
+// and y's tiled map for the persistent kernel's bulk stores (where WgArgs::bulk_store).
 struct ActivationMaps {
   CUtensorMap phase[kTmaPhases];
   CUtensorMap y;
@@ -440,8 +441,9 @@ __device__ __forceinline__ void store_bulk(const CUtensorMap& map, const float (
 
 // The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
-// (staged through `staging`, or pairs from the fragments when k % 8 != 0; a tile of the phased
-// grid without taps, zeros from registers: store_zeros; the phased walk's are store_zero_tiles').
+// (the persistent bulk-copy kernel's by bulk stores where a.bulk_store: store_bulk; else staged
+// through `staging`, or pairs from the fragments when k % 8 != 0; a tile of the phased grid
+// without taps, zeros from registers: store_zeros; the phased walk's are store_zero_tiles').
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
@@ -537,7 +539,9 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
 // producer thread; 2D, taps of whole stage rows (C % 64, f32: % 32), not a cluster. kFilterMn
 // (with kTma only): backward-data reading the caller's filter as an MN-major B (map_b:
 // filter_map_mn), at stride 1, or (kPhased, kPersistent, 16-bit) strided: every stride phase's
-// tiles in one persistent walk, phase q's A through maps_a.phase[q] (phase_maps).
+// tiles in one persistent walk, phase q's A through maps_a.phase[q] (phase_maps). kTma and
+// kPersistent, unphased, 16-bit: where a.bulk_store, the tiles stored through maps_a.y
+// (store_bulk).
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
           bool kCluster, bool kTma = false, bool kFilterMn = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
@@ -623,32 +627,6 @@ template <typename T>
 inline Status filter_map_mn(const WgArgs& a, CUtensorMap* map) {
   const int before = a.phases ? 0 : a.phase[0].w_off;
   return tiled_map<T>(static_cast<const T*>(a.w) - before, a.b_krow, a.c, kBK, map);
-}
-
-// y as the bulk stores see it (store_bulk): a.m rows of a.k elements, boxes of 64 x BM. The kernel
-// stores through store_staged instead, and *bulk is 0, where a.k is not whole 16-byte chunks (the
-// map's row pitch), where tiles that store more than twice the bytes of x they load (BN / 64 > 2 x
-// their stages) come more than 16 to an SM (tiles_per_sm), or where CONVGUARD_WGMMA_BULK_STORE=0
-// (read at each launch, for measuring and for the tests of store_staged; =1 takes the bulk stores
-// everywhere they fit). Measured on the H200, bf16, the stores forced on and off, interleaved
-// (docs/gpu/2026-11-30-session18/call1): ResNet-50 b32 forward res3[a-d]_branch2c 1.159x,
-// res3a_branch1 1.084x, res2a_branch2a 1.080x, backward-data res3[b-d]_branch2a 1.150x; geomean
-// forward b32 1.018x, backward-data 1.026x, forward b256 1.031x. The store-bound tile of
-// res2a_branch2c (128 x 256 of one stage: 64 KiB stored for 16 of x loaded) gains at b32 (6 tiles
-// an SM, 0.0244 -> 0.0227 ms) but ran 0.922x at b256 (47 an SM, 3.5 TB/s: call2), where the
-// memory's bandwidth, not the tile's latency, is the bound and the 256 threads' stores keep more
-// bytes in flight than the one thread's bulk copies.
-template <typename T, int BM, int BN>
-inline Status y_map(const WgArgs& a, std::int64_t tiles_per_sm, CUtensorMap* map, int* bulk) {
-  const char* text = std::getenv("CONVGUARD_WGMMA_BULK_STORE");
-  const bool forced_on = text && text[0] == '1' && text[1] == 0;
-  const bool forced_off = text && text[0] == '0' && text[1] == 0;
-  const bool store_bound = BN / 64 > 2LL * a.tiles_per_split && tiles_per_sm > 16;
-  *bulk = 0;
-  if (a.k % kVecOf<T> != 0 || forced_off || (store_bound && !forced_on)) return Status::ok();
-  if (auto st = tiled_map<T>(a.y, a.k, a.m, BM, map); !st) return st;
-  *bulk = 1;
-  return Status::ok();
 }
 
 // x's walk as the im2col copies see it (tma::Walk): a 2D forward problem's, or a stride-1
