@@ -244,10 +244,9 @@ struct WgPlan : Plan {
     static std::atomic<bool> said{false};
     if (const int forced = plan_switch("CONVGUARD_WGMMA_BULK_STORE", said); forced >= 0)
       return forced == 1;
-    const std::int64_t tiles = std::int64_t{grid.x} * grid.y;
-    const std::int64_t per_sm = (tiles + sms() - 1) / std::max(1, sms());
+    // (the persistent kernel has a block an SM: its tiles an SM are the grid's waves)
     const bool store_bound = tile.bn / 64 > 2LL * a.tiles_per_split;
-    return !(store_bound && per_sm > 16);
+    return !(store_bound && waves(std::int64_t{grid.x} * grid.y) > 16);
   }
   // Whether the pixel-wide kernel (wgmma_pixel_wide.cuh) takes the problem: 16-bit, what the
   // bulk-copy loaders take (tma_fits: 2D forward or stride-1 backward-data reading its filter in
