@@ -213,6 +213,12 @@ std::string kernel_of(const std::string& text) {
   return p.is_ok() ? std::string(gpu::wgmma_implicit_gemm_kernel(*p)) : std::string();
 }
 
+std::string tiles_of(const std::string& text) {
+  const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
+  EXPECT_TRUE(p.is_ok()) << text;
+  return p.is_ok() ? gpu::wgmma_implicit_gemm_tiles(*p) : std::string();
+}
+
 // Sets an environment variable for a scope (the plan settings read at each plan), restoring it.
 class ScopedEnv {
  public:
@@ -489,7 +495,8 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 TEST(Gpu, TensorCoreWgmmaBulkCopyStores) {
   REQUIRE_WGMMA_HERE();
   const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
-                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT") ||
+                     std::getenv("CONVGUARD_WGMMA_PIXELS") ||
+                     std::getenv("CONVGUARD_WGMMA_SPLIT") ||
                      std::getenv("CONVGUARD_WGMMA_BULK_STORE");
   const std::vector<std::string> layers = {"mb32ic64ih56oc64oh56kh1",
                                            "mb32ic256ih14oc1024oh14kh1",
@@ -606,4 +613,44 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
     EXPECT_EQ(verify_sampled(*wgmma, edges), static_cast<int>(edges.size()));
     EXPECT_EQ(verify_sampled(*wgmma, {"mb3ic64ih15oc136oh8kh3sh2ph1"}, "--dt=f16 "), 1);
   }
+}
+
+// Few wide tiles over a long reduction, split to fill the SMs (wide_fill_split in wgmma_tiles.cuh),
+// and pixel-wide tiles on a tie with a tile-per-block plan of smaller tiles (pixel_wide_for's
+// tie_area), as planned on an H200's 132 SMs: ResNet-50 b32's res5 3x3 layers, forward and
+// backward-data, as 26 tiles of 128 x 256 split in 5 (the last split 12 of 72 stages); its
+// 32-stage layers kept as before (forward pixel-wide, backward-data 128 x 128 split in 2); b256's
+// res3 3x3 layers as 256-pixel tiles and res4a_branch2b's 128 x 256 tiles kept. Then, split or
+// not by the plan on any GPU, sampled against the reference: those layers, a batch of 2 (98 pixels:
+// one M tile, ending inside it; 2 wide tiles split in 6 where the SMs allow), K = 320 (the second
+// wide tile 64 channels wide), C = 448 (63 stages: the last split shorter), f16; and two runs equal
+// bit for bit (the splits' partial sums added in a fixed order).
+TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
+  REQUIRE_WGMMA_HERE();
+  const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
+                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
+  const std::vector<std::string> split = {"mb32ic512ih7oc512oh7kh3ph1",
+                                          "mb32ic512ih14oc512oh7kh3sh2ph1",
+                                          "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1"};
+  const std::vector<std::string> pixels = {"mb256ic128ih28oc128oh28kh3ph1",
+                                           "mb256ic128ih56oc128oh28kh3sh2ph1"};
+  if (!outer) {
+    for (const auto& text : split) {
+      EXPECT_EQ(tiles_of(text), "128 x 256 tiles, split 5") << text;
+      EXPECT_EQ(kernel_of(text), "bulk copies") << text;
+    }
+    for (const auto& text : pixels) EXPECT_EQ(tiles_of(text), "pixel-wide, 256 pixels") << text;
+    EXPECT_EQ(tiles_of("mb32ic2048ih7oc512oh7kh1"), "pixel-wide, 96 pixels");
+    EXPECT_EQ(tiles_of("--dir=BWD_D mb32ic512ih7oc2048oh7kh1"), "128 x 128 tiles, split 2");
+    EXPECT_EQ(tiles_of("mb256ic256ih28oc256oh14kh3sh2ph1"), "128 x 256 tiles, split 1");
+    EXPECT_EQ(tiles_of("mb2ic512ih7oc512oh7kh3ph1"), "128 x 256 tiles, split 6");
+  }
+  EXPECT_EQ(verify_sampled(*wgmma, split), static_cast<int>(split.size()));
+  EXPECT_EQ(verify_sampled(*wgmma, pixels), static_cast<int>(pixels.size()));
+  const std::vector<std::string> edges = {"mb2ic512ih7oc512oh7kh3ph1", "mb3ic512ih9oc320oh9kh3ph1",
+                                          "mb2ic448ih7oc512oh7kh3ph1",
+                                          "--dir=BWD_D mb2ic320ih7oc512oh7kh3ph1"};
+  EXPECT_EQ(verify_sampled(*wgmma, edges), static_cast<int>(edges.size()));
+  EXPECT_EQ(verify_sampled(*wgmma, {"mb2ic512ih7oc512oh7kh3ph1"}, "--dt=f16 "), 1);
+  expect_equal_runs(*wgmma, "mb32ic512ih7oc512oh7kh3ph1");
 }

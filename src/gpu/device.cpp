@@ -36,6 +36,15 @@ std::string_view wgmma_implicit_gemm_kernel(const Problem& p) {
 #endif
 }
 
+std::string wgmma_implicit_gemm_tiles(const Problem& p) {
+#if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
+  return WgmmaImplicitGemmSolver::tiles(p);
+#else
+  (void)p;
+  return {};
+#endif
+}
+
 int device_count() {
   int n = 0;
   // No driver or no device is an answer (0), not an error.

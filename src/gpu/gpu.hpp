@@ -68,5 +68,8 @@ std::string_view wgmma_bwd_weights_loader(const Problem& p);
 // takes (WgmmaImplicitGemmSolver::kernel: "phased walk", "phased grid", ...); empty where it
 // declines `p` or the backend has no such solver. For the tests, as above.
 std::string_view wgmma_implicit_gemm_kernel(const Problem& p);
+// Its plan's tiles (WgmmaImplicitGemmSolver::tiles: "128 x 256 tiles, split 5", "pixel-wide, 256
+// pixels"); empty as above. For the tests, as above.
+std::string wgmma_implicit_gemm_tiles(const Problem& p);
 
 }  // namespace convguard::gpu

@@ -28,6 +28,9 @@ std::string_view wgmma_bwd_weights_loader(const Problem&) {
 std::string_view wgmma_implicit_gemm_kernel(const Problem&) {
   return {};
 }
+std::string wgmma_implicit_gemm_tiles(const Problem&) {
+  return {};
+}
 TrialResult run_trial(const Solver&, const Problem&, TrialTensors&, const TrialOptions&) {
   TrialResult r;
   r.status = invalid_argument("this build has no GPU backend");

@@ -552,6 +552,14 @@ std::string_view WgmmaImplicitGemmSolver::kernel(const Problem& p) {
   return pl.ws >= 1 ? "warp-specialised" : "two warpgroups";
 }
 
+std::string WgmmaImplicitGemmSolver::tiles(const Problem& p) {
+  if (!WgmmaImplicitGemmSolver(p.dtype == DType::f32).check(p)) return {};
+  const WgPlan pl(p);
+  if (pl.pixels) return "pixel-wide, " + std::to_string(pl.pixels) + " pixels";
+  return std::to_string(pl.tile.bm) + " x " + std::to_string(pl.tile.bn) + " tiles, split " +
+         std::to_string(pl.used);
+}
+
 Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
                                     std::span<std::byte> ws) const {
   const auto& pl = static_cast<const WgPlan&>(plan);

@@ -87,6 +87,9 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
   // `p`. For tests, which must know which kernel their shapes reached
   // (gpu::wgmma_implicit_gemm_kernel). Needs the device (the plan reads its SM count).
   static std::string_view kernel(const Problem& p);
+  // Its plan's tiles and split: "BM x BN tiles, split S" (S = 1 unsplit; phased plans too) or
+  // "pixel-wide, W pixels"; empty where it declines `p`. For tests, as kernel().
+  static std::string tiles(const Problem& p);
 
  private:
   bool tf32_;

@@ -69,6 +69,33 @@ constexpr int long_reduction(bool in_place) {
 // res5a_branch2b 0.1116 -> 0.0992 ms, res5[b-c]_branch2b 0.1116 -> 0.0994, res5[b-c]_branch2a
 // 0.0554 -> 0.0510, backward-data b256 res5[b-c]_branch2b 0.1168 -> 0.0994: 196 tiles against
 // 392 of 128 x 128; at b32 these layers make one wave of 26 and stay).
+// Few 128 x 256 tiles over a long reduction, split so that their blocks fill one wave (at most
+// an SM's worth, each split keeping at least kFillStages stages), where the busiest SM's share
+// (tile area times stages a split) is at least 10% below that of the 128 x 128 plan tile_for would
+// otherwise make (split in 2 where split_count would; plan_cost's waves). Returns the split count,
+// 0 where the rule does not apply. Measured on the H200, ResNet-50 b32 bf16, each tile and split
+// forced against the plans, interleaved (docs/gpu/2026-11-30-session19/call2 and call3): the 3x3
+// layers over 7 x 7 with 512 channels (72 stages; 26 wide tiles, 5 splits of 15 stages: 130
+// blocks), forward res5a_branch2b 0.0290 -> 0.0245 ms and res5[b-c]_branch2b 0.0285 -> 0.0246,
+// backward-data res5[b-c]_branch2b 0.0287 -> 0.0240 (128 x 128 split in 2: 104 blocks of 36
+// stages). The 32-stage layers lost as 128 x 256 at every split (forward res5[b-c]_branch2a
+// 0.0139 -> 0.0190 against its pixel-wide plan, backward-data res5[a-c]_branch2c 0.0184 -> 0.0191):
+// the rule leaves them, the cost of their 2 splits being the 128 x 128 plan's.
+inline constexpr int kFillStages = 12;
+inline int wide_fill_split(std::int64_t m, std::int64_t k, std::int64_t kd, bool in_place) {
+  if (k < 256) return 0;
+  const std::int64_t stages = (kd + kBK - 1) / kBK, mt = (m + 127) / 128;
+  const std::int64_t wide = mt * ((k + 255) / 256), narrow = mt * ((k + 127) / 128);
+  const std::int64_t split = std::min<std::int64_t>(sms() / wide, stages / kFillStages);
+  if (split < 2) return 0;
+  const std::int64_t narrow_split =
+      2 * narrow < sms() && stages >= long_reduction(in_place) ? 2 : 1;
+  const std::int64_t before =
+      waves(narrow * narrow_split) * 128 * 128 * ((stages + narrow_split - 1) / narrow_split);
+  const std::int64_t after = 128 * 256 * ((stages + split - 1) / split);
+  return 10 * after < 9 * before ? static_cast<int>(split) : 0;
+}
+
 inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place,
                      bool wide_tma = false) {
   static const Tile forced = [] {
@@ -88,6 +115,7 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
   if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
+  if (wide_tma && !ragged && wide_fill_split(m, k, kd, in_place) > 0) return {128, 256};
   if (wide_tma && !ragged && k >= 512 && (kd + kBK - 1) / kBK >= 32 &&
       waves(mt * ((k + 255) / 256)) >= 2)
     return {128, 256};
@@ -102,8 +130,9 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
   return {128, 128};
 }
 
-// 2 when the tile leaves more than half the SMs without a block and the reduction is long (at
-// least long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
+// 128 x 256 tiles: wide_fill_split's count where it applies (tile_for took them for it). Else 2
+// when the tile leaves more than half the SMs without a block and the reduction is long (at least
+// long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
 // (tile_for says why).
 inline int split_forced() {  // CONVGUARD_WGMMA_SPLIT, for measuring; 0 when unset
   static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);
@@ -113,6 +142,8 @@ inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, 
   const int forced = split_forced();
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
+  if (t.bm == 128 && t.bn == 256)
+    if (const int fill = wide_fill_split(m, k, kd, in_place); fill > 0) return fill;
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
   return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
 }
@@ -244,7 +275,14 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
 // (6272 pixels, 256 channels, 16 stages) 98 tiles of 128 x 128 in one wave -> 132 of 96 pixels;
 // res3[b-d]_branch2a/2b (25088 pixels, 128 channels) 196 tiles in two waves -> 131 of 192 pixels.
 // Measured with each width forced, docs/gpu/2026-11-28-pixel-wide: 64 was not measured and is not
-// taken.
+// taken (session 19 measured it on res5's 3x3 layers at b32: 0.0375 ms against the plan's 0.0289).
+// Also on a tie in that count where the plan runs a tile per block on the bulk-copy loaders (ws 4:
+// no tile's loads overlap another's epilogue) with tiles smaller than the pixel-wide ones
+// (tie_area: the plan's tile area there, 0 elsewhere): forward b256 res3[b-d]_branch2b (1568 tiles
+// of 128 x 128 in 12 waves against 784 of 256 pixels in 6, 18 stages) 0.1334 -> 0.1028 ms,
+// res3a_branch2b 0.1337 -> 0.1089 (H200, each width forced, docs/gpu/2026-11-30-session19/call1;
+// where the plan's tiles were 128 x 256 the same tie lost 1-4%: res4a_branch2b 0.0846 -> 0.0860,
+// res5a_branch2a 0.0840 -> 0.0873).
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
 // them (read at each plan, so that a test can set it).
 inline int pixel_wide_forced() {
@@ -264,7 +302,7 @@ inline std::int64_t plan_cost(std::int64_t blocks, Tile t, std::int64_t stages) 
   return t.bm == 128 && t.bn == 64 && blocks <= sms() ? cost * 17 / 10 : cost;
 }
 inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
-                          std::int64_t cost_now) {
+                          std::int64_t cost_now, std::int64_t tie_area) {
   const int forced = pixel_wide_forced();
   if (forced) return forced == 1 ? 0 : forced;
   if (stages < 8) return 0;
@@ -275,7 +313,8 @@ inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
     const std::int64_t cost = plan_cost(tiles, Tile{128, bp}, stages);
     if (best == 0 || cost < best_cost) best = bp, best_cost = cost;
   }
-  return 10 * best_cost < 9 * cost_now ? best : 0;
+  const bool tie_won = best_cost <= cost_now && std::int64_t{128} * best > tie_area && tie_area > 0;
+  return 10 * best_cost < 9 * cost_now || tie_won ? best : 0;
 }
 
 }  // namespace convguard::gpu::wgf
