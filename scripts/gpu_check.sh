@@ -51,7 +51,7 @@ forced_tests() {
       2>&1 | grep -vE "^\[ RUN|^$" | tail -6 | tee "$OUT/$log$v.log"
   done
 }
-SHAPES='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.LargeLayersVerifyBySampling'
+SHAPES='Gpu.TensorCoreWgmmaOnItsShapes:Gpu.TensorCoreWgmmaBulkCopy*:Gpu.TensorCoreWgmmaBackwardData*:Gpu.TensorCoreWgmmaWideSplitsAndPixelTies:Gpu.LargeLayersVerifyBySampling'
 
 step "gpu:wgmma_implicit_gemm's shape tests with each loader forced (CONVGUARD_WGMMA_WS=0: the two-warpgroup kernel, strided backward-data's phased grid too; 4, 5: bulk copies)"
 forced_tests CONVGUARD_WGMMA_WS "0 4 5" \

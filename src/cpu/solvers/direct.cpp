@@ -12,6 +12,11 @@ using detail::Geometry;
 using direct::forward_blocking;
 constexpr std::int64_t kMaxStrideW = 16;  // bounds the vector over-read (see kOverread)
 
+// forward_blocking's lanes for the copy compute() runs (the AVX2 copy's, else 16).
+int direct_lanes() {
+  return isa_level() == IsaLevel::avx2 ? 8 : 16;
+}
+
 std::int64_t packed_weight_floats(const Geometry& G, int kb) {
   return G.g * ((G.kg + kb - 1) / kb) * kb * G.cg * G.taps();
 }
@@ -56,7 +61,7 @@ StagingSpec DirectSolver::staging(const Problem& p) const {
 void DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   if (p.direction == Direction::forward) {
     const Geometry G = detail::geometry(p);
-    layout.add(packed_weight_floats(G, forward_blocking(G).kb));
+    layout.add(packed_weight_floats(G, forward_blocking(G, direct_lanes()).kb));
   }
 }
 
@@ -66,7 +71,7 @@ Status DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span
   float* wpk = nullptr;
   if (p.direction == Direction::forward) {
     wpk = layout.get(ws, first_scratch);
-    pack_forward_weights(G, forward_blocking(G).kb, t.w, wpk);
+    pack_forward_weights(G, forward_blocking(G, direct_lanes()).kb, t.w, wpk);
   }
   // The widest ISA this CPU runs (the loops are the same source compiled three times).
   switch (isa_level()) {

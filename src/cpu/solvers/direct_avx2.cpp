@@ -3,6 +3,6 @@
 
 namespace convguard::cpu::direct {
 void run_avx2(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk) {
-  run_direction(d, G, t, wpk);
+  run_direction<8>(d, G, t, wpk);
 }
 }  // namespace convguard::cpu::direct

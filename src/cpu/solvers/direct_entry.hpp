@@ -13,12 +13,18 @@ using detail::Geometry;
 struct Blocking {
   int kb, owb;
 };
+// lanes: 8 for the AVX2 copy's vector tile (forward_tile_avx2: 12 accumulator vectors of 16
+// registers, beside two of x and a broadcast); else (AVX-512, and the baseline copy, which keeps
+// the AVX-512 shape) 16. Until session 19 the AVX2 copy ran the AVX-512 shapes too, as GCC's
+// 128-bit code with spilled accumulators (docs/perf.md, "2026-11-30, session 19 (CPU)").
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
-static inline Blocking forward_blocking(const Geometry& G) {
+static inline Blocking forward_blocking(const Geometry& G, int lanes) {
+  if (lanes == 8) return G.ow >= 12 ? Blocking{6, 16} : Blocking{12, 8};
   return G.ow >= 24 ? Blocking{6, 32} : Blocking{12, 16};
 }
 
-// wpk: forward weights packed by direct.cpp as [g][k block][c][tap][kb] (unused otherwise).
+// wpk: forward weights packed by direct.cpp as [g][k block][c][tap][kb] (unused otherwise), kb
+// forward_blocking's for the copy the call runs (direct_lanes in direct.cpp).
 void run_baseline(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk);
 void run_avx2(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk);
 void run_avx512(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk);

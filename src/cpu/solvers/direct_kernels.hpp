@@ -10,11 +10,38 @@
 
 #include "cpu/solvers/direct_entry.hpp"
 
+// The AVX2 copy computes its forward tiles with explicit vectors (forward_tile_avx2): GCC's
+// vectoriser made the scalar tile below 128-bit code with spilled accumulators there.
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#include <immintrin.h>
+#define CONVGUARD_DIRECT_AVX2_TILE 1
+#endif
+
 namespace convguard::cpu::direct {
 namespace {
 
 inline std::int64_t lesser(std::int64_t a, std::int64_t b) {
   return a < b ? a : b;
+}
+
+// The taps of one forward tile of row (od, oh) from column ow0: fn(xp, wv) once per (channel, tap)
+// in the packed weights' order, xp the tap's first input column (the tile's columns G.sw apart),
+// wv its KB packed weights.
+template <int KB, typename TapFn>
+[[gnu::always_inline]] inline void for_each_tap(const Geometry& G, const Sizes5& xs,
+                                                const float* xg, const float* wb, std::int64_t od,
+                                                std::int64_t oh, std::int64_t ow0, TapFn&& fn) {
+  const std::int64_t plane = xs.d * xs.h * xs.w, taps = G.taps();
+  for (std::int64_t c = 0; c < G.cg; ++c) {
+    const float* xc = xg + c * plane;
+    std::int64_t t = 0;
+    for (std::int64_t a = 0; a < G.kd; ++a)
+      for (std::int64_t b = 0; b < G.kh; ++b) {
+        const float* xr =
+            xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + ow0 * G.sw;
+        for (std::int64_t e = 0; e < G.kw; ++e, ++t) fn(xr + e * G.dw, wb + (c * taps + t) * KB);
+      }
+  }
 }
 
 // One forward tile: KB output channels x OWB output columns of row (od, oh), all in registers.
@@ -25,30 +52,54 @@ template <int KB, int OWB>
                                                 float (&acc)[KB][OWB]) {
   for (int kb = 0; kb < KB; ++kb)
     for (int j = 0; j < OWB; ++j) acc[kb][j] = 0.f;
-  const std::int64_t plane = xs.d * xs.h * xs.w, taps = G.taps();
-  for (std::int64_t c = 0; c < G.cg; ++c) {
-    const float* xc = xg + c * plane;
-    std::int64_t t = 0;
-    for (std::int64_t a = 0; a < G.kd; ++a)
-      for (std::int64_t b = 0; b < G.kh; ++b) {
-        const float* xr =
-            xc + ((od * G.sd + a * G.dd) * xs.h + oh * G.sh + b * G.dh) * xs.w + ow0 * G.sw;
-        for (std::int64_t e = 0; e < G.kw; ++e, ++t) {
-          const float* xp = xr + e * G.dw;
-          const float* wv = wb + (c * taps + t) * KB;
-          if (G.sw == 1) {
-            for (int kb = 0; kb < KB; ++kb)
-              for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xp[j];
-          } else {
-            float xv[OWB];
-            for (int j = 0; j < OWB; ++j) xv[j] = xp[j * G.sw];
-            for (int kb = 0; kb < KB; ++kb)
-              for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xv[j];
-          }
-        }
-      }
-  }
+  for_each_tap<KB>(G, xs, xg, wb, od, oh, ow0,
+                   [&](const float* xp, const float* wv) [[gnu::always_inline]] {
+                     if (G.sw == 1) {
+                       for (int kb = 0; kb < KB; ++kb)
+                         for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xp[j];
+                     } else {
+                       float xv[OWB];
+                       for (int j = 0; j < OWB; ++j) xv[j] = xp[j * G.sw];
+                       for (int kb = 0; kb < KB; ++kb)
+                         for (int j = 0; j < OWB; ++j) acc[kb][j] += wv[kb] * xv[j];
+                     }
+                   });
 }
+
+#ifdef CONVGUARD_DIRECT_AVX2_TILE
+// The same tile as forward_tile, as KB x OWB / 8 vectors of 8 columns: per tap, OWB / 8 loads of
+// x (a gather into a row of OWB for width strides above 1), then a broadcast weight and OWB / 8
+// FMAs per output channel. forward_blocking keeps KB x OWB / 8 at 12 accumulators.
+template <int KB, int OWB>
+[[gnu::always_inline]] inline void forward_tile_avx2(const Geometry& G, const Sizes5& xs,
+                                                     const float* xg, const float* wb,
+                                                     std::int64_t od, std::int64_t oh,
+                                                     std::int64_t ow0, float (&out)[KB][OWB]) {
+  constexpr int NV = OWB / 8;
+  static_assert(OWB % 8 == 0, "whole vectors");
+  __m256 acc[KB][NV];
+  for (int kb = 0; kb < KB; ++kb)
+    for (int j = 0; j < NV; ++j) acc[kb][j] = _mm256_setzero_ps();
+  for_each_tap<KB>(G, xs, xg, wb, od, oh, ow0,
+                   [&](const float* xp, const float* wv) [[gnu::always_inline]] {
+                     __m256 xv[NV];
+                     if (G.sw == 1) {
+                       for (int j = 0; j < NV; ++j) xv[j] = _mm256_loadu_ps(xp + 8 * j);
+                     } else {
+                       alignas(32) float row[OWB];
+                       for (int j = 0; j < OWB; ++j) row[j] = xp[j * G.sw];
+                       for (int j = 0; j < NV; ++j) xv[j] = _mm256_load_ps(row + 8 * j);
+                     }
+                     for (int kb = 0; kb < KB; ++kb) {
+                       const __m256 w = _mm256_broadcast_ss(wv + kb);
+                       for (int j = 0; j < NV; ++j)
+                         acc[kb][j] = _mm256_fmadd_ps(w, xv[j], acc[kb][j]);
+                     }
+                   });
+  for (int kb = 0; kb < KB; ++kb)
+    for (int j = 0; j < NV; ++j) _mm256_storeu_ps(&out[kb][8 * j], acc[kb][j]);
+}
+#endif
 
 template <int KB, int OWB>
 [[gnu::always_inline]] inline void forward_all(const Geometry& G, const StagedTensors& t,
@@ -67,7 +118,11 @@ template <int KB, int OWB>
             const int kvalid = static_cast<int>(lesser(KB, G.kg - b * KB));
             for (std::int64_t ow0 = 0; ow0 < G.ow; ow0 += OWB) {
               float acc[KB][OWB];
+#ifdef CONVGUARD_DIRECT_AVX2_TILE
+              forward_tile_avx2<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
+#else
               forward_tile<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
+#endif
               const int wvalid = static_cast<int>(lesser(OWB, G.ow - ow0));
               for (int kb = 0; kb < kvalid; ++kb) {
                 float* yr = t.y + ((n * G.k() + g * G.kg + b * KB + kb) * os) +
@@ -78,8 +133,17 @@ template <int KB, int OWB>
           }
 }
 
+// L: the vector lanes of the ISA this copy is compiled for (forward_blocking).
+template <int L>
 void forward(const Geometry& G, const StagedTensors& t, const float* wpk) {
-  if (forward_blocking(G).owb == 32) {
+  const Blocking b = forward_blocking(G, L);
+  if constexpr (L == 8) {
+    if (b.kb == 6) {
+      forward_all<6, 16>(G, t, wpk);
+    } else {
+      forward_all<12, 8>(G, t, wpk);
+    }
+  } else if (b.owb == 32) {
     forward_all<6, 32>(G, t, wpk);
   } else {
     forward_all<12, 16>(G, t, wpk);
@@ -160,11 +224,11 @@ void backward_weights(const Geometry& G, const StagedTensors& t) {
 }
 
 // The entry point each per-ISA file defines under its own name.
-inline void run_direction(Direction d, const Geometry& G, const StagedTensors& t,
-                          const float* wpk) {
+template <int L>
+void run_direction(Direction d, const Geometry& G, const StagedTensors& t, const float* wpk) {
   switch (d) {
     case Direction::forward:
-      forward(G, t, wpk);
+      forward<L>(G, t, wpk);
       break;
     case Direction::backward_data:
       backward_data(G, t);
