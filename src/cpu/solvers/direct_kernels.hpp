@@ -10,8 +10,10 @@
 
 #include "cpu/solvers/direct_entry.hpp"
 
-// The AVX2 copy computes its forward tiles with explicit vectors (forward_tile_avx2): GCC's
-// vectoriser made the scalar tile below 128-bit code with spilled accumulators there.
+// The AVX2 copy computes its forward tiles with explicit vectors (forward_tile_avx2). GCC 12's
+// vectoriser, given the scalar tile below at AVX2's shapes (6 x 16, 12 x 8), made 128-bit code
+// with spilled accumulators: 6x slower than the AVX-512 shapes it ran before (session 19,
+// docs/perf/2026-11-30-session19/standard_f32_fwd_discarded_autovec.log).
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
 #include <immintrin.h>
 #define CONVGUARD_DIRECT_AVX2_TILE 1
