@@ -12,9 +12,9 @@ using detail::Geometry;
 using direct::forward_blocking;
 constexpr std::int64_t kMaxStrideW = 16;  // bounds the vector over-read (see kOverread)
 
-// forward_blocking's lanes for the copy compute() runs (the AVX2 copy's, else 16).
-int direct_lanes() {
-  return isa_level() == IsaLevel::avx2 ? 8 : 16;
+// forward_blocking's lanes for the copy that runs at `isa` (the AVX2 copy's, else 16).
+int direct_lanes(IsaLevel isa) {
+  return isa == IsaLevel::avx2 ? 8 : 16;
 }
 
 std::int64_t packed_weight_floats(const Geometry& G, int kb) {
@@ -61,20 +61,22 @@ StagingSpec DirectSolver::staging(const Problem& p) const {
 void DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   if (p.direction == Direction::forward) {
     const Geometry G = detail::geometry(p);
-    layout.add(packed_weight_floats(G, forward_blocking(G, direct_lanes()).kb));
+    layout.add(packed_weight_floats(G, forward_blocking(G, direct_lanes(isa_level())).kb));
   }
 }
 
 Status DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                              const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
+  // The widest ISA this CPU runs (the loops are the same source compiled three times); read once,
+  // so that the packing and the copy that runs agree.
+  const IsaLevel isa = isa_level();
   float* wpk = nullptr;
   if (p.direction == Direction::forward) {
     wpk = layout.get(ws, first_scratch);
-    pack_forward_weights(G, forward_blocking(G, direct_lanes()).kb, t.w, wpk);
+    pack_forward_weights(G, forward_blocking(G, direct_lanes(isa)).kb, t.w, wpk);
   }
-  // The widest ISA this CPU runs (the loops are the same source compiled three times).
-  switch (isa_level()) {
+  switch (isa) {
     case IsaLevel::avx512:
       direct::run_avx512(p.direction, G, t, wpk);
       break;

@@ -16,8 +16,9 @@ struct Blocking {
 // lanes: 8 for the AVX2 copy's vector tile (forward_tile_avx2: 12 accumulator vectors of 16
 // registers, beside two of x and a broadcast); else (AVX-512, and the baseline copy, which keeps
 // the AVX-512 shape) 16. Until session 19 the AVX2 copy ran the AVX-512 shapes too: 24
-// accumulator vectors for 16 registers, spilled (GCC 12: 18 of 6 x 32's 48 FMAs and 49 of 12 x
-// 16's 64 took an operand from the stack; docs/perf.md, "2026-11-30, session 19 (CPU)").
+// accumulator vectors for 16 registers, spilled (GCC 12: of the FMA instructions in the compiled
+// loops, 18 of 48 at 6 x 32 and 49 of 64 at 12 x 16, half of those 128-bit, read an accumulator
+// from the stack; none at the AVX2 shapes: docs/perf/2026-11-30-session19/spills.txt).
 // static: each per-ISA file gets its own copy (no shared inline symbol across ISAs).
 static inline Blocking forward_blocking(const Geometry& G, int lanes) {
   if (lanes == 8) return G.ow >= 12 ? Blocking{6, 16} : Blocking{12, 8};

@@ -14,7 +14,7 @@
 // vectoriser, given the scalar tile below at AVX2's shapes (6 x 16, 12 x 8), made 128-bit code
 // with spilled accumulators: 6x slower than the AVX-512 shapes it ran before (session 19,
 // docs/perf/2026-11-30-session19/standard_f32_fwd_discarded_autovec.log).
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define CONVGUARD_DIRECT_AVX2_TILE 1
 #endif
@@ -103,7 +103,8 @@ template <int KB, int OWB>
 }
 #endif
 
-template <int KB, int OWB>
+// kVectorTile: forward_tile_avx2 (the AVX2 copy's shapes), else forward_tile.
+template <int KB, int OWB, bool kVectorTile>
 [[gnu::always_inline]] inline void forward_all(const Geometry& G, const StagedTensors& t,
                                                const float* wpk) {
   const Sizes5& xs = t.xs;
@@ -120,11 +121,13 @@ template <int KB, int OWB>
             const int kvalid = static_cast<int>(lesser(KB, G.kg - b * KB));
             for (std::int64_t ow0 = 0; ow0 < G.ow; ow0 += OWB) {
               float acc[KB][OWB];
+              if constexpr (kVectorTile) {
 #ifdef CONVGUARD_DIRECT_AVX2_TILE
-              forward_tile_avx2<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
-#else
-              forward_tile<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
+                forward_tile_avx2<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
 #endif
+              } else {
+                forward_tile<KB, OWB>(G, xs, xg, wb, od, oh, ow0, acc);
+              }
               const int wvalid = static_cast<int>(lesser(OWB, G.ow - ow0));
               for (int kb = 0; kb < kvalid; ++kb) {
                 float* yr = t.y + ((n * G.k() + g * G.kg + b * KB + kb) * os) +
@@ -140,15 +143,18 @@ template <int L>
 void forward(const Geometry& G, const StagedTensors& t, const float* wpk) {
   const Blocking b = forward_blocking(G, L);
   if constexpr (L == 8) {
+#ifndef CONVGUARD_DIRECT_AVX2_TILE
+    static_assert(L != 8, "the AVX2 copy of cpu:direct needs -mavx2 -mfma (forward_tile_avx2)");
+#endif
     if (b.kb == 6) {
-      forward_all<6, 16>(G, t, wpk);
+      forward_all<6, 16, true>(G, t, wpk);
     } else {
-      forward_all<12, 8>(G, t, wpk);
+      forward_all<12, 8, true>(G, t, wpk);
     }
   } else if (b.owb == 32) {
-    forward_all<6, 32>(G, t, wpk);
+    forward_all<6, 32, false>(G, t, wpk);
   } else {
-    forward_all<12, 16>(G, t, wpk);
+    forward_all<12, 16, false>(G, t, wpk);
   }
 }
 

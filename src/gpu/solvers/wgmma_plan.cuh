@@ -162,8 +162,8 @@ struct WgPlan : Plan {
       return;
     }
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
-    tile =
-        tile_for(a.m, a.k, kd, ragged, filter_mn, ws_forced() < 0 && tma_fits(p, Tile{128, 256}));
+    const bool wide_tma = ws_forced() < 0 && tma_fits(p, Tile{128, 256});
+    tile = tile_for(a.m, a.k, kd, ragged, filter_mn, wide_tma);
     // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
     // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
     // warp-specialised kernels (ws_mode: they load B K-major only, 16-bit 2D), else the
@@ -177,7 +177,7 @@ struct WgPlan : Plan {
       ws = !filter_mn && !two_warpgroups_only ? ws_mode(ragged, false, &tile)
            : ws_forced() >= 4                 ? ws_forced()
                                               : 0;
-    splits = split_count(a.m, a.k, kd, tile, filter_mn);
+    splits = split_count(a.m, a.k, kd, tile, filter_mn, wide_tma && !tile_forced());
     if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
     if (ws == 5 && p.dtype == DType::f32) ws = 4;  // (forced) the persistent staging is 16-bit
     if (ws >= 4 && !tma_fits(p, tile)) ws = filter_mn || two_warpgroups_only ? 0 : ws - 3;

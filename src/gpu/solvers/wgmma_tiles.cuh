@@ -69,27 +69,31 @@ constexpr int long_reduction(bool in_place) {
 // res5a_branch2b 0.1116 -> 0.0992 ms, res5[b-c]_branch2b 0.1116 -> 0.0994, res5[b-c]_branch2a
 // 0.0554 -> 0.0510, backward-data b256 res5[b-c]_branch2b 0.1168 -> 0.0994: 196 tiles against
 // 392 of 128 x 128; at b32 these layers make one wave of 26 and stay).
-// Few 128 x 256 tiles over a long reduction, split so that their blocks fill one wave (at most
-// an SM's worth, each split keeping at least kFillStages stages), where the busiest SM's share
-// (tile area times stages a split) is at least 10% below that of the 128 x 128 plan tile_for would
-// otherwise make (split in 2 where split_count would; plan_cost's waves). Returns the split count,
-// 0 where the rule does not apply. Measured on the H200, ResNet-50 b32 bf16, each tile and split
-// forced against the plans, interleaved (docs/gpu/2026-11-30-session19/call2 and call3): the 3x3
-// layers over 7 x 7 with 512 channels (72 stages; 26 wide tiles, 5 splits of 15 stages: 130
-// blocks), forward res5a_branch2b 0.0290 -> 0.0245 ms and res5[b-c]_branch2b 0.0285 -> 0.0246,
-// backward-data res5[b-c]_branch2b 0.0287 -> 0.0240 (128 x 128 split in 2: 104 blocks of 36
-// stages). The 32-stage layers lost as 128 x 256 at every split (forward res5[b-c]_branch2a
-// 0.0139 -> 0.0190 against its pixel-wide plan, backward-data res5[a-c]_branch2c 0.0184 -> 0.0191):
-// the rule leaves them, the cost of their 2 splits being the 128 x 128 plan's.
+// Few 128 x 256 tiles over a long reduction (at least long_reduction stages: then tile_for's
+// alternative is 128 x 128, split in 2 where split_count splits it), split so that their blocks
+// fill one wave (at most an SM's worth; ceil(stages / split) >= kFillStages stages a split, the
+// last split possibly shorter), where the busiest SM's share (tile area times stages a split,
+// plan_cost's waves) is at least 10% below that 128 x 128 plan's. Returns the split count, 0 where
+// the rule does not apply. Measured on the H200, ResNet-50 b32 bf16, each tile and split forced
+// against the plans, interleaved, the mean of two rounds (docs/gpu/2026-11-30-session19/call2 and
+// call3): the 3x3 layers over 7 x 7 with 512 channels (72 stages; 26 wide tiles, 5 splits of 15
+// stages: 130 blocks, where 128 x 128 split in 2 made 104 blocks of 36), forward res5a_branch2b
+// 0.0290 -> 0.0246 ms and res5[b-c]_branch2b 0.0284 -> 0.0243, backward-data res5[b-c]_branch2b
+// 0.0288 -> 0.0240. The 32-stage layers lost as 128 x 256 at every split (forward
+// res5[b-c]_branch2a 0.0139
+// -> 0.0193 against its pixel-wide plan, backward-data res5[a-c]_branch2c 0.0185 -> 0.0192); below
+// long_reduction the rule does not apply (there tile_for's 128 x 64 and the pixel-wide tiles
+// decide, and no split was measured). At b8 and b16 the same layers take 6 splits of 12 stages:
+// forward res5a_branch2b 0.0276 -> 0.0195 ms (b8) and 0.0279 -> 0.0206 (b16) against 128 x 128
+// split in 2; 5 splits ran 0.0209 and 0.0220 (call13).
 inline constexpr int kFillStages = 12;
 inline int wide_fill_split(std::int64_t m, std::int64_t k, std::int64_t kd, bool in_place) {
-  if (k < 256) return 0;
   const std::int64_t stages = (kd + kBK - 1) / kBK, mt = (m + 127) / 128;
+  if (k < 256 || stages < long_reduction(in_place)) return 0;
   const std::int64_t wide = mt * ((k + 255) / 256), narrow = mt * ((k + 127) / 128);
   const std::int64_t split = std::min<std::int64_t>(sms() / wide, stages / kFillStages);
   if (split < 2) return 0;
-  const std::int64_t narrow_split =
-      2 * narrow < sms() && stages >= long_reduction(in_place) ? 2 : 1;
+  const std::int64_t narrow_split = 2 * narrow < sms() ? 2 : 1;
   const std::int64_t before =
       waves(narrow * narrow_split) * 128 * 128 * ((stages + narrow_split - 1) / narrow_split);
   const std::int64_t after = 128 * 256 * ((stages + split - 1) / split);
@@ -130,20 +134,22 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
   return {128, 128};
 }
 
-// 128 x 256 tiles: wide_fill_split's count where it applies (tile_for took them for it). Else 2
-// when the tile leaves more than half the SMs without a block and the reduction is long (at least
-// long_reduction stages: 48, so each split keeps 24; 32 for backward-data in place); else 1
-// (tile_for says why).
+// 128 x 256 tiles where tile_for could take them for wide_fill_split (fill: its wide_tma, no tile
+// forced): that rule's count where it applies (it then is why tile_for took them; tile_for's other
+// 128 x 256 rules need at least a wave of such tiles, where it never applies). Else 2 when the tile
+// leaves more than half the SMs without a block and the reduction is long (at least long_reduction
+// stages: 48, so each split keeps 24; 32 for backward-data in place); else 1 (tile_for says why).
 inline int split_forced() {  // CONVGUARD_WGMMA_SPLIT, for measuring; 0 when unset
   static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);
   return forced;
 }
-inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place) {
+inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place,
+                       bool fill) {
   const int forced = split_forced();
   const std::int64_t tiles = (kd + kBK - 1) / kBK;
   if (forced) return static_cast<int>(std::min<std::int64_t>(forced, tiles));
-  if (t.bm == 128 && t.bn == 256)
-    if (const int fill = wide_fill_split(m, k, kd, in_place); fill > 0) return fill;
+  if (fill && t.bm == 128 && t.bn == 256)
+    if (const int split = wide_fill_split(m, k, kd, in_place); split > 0) return split;
   const std::int64_t blocks = ((m + t.bm - 1) / t.bm) * ((k + t.bn - 1) / t.bn);
   return 2 * blocks < sms() && tiles >= long_reduction(in_place) ? 2 : 1;
 }
@@ -279,8 +285,9 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
 // Also on a tie in that count where the plan runs a tile per block on the bulk-copy loaders (ws 4:
 // no tile's loads overlap another's epilogue) with tiles smaller than the pixel-wide ones
 // (tie_area: the plan's tile area there, 0 elsewhere): forward b256 res3[b-d]_branch2b (1568 tiles
-// of 128 x 128 in 12 waves against 784 of 256 pixels in 6, 18 stages) 0.1334 -> 0.1028 ms,
-// res3a_branch2b 0.1337 -> 0.1089 (H200, each width forced, docs/gpu/2026-11-30-session19/call1;
+// of 128 x 128 in 12 waves against 784 of 256 pixels in 6, 18 stages) 0.1334 -> 0.1026 ms,
+// res3a_branch2b 0.1339 -> 0.1094 (H200, each width forced, the mean of two interleaved rounds,
+// docs/gpu/2026-11-30-session19/call1;
 // where the plan's tiles were 128 x 256 the same tie lost 1-4%: res4a_branch2b 0.0846 -> 0.0860,
 // res5a_branch2a 0.0840 -> 0.0873).
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
