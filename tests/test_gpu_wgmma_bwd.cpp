@@ -205,18 +205,28 @@ void expect_equal_runs(const Solver& s, const std::string& text) {
   EXPECT_TRUE(out[0] == out[1]) << text << ": two runs differ";
 }
 
-// The kernel gpu:wgmma_implicit_gemm's plan of the bf16 NHWC problem `text` takes
-// (gpu::wgmma_implicit_gemm_kernel: "phased walk", "phased grid", ...).
-std::string kernel_of(const std::string& text) {
+// What `query` says of gpu:wgmma_implicit_gemm's plan of the bf16 NHWC problem `text`.
+template <typename Query>
+std::string plan_of(const std::string& text, Query query) {
   const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
   EXPECT_TRUE(p.is_ok()) << text;
-  return p.is_ok() ? std::string(gpu::wgmma_implicit_gemm_kernel(*p)) : std::string();
+  return p.is_ok() ? std::string(query(*p)) : std::string();
+}
+// The kernel it takes (gpu::wgmma_implicit_gemm_kernel: "phased walk", "phased grid", ...).
+std::string kernel_of(const std::string& text) {
+  return plan_of(text, gpu::wgmma_implicit_gemm_kernel);
+}
+// Its tiles and split (gpu::wgmma_implicit_gemm_tiles: "128 x 256 tiles, split 5", ...).
+std::string tiles_of(const std::string& text) {
+  return plan_of(text, gpu::wgmma_implicit_gemm_tiles);
 }
 
-std::string tiles_of(const std::string& text) {
-  const auto p = parse_problem("--dt=bf16 --stag=axb --wtag=axb --dtag=axb " + text);
-  EXPECT_TRUE(p.is_ok()) << text;
-  return p.is_ok() ? gpu::wgmma_implicit_gemm_tiles(*p) : std::string();
+// Whether a plan setting for measuring (loader, tile, pixel width, split) is forced for the whole
+// run (scripts/gpu_check.sh reruns tests so): then the tests check results, not which plan is
+// taken.
+bool plan_forced_outside() {
+  return std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
+         std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
 }
 
 // Sets an environment variable for a scope (the plan settings read at each plan), restoring it.
@@ -494,10 +504,7 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardData) {
 // plans may differ: the kernels are asserted only as planned.
 TEST(Gpu, TensorCoreWgmmaBulkCopyStores) {
   REQUIRE_WGMMA_HERE();
-  const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
-                     std::getenv("CONVGUARD_WGMMA_PIXELS") ||
-                     std::getenv("CONVGUARD_WGMMA_SPLIT") ||
-                     std::getenv("CONVGUARD_WGMMA_BULK_STORE");
+  const bool outer = plan_forced_outside() || std::getenv("CONVGUARD_WGMMA_BULK_STORE");
   const std::vector<std::string> layers = {"mb32ic64ih56oc64oh56kh1",
                                            "mb32ic256ih14oc1024oh14kh1",
                                            "mb32ic128ih28oc512oh28kh1",
@@ -628,10 +635,9 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
 // bit for bit (the splits' partial sums added in a fixed order).
 TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
   REQUIRE_WGMMA_HERE();
-  const bool outer = std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
-                     std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
   const auto device = gpu::open_device(0);
-  const bool planned_here = !outer && device.is_ok() && device->multiprocessors == 132;
+  const bool planned_here =
+      !plan_forced_outside() && device.is_ok() && device->multiprocessors == 132;
   const std::vector<std::string> split = {"mb32ic512ih7oc512oh7kh3ph1",
                                           "mb32ic512ih14oc512oh7kh3sh2ph1",
                                           "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1"};

@@ -80,12 +80,11 @@ constexpr int long_reduction(bool in_place) {
 // stages: 130 blocks, where 128 x 128 split in 2 made 104 blocks of 36), forward res5a_branch2b
 // 0.0290 -> 0.0246 ms and res5[b-c]_branch2b 0.0284 -> 0.0243, backward-data res5[b-c]_branch2b
 // 0.0288 -> 0.0240. The 32-stage layers lost as 128 x 256 at every split (forward
-// res5[b-c]_branch2a 0.0139
-// -> 0.0193 against its pixel-wide plan, backward-data res5[a-c]_branch2c 0.0185 -> 0.0192); below
-// long_reduction the rule does not apply (there tile_for's 128 x 64 and the pixel-wide tiles
-// decide, and no split was measured). At b8 and b16 the same layers take 6 splits of 12 stages:
-// forward res5a_branch2b 0.0276 -> 0.0195 ms (b8) and 0.0279 -> 0.0206 (b16) against 128 x 128
-// split in 2; 5 splits ran 0.0209 and 0.0220 (call13).
+// res5[b-c]_branch2a 0.0139 -> 0.0193 against its pixel-wide plan, backward-data res5[a-c]_branch2c
+// 0.0185 -> 0.0192); below long_reduction the rule does not apply (there tile_for's 128 x 64 and
+// the pixel-wide tiles decide, and no split was measured). At b8 and b16 the same layers take 6
+// splits of 12 stages: forward res5a_branch2b 0.0276 -> 0.0195 ms (b8) and 0.0279 -> 0.0206 (b16)
+// against 128 x 128 split in 2; 5 splits ran 0.0209 and 0.0220 (call13).
 inline constexpr int kFillStages = 12;
 inline int wide_fill_split(std::int64_t m, std::int64_t k, std::int64_t kd, bool in_place) {
   const std::int64_t stages = (kd + kBK - 1) / kBK, mt = (m + 127) / 128;
@@ -287,9 +286,8 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
 // (tie_area: the plan's tile area there, 0 elsewhere): forward b256 res3[b-d]_branch2b (1568 tiles
 // of 128 x 128 in 12 waves against 784 of 256 pixels in 6, 18 stages) 0.1334 -> 0.1026 ms,
 // res3a_branch2b 0.1339 -> 0.1094 (H200, each width forced, the mean of two interleaved rounds,
-// docs/gpu/2026-11-30-session19/call1;
-// where the plan's tiles were 128 x 256 the same tie lost 1-4%: res4a_branch2b 0.0846 -> 0.0860,
-// res5a_branch2a 0.0840 -> 0.0873).
+// docs/gpu/2026-11-30-session19/call1; where the plan's tiles were 128 x 256 the same tie lost
+// 1-4%: res4a_branch2b 0.0846 -> 0.0860, res5a_branch2a 0.0840 -> 0.0873).
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
 // them (read at each plan, so that a test can set it).
 inline int pixel_wide_forced() {
@@ -320,7 +318,7 @@ inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
     const std::int64_t cost = plan_cost(tiles, Tile{128, bp}, stages);
     if (best == 0 || cost < best_cost) best = bp, best_cost = cost;
   }
-  const bool tie_won = best_cost <= cost_now && std::int64_t{128} * best > tie_area && tie_area > 0;
+  const bool tie_won = tie_area > 0 && best_cost <= cost_now && std::int64_t{128} * best > tie_area;
   return 10 * best_cost < 9 * cost_now || tie_won ? best : 0;
 }
 
