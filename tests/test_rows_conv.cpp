@@ -48,13 +48,21 @@ constexpr const char* kShapes[] = {
     "mb1ic3ih9iw7oc5oh9ow7kh3kw3dh1dw1ph2pw2",
     "mb2ic3ih9iw2oc5oh9ow2kh3kw3ph1pw1",
     "mb2ic3iw9oc5ow9kw3pw1",
+    // AVX2 (8-pixel vectors, 6 x 2 tiles from 6 channels up, 3 x 3 from 3): a row of 12 pixels
+    // (one whole vector and 4 lanes), 23 (3 x 3 tiles, 7 lanes last), 8 (one vector: 6 rows for
+    // one channel), 17 (a 6-channel row's short tile of 1 vector).
+    "mb1ic3ih9iw12oc7oh9ow12kh3kw3ph1pw1",
+    "mb1ic5ih6iw23oc3oh6ow23kh3kw3ph1pw1",
+    "mb1ic2ih13iw8oc1oh13ow8kh3kw3ph1pw1",
+    "mb1ic4ih5iw17oc12oh5ow17kh3kw3ph1pw1",
 };
 
 }  // namespace
 
 TEST(RowsConv, OwnShapesMatchTheReference) {
-  for (const char* id : {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:bwdd_rows:avx512",
-                         "cpu:bwdd_rows:avx512_bf16"}) {
+  for (const char* id :
+       {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2",
+        "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16", "cpu:bwdd_rows:avx2"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr);
     const bool bf16_in_place = std::string(id).ends_with("_bf16");
@@ -123,6 +131,9 @@ TEST(RowsConv, DeclinesWithItsReasons) {
        "beyond (filter - 1) x dilation"},
       {"cpu:bwdd_rows:avx512", "mb1ic3ih9oc4oh9kh3ph1", "backward-data only"},
       {"cpu:fwd_rows:avx512", "mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+      {"cpu:fwd_rows:avx2", "mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+      {"cpu:bwdd_rows:avx2", "--dir=BWD_D mb1ic3ih9oc4oh13kh3ph3",
+       "beyond (filter - 1) x dilation"},
       {"cpu:fwd_rows:avx512", "--dir=BWD_D mb1ic3ih9oc4oh9kh3ph1", "forward only"},
       {"cpu:fwd_rows:avx512_bf16", "mb1ic3ih9oc4oh9kh3ph1", "bf16 problems only"},
       // Sizes whose products would overflow int64: declined, not wrapped to a tiny buffer.
@@ -153,8 +164,9 @@ TEST(RowsConv, SameBitsOnEveryThreadCount) {
   for (const char* text : {"mb16ic16ih33iw33oc64oh33ow33kh3kw3ph1pw1",  // flat, 4.5 MB out
                            "mb2ic8ih20iw64oc13oh20ow64kh3kw3ph1pw1",    // per row
                            "mb3ic5ih7iw7oc9oh7ow7kh3kw3ph1pw1"})        // flat, narrow
-    for (const char* id : {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16",
-                           "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16"}) {
+    for (const char* id :
+         {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2",
+          "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16", "cpu:bwdd_rows:avx2"}) {
       const Solver* s = find_solver(id);
       ASSERT_NE(s, nullptr);
       auto p = parse_problem(text);

@@ -27,10 +27,14 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::BwdwRowsSolver bwdw_rows(false);
   static const cpu::BwdwGemmSolver bwdw_gemm_bf16(true);
   static const cpu::BwdwGemmSolver bwdw_gemm(false);
-  static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, true);
-  static const cpu::RowsConvSolver fwd_rows(Direction::forward, false);
-  static const cpu::RowsConvSolver bwdd_rows_bf16(Direction::backward_data, true);
-  static const cpu::RowsConvSolver bwdd_rows(Direction::backward_data, false);
+  static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, cpu::RowsKernel::bf16_avx512);
+  static const cpu::RowsConvSolver fwd_rows(Direction::forward, cpu::RowsKernel::f32_avx512);
+  static const cpu::RowsConvSolver fwd_rows_avx2(Direction::forward, cpu::RowsKernel::f32_avx2);
+  static const cpu::RowsConvSolver bwdd_rows_bf16(Direction::backward_data,
+                                                  cpu::RowsKernel::bf16_avx512);
+  static const cpu::RowsConvSolver bwdd_rows(Direction::backward_data, cpu::RowsKernel::f32_avx512);
+  static const cpu::RowsConvSolver bwdd_rows_avx2(Direction::backward_data,
+                                                  cpu::RowsKernel::f32_avx2);
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -54,8 +58,10 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_gemm,
       &fwd_rows_bf16,
       &fwd_rows,
+      &fwd_rows_avx2,
       &bwdd_rows_bf16,
       &bwdd_rows,
+      &bwdd_rows_avx2,
       &nchw_gemm_avx512,
       &nchw_gemm_avx2,
       &implicit_gemm_avx512,

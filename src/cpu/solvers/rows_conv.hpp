@@ -1,4 +1,4 @@
-// cpu:fwd_rows:{avx512,avx512_bf16} and cpu:bwdd_rows:{avx512,avx512_bf16} — stride-1 forward
+// cpu:fwd_rows:{avx512,avx2,avx512_bf16} and cpu:bwdd_rows:{...} — stride-1 forward
 // and backward-data as dot products along output rows, on channels-first tensors. Both are one
 // computation (rows_conv_kernels.hpp): an output row of a block of output channels is a sum over
 // (input channel, tap) of a filter value times a run of the zero-padded input. Forward: output
@@ -9,17 +9,21 @@
 // decides against them where a channel-vectorised family wins. Declined: stride > 1; for
 // backward-data a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
 // The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
-// with nothing staged; the fp32 ones take anything on the staging's buffers.
+// with nothing staged; the fp32 ones (AVX-512, and AVX2 with tiles of half the accumulators)
+// take anything on the staging's buffers.
 #pragma once
 
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
 
+enum class RowsKernel { f32_avx512, f32_avx2, bf16_avx512 };
+
 class RowsConvSolver final : public StagedSolver {
  public:
-  // direction: forward or backward_data; bf16: the vdpbf16ps variant.
-  RowsConvSolver(Direction direction, bool bf16) : direction_(direction), bf16_(bf16) {}
+  // direction: forward or backward_data.
+  RowsConvSolver(Direction direction, RowsKernel kernel)
+      : direction_(direction), kernel_(kernel), bf16_(kernel == RowsKernel::bf16_avx512) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -31,6 +35,7 @@ class RowsConvSolver final : public StagedSolver {
 
  private:
   Direction direction_;
+  RowsKernel kernel_;
   bool bf16_;
 };
 

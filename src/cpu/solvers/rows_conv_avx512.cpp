@@ -16,11 +16,18 @@ struct F32 {
   using T = float;     // dy and dx elements
   using Word = float;  // window and filter words
   using Vec = __m512;
+  using Acc = __m512;
   static constexpr int kPerWord = 1;
+  static constexpr int kLanes = 16;
+  static constexpr int tile_vectors(int mr) { return tile_vectors_32_registers(mr); }
+  static Acc zero() { return _mm512_setzero_ps(); }
   static Vec load(const float* p) { return _mm512_loadu_ps(p); }
   static Vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static __m512 multiply_add(__m512 acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
-  static void store(float* to, __mmask16 mask, __m512 v) { _mm512_mask_storeu_ps(to, mask, v); }
+  // Lanes [first, first + n) of v to to[first, first + n).
+  static void store_part(float* to, int first, int n, __m512 v) {
+    _mm512_mask_storeu_ps(to, static_cast<__mmask16>(((1u << n) - 1) << first), v);
+  }
   // 16 outputs; non-temporal when asked and the line is aligned (Args::stream_out).
   static void store_whole(float* to, bool stream, __m512 v) {
     if (stream && reinterpret_cast<std::uintptr_t>(to) % 64 == 0)

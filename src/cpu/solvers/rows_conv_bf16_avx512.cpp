@@ -19,14 +19,20 @@ struct Bf16 {
   using T = std::uint16_t;     // dy and dx elements (bf16 bits)
   using Word = std::uint32_t;  // a channel pair, the lower channel in the low half
   using Vec = __m512bh;
+  using Acc = __m512;
   static constexpr int kPerWord = 2;
+  static constexpr int kLanes = 16;
+  static constexpr int tile_vectors(int mr) { return tile_vectors_32_registers(mr); }
+  static Acc zero() { return _mm512_setzero_ps(); }
   static Vec load(const std::uint32_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
   static Vec broadcast(const std::uint32_t* p) {
     return (__m512bh)_mm512_set1_epi32(static_cast<int>(*p));
   }
   static __m512 multiply_add(__m512 acc, Vec a, Vec b) { return _mm512_dpbf16_ps(acc, a, b); }
-  static void store(std::uint16_t* to, __mmask16 mask, __m512 v) {
-    _mm256_mask_storeu_epi16(to, mask, avx512::round_to_bf16(v));
+  // Lanes [first, first + n) of v to to[first, first + n).
+  static void store_part(std::uint16_t* to, int first, int n, __m512 v) {
+    _mm256_mask_storeu_epi16(to, static_cast<__mmask16>(((1u << n) - 1) << first),
+                             avx512::round_to_bf16(v));
   }
   // 16 outputs; non-temporal when asked and aligned (Args::stream_out).
   static void store_whole(std::uint16_t* to, bool stream, __m512 v) {

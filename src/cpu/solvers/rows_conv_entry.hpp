@@ -47,6 +47,7 @@ constexpr int kRowsPerItem = 8;
 // only vectors it stores, at most 15 (a flat or row tile's last vector); 8 vectors kept as margin.
 constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
+void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);
 
 }  // namespace convguard::cpu::rows_conv

@@ -1,11 +1,17 @@
-// cpu:bwdd_rows's kernel (rows_conv_entry.hpp), generic over an element policy P: fp32
-// (rows_conv_avx512.cpp, FMA) and bf16 (rows_conv_bf16_avx512.cpp: a window word holds two input
-// channels of one pixel and vdpbf16ps adds both products to a lane). In the Args' backward-data
-// names, forward's output y is "dx" and its input x is "dy" (rows_conv.cpp: RowsView). Included
-// only by files compiled with the policy's ISA flags; internal linkage, no library templates.
+// cpu:bwdd_rows's kernel (rows_conv_entry.hpp), generic over an element policy P: fp32 on
+// AVX-512 (rows_conv_avx512.cpp) and AVX2 (rows_conv_avx2.cpp), and bf16
+// (rows_conv_bf16_avx512.cpp: a window word holds two input channels of one pixel and vdpbf16ps
+// adds both products to a lane). In the Args' backward-data names, forward's output y is "dx" and
+// its input x is "dy" (rows_conv.cpp: RowsView). Included only by files compiled with the policy's
+// ISA flags; internal linkage, no library templates.
 //
-// A register tile of MR dx channels x NV vectors of 16 pixels along dx rows (3 x 8 for a first
-// layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole reduction: per
+// A policy gives its vector width (kLanes pixels), its accumulator type and the register tile's
+// vectors per channel count (tile_vectors: about as many accumulators as the register file holds
+// beside the loaded vectors and a broadcast; 32 registers on AVX-512, 16 on AVX2).
+//
+// A register tile of MR dx channels x NV vectors of kLanes pixels along dx rows (AVX-512: 3 x 8
+// for a first layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole
+// reduction: per
 // reduction row j it loads NV dy vectors (contiguous in the padded dy row) and broadcasts MR
 // filter words. Reads may run past a window row (into the next one, or the window's slack):
 // those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
@@ -28,24 +34,32 @@ namespace {
 
 using simd::lesser;
 
-// The 16 pixels from flat position q of an item's padded rows (row q / padded_w, column q %
+// tile_vectors for 32 vector registers (the AVX-512 policies): MR x NV accumulators (24 from 4
+// channels up), NV loaded vectors and a broadcast.
+constexpr int tile_vectors_32_registers(int mr) {
+  return mr <= 3 ? 8 : mr == 4 ? 6 : 4;
+}
+
+// The kLanes pixels from flat position q of an item's padded rows (row q / padded_w, column q %
 // padded_w; columns from iw on are no pixel's, nor positions from `end` on) stored to the item's
 // dx rows (iw apart, from dx): one masked store per row the vector reaches, its lanes shifted by
 // the base address (a masked store touches none of the other lanes' addresses).
 template <class P>
-void store_flat(const Args& a, typename P::T* dx, std::int64_t q, std::int64_t end, __m512 v) {
+void store_flat(const Args& a, typename P::T* dx, std::int64_t q, std::int64_t end,
+                typename P::Acc v) {
+  constexpr int L = P::kLanes;
   const std::int64_t pitch = a.padded_w;
   std::int64_t row = q / pitch, col = q % pitch;
-  if (col + 16 <= a.iw && q + 16 <= end) {
+  if (col + L <= a.iw && q + L <= end) {
     P::store_whole(dx + row * a.iw + col, a.stream_out, v);
     return;
   }
-  for (int lane = 0; lane < 16 && q + lane < end;) {
+  for (int lane = 0; lane < L && q + lane < end;) {
     if (col >= a.iw) {  // the padded tail: skip to the next row
       lane += static_cast<int>(pitch - col), ++row, col = 0;
       continue;
     }
-    const int n = static_cast<int>(lesser(lesser(a.iw - col, 16 - lane), end - q - lane));
+    const int n = static_cast<int>(lesser(lesser(a.iw - col, L - lane), end - q - lane));
 #ifdef __SANITIZE_ADDRESS__
     // ASan does not see masked stores (GCC emits them as builtins it leaves alone): in sanitized
     // builds each run is checked against the item's rows here instead.
@@ -53,27 +67,27 @@ void store_flat(const Args& a, typename P::T* dx, std::int64_t q, std::int64_t e
 #endif
     const auto to = reinterpret_cast<std::uintptr_t>(dx + row * a.iw + col) -
                     static_cast<std::uintptr_t>(lane) * sizeof(typename P::T);
-    P::store(reinterpret_cast<typename P::T*>(to), static_cast<__mmask16>(((1u << n) - 1) << lane),
-             v);
+    P::store_part(reinterpret_cast<typename P::T*>(to), lane, n, v);
     lane += n, col += n;
   }
 }
 
-// MR channels x R dx rows x V vectors of 16 pixels from pixel at0 of each row; `mask` is the
-// last vector's pixels (all 16 but at a row's end), `vectors` how many of the V a row has, and
+// MR channels x R dx rows x V vectors of kLanes pixels from pixel at0 of each row; `last` is the
+// last vector's pixels (kLanes but at a row's end), `vectors` how many of the V a row has, and
 // `rows` how many of the R rows exist (the others repeat the last and are not stored). Narrow
 // rows take several rows per tile: a 32-wide first layer fills 4 rows x 2 vectors, not 2 of 8.
 // Flat (R = 1): at0 is a flat position of the item's padded rows (flat_of), and each vector's
 // pixels are stored by store_flat; `rows` is then the item's dx rows.
 template <class P, int MR, int R, int V, bool Flat = false>
 void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, typename P::T* dx,
-          std::int64_t plane, std::int64_t at0, int vectors, __mmask16 mask, int rows) {
+          std::int64_t plane, std::int64_t at0, int vectors, int last, int rows) {
   static_assert(!Flat || R == 1);
-  __m512 acc[MR][R * V];
+  constexpr int L = P::kLanes;
+  typename P::Acc acc[MR][R * V];
 #pragma GCC unroll 8
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-    for (int v = 0; v < R * V; ++v) acc[m][v] = _mm512_setzero_ps();
+    for (int v = 0; v < R * V; ++v) acc[m][v] = P::zero();
   std::int64_t row_at[R];
   for (int i = 0; i < R; ++i) row_at[i] = Flat ? at0 : (i < rows ? i : rows - 1) * a.padded_w + at0;
   for (std::int64_t j = 0; j < a.depth; ++j) {
@@ -83,7 +97,7 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i)
 #pragma GCC unroll 8
-      for (int v = 0; v < V; ++v) d[i * V + v] = P::load(tap + row_at[i] + v * 16);
+      for (int v = 0; v < V; ++v) d[i * V + v] = P::load(tap + row_at[i] + v * L);
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
       const typename P::Vec s = P::broadcast(wj + m);
@@ -97,19 +111,24 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
     for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
       for (int v = 0; v < V; ++v)
-        if (v < vectors) store_flat<P>(a, dx + m * plane, at0 + v * 16, end, acc[m][v]);
+        if (v < vectors) store_flat<P>(a, dx + m * plane, at0 + v * L, end, acc[m][v]);
     return;
   }
-  for (int i = 0; i < rows; ++i)
+  // Rows bounded by R, so that every accumulator index is a constant once unrolled: a runtime
+  // bound made GCC keep the whole tile in memory, storing each accumulator after its FMA (AVX2 on
+  // AMD Zen 1, one 128-bit store a cycle: 1.5x slower).
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i)
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
       for (int v = 0; v < V; ++v) {
-        typename P::T* to = dx + m * plane + i * a.iw + at0 + v * 16;
-        if (v < vectors - 1 || (v == vectors - 1 && mask == 0xffff))
+        if (i >= rows) break;
+        typename P::T* to = dx + m * plane + i * a.iw + at0 + v * L;
+        if (v < vectors - 1 || (v == vectors - 1 && last == L))
           P::store_whole(to, a.stream_out, acc[m][i * V + v]);
         else if (v == vectors - 1)
-          P::store(to, mask, acc[m][i * V + v]);
+          P::store_part(to, 0, last, acc[m][i * V + v]);
       }
 }
 
@@ -117,12 +136,12 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
 // 44-wide row is 3 vectors, and computing a 4th that is never stored cost a quarter of the FMAs.
 template <class P, int MR, int V, bool Flat = false>
 void short_tile(const Args& a, const typename P::Word* dy, const typename P::Word* w,
-                typename P::T* dx, std::int64_t plane, std::int64_t at0, int vectors,
-                __mmask16 mask, int rows = 1) {
+                typename P::T* dx, std::int64_t plane, std::int64_t at0, int vectors, int last,
+                int rows = 1) {
   if constexpr (V > 1) {
     if (vectors < V - 1)
-      return short_tile<P, MR, V - 1, Flat>(a, dy, w, dx, plane, at0, vectors, mask, rows);
-    tile<P, MR, 1, V - 1, Flat>(a, dy, w, dx, plane, at0, vectors, mask, rows);
+      return short_tile<P, MR, V - 1, Flat>(a, dy, w, dx, plane, at0, vectors, last, rows);
+    tile<P, MR, 1, V - 1, Flat>(a, dy, w, dx, plane, at0, vectors, last, rows);
   }
 }
 
@@ -130,16 +149,15 @@ void short_tile(const Args& a, const typename P::Word* dy, const typename P::Wor
 template <class P, int MR, int R, int V>
 void rows_of(const Args& a, const typename P::Word* dy, const typename P::Word* w,
              typename P::T* dx, std::int64_t plane, int rows) {
-  for (std::int64_t at = 0; at < a.iw; at += V * 16) {
+  constexpr int L = P::kLanes;
+  for (std::int64_t at = 0; at < a.iw; at += V * L) {
     const std::int64_t left = a.iw - at;
-    const int vectors = static_cast<int>(left >= V * 16 ? V : (left + 15) / 16);
-    const int last = static_cast<int>(left - (vectors - 1) * 16);
-    const __mmask16 mask =
-        last >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << last) - 1);
+    const int vectors = static_cast<int>(left >= V * L ? V : (left + L - 1) / L);
+    const int last = static_cast<int>(lesser(left - (vectors - 1) * L, L));
     if (R == 1 && vectors < V)
-      short_tile<P, MR, V>(a, dy, w, dx, plane, at, vectors, mask);
+      short_tile<P, MR, V>(a, dy, w, dx, plane, at, vectors, last);
     else
-      tile<P, MR, R, V>(a, dy, w, dx, plane, at, vectors, mask, rows);
+      tile<P, MR, R, V>(a, dy, w, dx, plane, at, vectors, last, rows);
   }
 }
 
@@ -149,9 +167,10 @@ void rows_of(const Args& a, const typename P::Word* dy, const typename P::Word* 
 template <class P, int MR, int V>
 void flat_of(const Args& a, const typename P::Word* dy, const typename P::Word* w,
              typename P::T* dx, std::int64_t plane, int rows) {
+  constexpr int L = P::kLanes;
   const std::int64_t end = (rows - 1) * a.padded_w + a.iw;
-  for (std::int64_t at = 0; at < end; at += V * 16) {
-    const int vectors = static_cast<int>(lesser(V, (end - at + 15) / 16));
+  for (std::int64_t at = 0; at < end; at += V * L) {
+    const int vectors = static_cast<int>(lesser(V, (end - at + L - 1) / L));
     if (vectors < V)
       short_tile<P, MR, V, true>(a, dy, w, dx, plane, at, vectors, 0, rows);
     else
@@ -165,36 +184,34 @@ struct Shape {
              std::int64_t, int);
   int rows;  // R
 };
-// The tile for MR channels and rows of `width` pixels: about 24 accumulators, as many whole rows
-// as fit when a row is narrower than the tile.
-template <class P, int MR, int NV>
-Shape<P> shape_for(std::int64_t width, bool flat) {
-  if (flat) return {&flat_of<P, MR, NV>, kRowsPerItem};
-  const std::int64_t v = (width + 15) / 16;
-  if constexpr (NV == 8) {
-    if (v <= 1) return {&rows_of<P, MR, 8, 1>, 8};
-    if (v <= 2) return {&rows_of<P, MR, 4, 2>, 4};
-    if (v <= 3) return {&rows_of<P, MR, 2, 3>, 2};
-    if (v <= 4) return {&rows_of<P, MR, 2, 4>, 2};
-    return {&rows_of<P, MR, 1, 8>, 1};
-  } else if constexpr (NV == 6) {
-    if (v <= 1) return {&rows_of<P, MR, 6, 1>, 6};
-    if (v <= 2) return {&rows_of<P, MR, 3, 2>, 3};
-    if (v <= 3) return {&rows_of<P, MR, 2, 3>, 2};
-    return {&rows_of<P, MR, 1, 6>, 1};
+// Rows of v vectors, NV vectors a tile: the narrowest V >= v that leaves two or more rows a tile
+// (NV / V rows of V vectors), else rows of NV vectors one at a time (a row's last tile short).
+template <class P, int MR, int NV, int V = 1>
+Shape<P> rows_shape(std::int64_t v) {
+  if constexpr (V > NV / 2) {
+    return {&rows_of<P, MR, 1, NV>, 1};
   } else {
-    if (v <= 1) return {&rows_of<P, MR, 4, 1>, 4};
-    if (v <= 2) return {&rows_of<P, MR, 2, 2>, 2};
-    return {&rows_of<P, MR, 1, 4>, 1};
+    if (v <= V) return {&rows_of<P, MR, NV / V, V>, NV / V};
+    return rows_shape<P, MR, NV, V + 1>(v);
   }
+}
+// The tile for MR channels and rows of `width` pixels: the policy's tile_vectors(MR) vectors, as
+// many whole rows as fit when a row is narrower than the tile.
+template <class P, int MR>
+Shape<P> shape_for(std::int64_t width, bool flat) {
+  constexpr int NV = P::tile_vectors(MR);
+  if (flat) return {&flat_of<P, MR, NV>, kRowsPerItem};
+  return rows_shape<P, MR, NV>((width + P::kLanes - 1) / P::kLanes);
 }
 // Rows flattened (flat_of) where that fills far more lanes than row-by-row tiles do: a row of iw
 // pixels fills iw of every padded_w flat lanes against iw of every 16 * ceil(iw / 16). A flat
 // vector that crosses a row end takes two or three masked stores, so it must fill 20% more lanes
 // (measured, driver, AMD Zen 5: 7x7 512 -> 512 bf16 4.9 -> 2.8 ms; 56x56 and 28x28, 10% and 7%
 // more lanes, unchanged; a 44x44 C = 3 first layer, 4% more, 40% slower).
-inline bool flattens(const Args& a) {
-  const double by_row = static_cast<double>(a.iw) / static_cast<double>((a.iw + 15) / 16 * 16);
+template <class P>
+bool flattens(const Args& a) {
+  constexpr int L = P::kLanes;
+  const double by_row = static_cast<double>(a.iw) / static_cast<double>((a.iw + L - 1) / L * L);
   const double flat = static_cast<double>(a.iw) / static_cast<double>(a.padded_w);
   return a.padded_w >= a.iw && flat > 1.2 * by_row;
 }
@@ -203,17 +220,17 @@ template <class P>
 Shape<P> shape_for(int mr, std::int64_t width, bool flat) {
   switch (mr) {
     case 1:
-      return shape_for<P, 1, 8>(width, flat);
+      return shape_for<P, 1>(width, flat);
     case 2:
-      return shape_for<P, 2, 8>(width, flat);
+      return shape_for<P, 2>(width, flat);
     case 3:
-      return shape_for<P, 3, 8>(width, flat);
+      return shape_for<P, 3>(width, flat);
     case 4:
-      return shape_for<P, 4, 6>(width, flat);
+      return shape_for<P, 4>(width, flat);
     case 5:
-      return shape_for<P, 5, 4>(width, flat);
+      return shape_for<P, 5>(width, flat);
     default:
-      return shape_for<P, 6, 4>(width, flat);
+      return shape_for<P, 6>(width, flat);
   }
 }
 
@@ -259,7 +276,7 @@ void run(const Args& a) {
   const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
   const std::int64_t plane = a.id * a.ih * a.iw;
   const std::int64_t row_groups = (a.ih + kRowsPerItem - 1) / kRowsPerItem;
-  const bool flat = flattens(a);
+  const bool flat = flattens<P>(a);
 #pragma omp parallel
   {
     auto* window = reinterpret_cast<typename P::Word*>(a.windows) +

@@ -1,0 +1,51 @@
+// cpu:fwd_rows's and cpu:bwdd_rows's fp32 kernel for AVX2 (rows_conv_kernels.hpp); compiled with
+// -mavx2 -mfma. The same tiles as the AVX-512 copy in vectors of 8 pixels, and about half the
+// accumulators: AVX2 has 16 vector registers and no broadcast operand, so a tile holds MR x NV
+// accumulators, its NV loaded vectors and one broadcast register (6 x 2 from 6 channels up).
+#include <immintrin.h>
+
+#include "cpu/solvers/rows_conv_kernels.hpp"
+
+namespace convguard::cpu::rows_conv {
+namespace {
+
+struct F32 {
+  using T = float;     // dy and dx elements
+  using Word = float;  // window and filter words
+  using Vec = __m256;
+  using Acc = __m256;
+  static constexpr int kPerWord = 1;
+  static constexpr int kLanes = 8;
+  // MR x NV + NV + 1 <= 16 registers.
+  static constexpr int tile_vectors(int mr) { return mr == 1 ? 6 : mr == 2 ? 4 : mr <= 4 ? 3 : 2; }
+  static Acc zero() { return _mm256_setzero_ps(); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static __m256 multiply_add(__m256 acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
+  // Lanes [first, first + n) of v to to[first, first + n): vmaskps stores nothing, and faults on
+  // nothing, where a lane's mask is clear.
+  static void store_part(float* to, int first, int n, __m256 v) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i from_first = _mm256_cmpgt_epi32(lane, _mm256_set1_epi32(first - 1));
+    const __m256i before_end = _mm256_cmpgt_epi32(_mm256_set1_epi32(first + n), lane);
+    _mm256_maskstore_ps(to, _mm256_and_si256(from_first, before_end), v);
+  }
+  // 8 outputs; non-temporal when asked and the 32 bytes are aligned (Args::stream_out).
+  static void store_whole(float* to, bool stream, __m256 v) {
+    if (stream && reinterpret_cast<std::uintptr_t>(to) % 32 == 0)
+      _mm256_stream_ps(to, v);
+    else
+      _mm256_storeu_ps(to, v);
+  }
+  static void interleave(const float* const* from, std::int64_t count, float* to) {
+    std::memcpy(to, from[0], sizeof(float) * count);
+  }
+};
+
+}  // namespace
+
+void run_avx2(const Args& a) {
+  run<F32>(a);
+}
+
+}  // namespace convguard::cpu::rows_conv
