@@ -36,6 +36,9 @@ constexpr const char* kShapes[] = {
     "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1",
     // width stride 3 with dilation: column phases, a tap's phase offset beyond one phase width
     "mb2ic5ih17iw40oc9oh7ow12kh3kw4sh2sw3dh1dw2ph1pw2",
+    // AVX2's 8-pixel steps: rows of 12 (a whole step and 4 masked lanes), 5 output channels over
+    // 2 x 6 tiles (a 1-channel edge), 27 columns (a 3-column edge)
+    "mb2ic3ih13iw12oc5oh13ow12kh3kw3ph1pw1",
 };
 
 std::vector<Problem> problems() {
@@ -58,8 +61,8 @@ std::vector<Problem> problems() {
 
 TEST(Bwdw, OwnShapesMatchTheReference) {
   int ran = 0;
-  for (const char* id :
-       {"cpu:bwdw:avx512", "cpu:bwdw:avx2", "cpu:bwdw_rows:avx512", "cpu:bwdw_rows:avx512_bf16"}) {
+  for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx2", "cpu:bwdw_rows:avx512",
+                         "cpu:bwdw_rows:avx512_bf16", "cpu:bwdw_rows:avx2"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     const bool bf16_in_place = std::string(id).ends_with("_bf16");
@@ -94,7 +97,7 @@ TEST(Bwdw, SameBitsOnEveryRunAndThreadCount) {
        {"mb3ic16ih40oc16oh40kh1", "mb1ic3ih32oc64oh16kh7sh2ph3", "mb2ic64ih12oc96oh12kh3ph1",
         "mb4ic3id8ih24iw24oc20od8oh24ow24kd3kh3kw3pd1ph1pw1"})
     for (const char* id : {"cpu:bwdw:avx512", "cpu:bwdw:avx512 bf16", "cpu:bwdw_rows:avx512",
-                           "cpu:bwdw_rows:avx512_bf16"}) {
+                           "cpu:bwdw_rows:avx512_bf16", "cpu:bwdw_rows:avx2"}) {
       auto p = parse_problem(text);
       ASSERT_TRUE(p.is_ok()) << text;
       p->direction = Direction::backward_weights;

@@ -23,8 +23,9 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
-  static const cpu::BwdwRowsSolver bwdw_rows_bf16(true);
-  static const cpu::BwdwRowsSolver bwdw_rows(false);
+  static const cpu::BwdwRowsSolver bwdw_rows_bf16(cpu::RowsKernel::bf16_avx512);
+  static const cpu::BwdwRowsSolver bwdw_rows(cpu::RowsKernel::f32_avx512);
+  static const cpu::BwdwRowsSolver bwdw_rows_avx2(cpu::RowsKernel::f32_avx2);
   static const cpu::BwdwGemmSolver bwdw_gemm_bf16(true);
   static const cpu::BwdwGemmSolver bwdw_gemm(false);
   static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, cpu::RowsKernel::bf16_avx512);
@@ -54,6 +55,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_avx2,
       &bwdw_rows_bf16,
       &bwdw_rows,
+      &bwdw_rows_avx2,
       &bwdw_gemm_bf16,
       &bwdw_gemm,
       &fwd_rows_bf16,

@@ -1,4 +1,4 @@
-// cpu:bwdw_rows:{avx512,avx512_bf16} — backward-weights as dot products along output rows, on
+// cpu:bwdw_rows:{avx512,avx2,avx512_bf16} — backward-weights as dot products along output rows, on
 // channels-first x and dy (dy read in place when the caller's is dense channels-first):
 //   dW[k][c][tap] = sum over output rows r and columns ow of dy[k][r][ow] * x[c][r@tap + ow]
 // x is zero-padded (staging) and, for a width stride sw > 1, split into sw column phases, so that
@@ -13,16 +13,19 @@
 // padded, phase-split x over 16 GiB (huge paddings with huge strides; the sizes would overflow).
 #pragma once
 
+#include "cpu/solvers/rows_conv.hpp"  // RowsKernel
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
 
 class BwdwRowsSolver final : public StagedSolver {
  public:
-  // bf16: the vdpbf16ps variant (AVX512_BF16), reading and writing the caller's dense
+  // bf16_avx512: the vdpbf16ps variant (AVX512_BF16), reading and writing the caller's dense
   // channels-first bf16 tensors with nothing staged (x copied only where it needs padding or a
-  // phase split) and rounding each dW element once; else fp32 on the staging's buffers.
-  explicit BwdwRowsSolver(bool bf16) : bf16_(bf16) {}
+  // phase split) and rounding each dW element once; else fp32 on the staging's buffers (AVX-512,
+  // or AVX2 with 2 x 6 tiles of 8 lanes).
+  explicit BwdwRowsSolver(RowsKernel kernel)
+      : kernel_(kernel), bf16_(kernel == RowsKernel::bf16_avx512) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -33,6 +36,7 @@ class BwdwRowsSolver final : public StagedSolver {
                                const WorkspaceLayout& layout, int first_scratch) const override;
 
  private:
+  RowsKernel kernel_;
   bool bf16_;
 };
 

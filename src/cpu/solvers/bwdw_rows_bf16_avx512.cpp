@@ -16,6 +16,12 @@ namespace {
 struct Bf16 {
   using T = std::uint16_t;
   using Vec = __m512bh;
+  using Acc = __m512;
+  static constexpr int kLanes = 16;             // accumulator floats
+  static constexpr int kRowsK = 4, kColsJ = 6;  // register tile
+  static Acc load_sums(const float* p) { return _mm512_load_ps(p); }
+  static void store_sums(float* p, Acc v) { _mm512_store_ps(p, v); }
+  static float add_lanes(const float* p) { return _mm512_reduce_add_ps(_mm512_load_ps(p)); }
   static constexpr int kPixels = 32;
   static constexpr std::uint32_t kAll = 0xffffffffu;
   static Vec load(std::uint32_t mask, const std::uint16_t* p) {

@@ -1,16 +1,19 @@
-// cpu:bwdw_rows's kernel (bwdw_rows_entry.hpp), generic over an element policy P: fp32
-// (bwdw_rows_avx512.cpp, 16 pixels a step, FMA) and bf16 (bwdw_rows_bf16_avx512.cpp, 32 pixels a
-// step, vdpbf16ps adding a pixel pair per lane). Included only by files compiled with the
-// policy's ISA flags; internal linkage, no library templates.
+// cpu:bwdw_rows's kernel (bwdw_rows_entry.hpp), generic over an element policy P: fp32 on
+// AVX-512 (bwdw_rows_avx512.cpp, 16 pixels a step, FMA) and on AVX2 (bwdw_rows_avx2.cpp, 8 pixels
+// a step), and bf16 (bwdw_rows_bf16_avx512.cpp, 32 pixels a step, vdpbf16ps adding a pixel pair
+// per lane). Included only by files compiled with the policy's ISA flags; internal linkage, no
+// library templates. The policy gives the register tile (kRowsK x kColsJ), its accumulator's
+// lanes and how lane sums are kept and added.
 //
-// A register tile of 4 output channels x 6 filter columns keeps 24 vector accumulators of lane
-// sums; a step loads 4 dy vectors and 6 x vectors (both contiguous along the output row, the last
-// of a row masked) for 24 multiply-adds. Work items are (chunk, group, 16 output channels, 48
-// filter columns); an item takes its chunk's rows in blocks of 32 steps and within a block its
-// 32 tiles in turn, so the block's rows are read from memory once and by the other tiles from
-// cache. The tiles' lane sums wait in a 48 KB buffer between blocks and are summed across lanes
-// once per chunk. (Tried, no faster: items up to 96 columns of equal width, and the columns as
-// the outer tile loop.)
+// AVX-512: a register tile of 4 output channels x 6 filter columns keeps 24 vector accumulators
+// of lane sums; a step loads 4 dy vectors and 6 x vectors (both contiguous along the output row,
+// the last of a row masked) for 24 multiply-adds (AVX2: 2 x 6, 12 accumulators in 16
+// registers). Work items are (chunk, group, 4 tiles of output channels, 8 of filter columns: 16 x
+// 48 on AVX-512); an item takes its chunk's rows in blocks of 32 steps and within a block its 32
+// tiles in turn, so the block's rows are read from memory once and by the other tiles from
+// cache. The tiles' lane sums wait in a buffer (48 KB on AVX-512) between blocks and are summed
+// across lanes once per chunk. (Tried, no faster: items up to 96 columns of equal width, and the
+// columns as the outer tile loop.)
 #pragma once
 
 #include <immintrin.h>
@@ -24,13 +27,15 @@
 namespace convguard::cpu::bwdw_rows {
 namespace {
 
-constexpr int kRowsK = 4, kColsJ = 6;     // register tile
-constexpr int kTilesK = 4, kTilesJ = 8;   // tiles per work item
-constexpr int kItemK = kRowsK * kTilesK;  // 16 output channels
-constexpr int kItemJ = kColsJ * kTilesJ;  // 48 filter columns
-constexpr int kTileFloats = kRowsK * kColsJ * 16;
-static_assert(kTilesK * kTilesJ * kTileFloats == kLaneSumFloats);
-constexpr int kBlockSteps = 32;  // vector steps per block: 512 pixels
+constexpr int kTilesK = 4, kTilesJ = 8;  // tiles per work item
+// A work item's output channels and filter columns, and a tile's lane sums (floats).
+template <class P>
+constexpr int kItemK = P::kRowsK* kTilesK;
+template <class P>
+constexpr int kItemJ = P::kColsJ* kTilesJ;
+template <class P>
+constexpr int kTileFloats = P::kRowsK* P::kColsJ* P::kLanes;
+constexpr int kBlockSteps = 32;  // vector steps per block
 
 // One vector step of a block: P::kPixels (or, at a row's end, fewer) consecutive output pixels
 // of one row, as element offsets from the tile's dy and x for image 0 (the image is folded into
@@ -47,26 +52,33 @@ struct Step {
 template <class P, int KR, int JR>
 void tile(const Args& a, std::int64_t grp, std::int64_t k0, std::int64_t j0, const Step* steps,
           int count, float* acc_store) {
-  __m512 acc[KR][JR];
+  static_assert(kTilesK * kTilesJ * kTileFloats<P> <= kLaneSumFloats);
+  constexpr int L = P::kLanes;
+  typename P::Acc acc[KR][JR];
 #pragma GCC unroll 8
   for (int i = 0; i < KR; ++i)
 #pragma GCC unroll 8
-    for (int j = 0; j < JR; ++j) acc[i][j] = _mm512_load_ps(acc_store + (i * kColsJ + j) * 16);
+    for (int j = 0; j < JR; ++j) acc[i][j] = P::load_sums(acc_store + (i * P::kColsJ + j) * L);
   const std::int64_t plane = a.od * a.oh * a.ow;
   const auto* dy0 = static_cast<const typename P::T*>(a.dy) + (grp * a.kg + k0) * plane;
   const auto* x0 = static_cast<const typename P::T*>(a.x) + grp * a.x_group;
-  std::int64_t offsets[JR];
-  for (int j = 0; j < JR; ++j) offsets[j] = a.tap_at[j0 + j];
+  // Each row's and column's base, so that a step's loads are base + step offset (an addressing
+  // mode), not six address sums a step: those took as many instructions as the FMAs on AVX2.
+  const typename P::T* dy_row[KR];
+  const typename P::T* x_column[JR];
+#pragma GCC unroll 8
+  for (int i = 0; i < KR; ++i) dy_row[i] = dy0 + i * plane;
+#pragma GCC unroll 8
+  for (int j = 0; j < JR; ++j) x_column[j] = x0 + a.tap_at[j0 + j];
   for (int s = 0; s < count; ++s) {
     const std::uint32_t m = steps[s].mask;
-    const auto* dy = dy0 + steps[s].dy;
-    const auto* x = x0 + steps[s].x;
+    const std::int64_t at_dy = steps[s].dy, at_x = steps[s].x;
     typename P::Vec d[KR];
 #pragma GCC unroll 8
-    for (int i = 0; i < KR; ++i) d[i] = P::load(m, dy + i * plane);
+    for (int i = 0; i < KR; ++i) d[i] = P::load(m, dy_row[i] + at_dy);
 #pragma GCC unroll 8
     for (int j = 0; j < JR; ++j) {
-      const typename P::Vec v = P::load(m, x + offsets[j]);
+      const typename P::Vec v = P::load(m, x_column[j] + at_x);
 #pragma GCC unroll 8
       for (int i = 0; i < KR; ++i) acc[i][j] = P::multiply_add(acc[i][j], d[i], v);
     }
@@ -74,7 +86,7 @@ void tile(const Args& a, std::int64_t grp, std::int64_t k0, std::int64_t j0, con
 #pragma GCC unroll 8
   for (int i = 0; i < KR; ++i)
 #pragma GCC unroll 8
-    for (int j = 0; j < JR; ++j) _mm512_store_ps(acc_store + (i * kColsJ + j) * 16, acc[i][j]);
+    for (int j = 0; j < JR; ++j) P::store_sums(acc_store + (i * P::kColsJ + j) * L, acc[i][j]);
 }
 
 // Walks a chunk's output rows (flattened n, od, oh) P::kPixels pixels at a time.
@@ -112,20 +124,16 @@ struct StepCursor {
 
 using TileFn = void (*)(const Args&, std::int64_t, std::int64_t, std::int64_t, const Step*, int,
                         float*);
-// Table<P>::kTiles[KR - 1][JR - 1]: every edge tile shape. (No library templates here: see the
-// entry header.)
-#define CONVGUARD_ROWS_TILES(KR)                                                         \
-  {                                                                                      \
-    &tile<P, KR, 1>, &tile<P, KR, 2>, &tile<P, KR, 3>, &tile<P, KR, 4>, &tile<P, KR, 5>, \
-        &tile<P, KR, 6>                                                                  \
-  }
-template <class P>
-struct Table {
-  static constexpr TileFn kTiles[kRowsK][kColsJ] = {
-      CONVGUARD_ROWS_TILES(1), CONVGUARD_ROWS_TILES(2), CONVGUARD_ROWS_TILES(3),
-      CONVGUARD_ROWS_TILES(4)};
-};
-#undef CONVGUARD_ROWS_TILES
+// The tile of kr <= KR output channels and jr <= JR filter columns: every edge shape up to the
+// policy's tile, and none larger.
+template <class P, int KR = P::kRowsK, int JR = P::kColsJ>
+TileFn tile_of(std::int64_t kr, std::int64_t jr) {
+  if constexpr (KR > 1)
+    if (kr < KR) return tile_of<P, KR - 1, JR>(kr, jr);
+  if constexpr (JR > 1)
+    if (jr < JR) return tile_of<P, KR, JR - 1>(kr, jr);
+  return &tile<P, KR, JR>;
+}
 
 inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
   return a < b ? a : b;
@@ -135,6 +143,8 @@ template <class P>
 void run(const Args& a) {
   const std::int64_t rows = a.n * a.od * a.oh;
   const std::int64_t chunks = (rows + a.rows_per_chunk - 1) / a.rows_per_chunk;
+  constexpr int kRowsK = P::kRowsK, kColsJ = P::kColsJ, kItemK = bwdw_rows::kItemK<P>;
+  constexpr int kItemJ = bwdw_rows::kItemJ<P>, kTileFloats = bwdw_rows::kTileFloats<P>;
   const std::int64_t kb = (a.kg + kItemK - 1) / kItemK, jb = (a.columns + kItemJ - 1) / kItemJ;
 #pragma omp parallel
   {
@@ -177,8 +187,7 @@ void run(const Args& a) {
                                    _MM_HINT_T0);
                   const std::int64_t kr = smaller(kRowsK, k_end - k);
                   const std::int64_t jr = smaller(kColsJ, j_end - j);
-                  Table<P>::kTiles[kr - 1][jr - 1](a, grp, k, j, steps, count,
-                                                   acc + t * kTileFloats);
+                  tile_of<P>(kr, jr)(a, grp, k, j, steps, count, acc + t * kTileFloats);
                 }
               count = next;
             }
@@ -187,11 +196,9 @@ void run(const Args& a) {
             for (std::int64_t k = k_first; k < k_end; k += kRowsK)
               for (std::int64_t j = j_first; j < j_end; j += kColsJ, ++t)
                 for (int i = 0; i < kRowsK && k + i < k_end; ++i)
-                  for (int jj = 0; jj < kColsJ && j + jj < j_end; ++jj) {
-                    const __m512 v = _mm512_load_ps(acc + t * kTileFloats + (i * kColsJ + jj) * 16);
+                  for (int jj = 0; jj < kColsJ && j + jj < j_end; ++jj)
                     a.partial[((chunk * a.g + grp) * a.kg + k + i) * a.columns + j + jj] =
-                        _mm512_reduce_add_ps(v);
-                  }
+                        P::add_lanes(acc + t * kTileFloats + (i * kColsJ + jj) * P::kLanes);
           }
   }
 }

@@ -1,0 +1,46 @@
+// cpu:bwdw_rows's fp32 kernel for AVX2 (bwdw_rows_kernels.hpp); compiled with -mavx2 -mfma.
+// Steps of 8 pixels and a 2 x 6 register tile: 12 accumulators, 2 dy vectors and an x vector in
+// AVX2's 16 registers (no broadcast or mask registers needed beside them). A row's last, partial
+// step loads through vmaskmovps, which reads nothing, and faults on nothing, past its lanes.
+#include <immintrin.h>
+
+#include "cpu/solvers/bwdw_rows_kernels.hpp"
+
+namespace convguard::cpu::bwdw_rows {
+namespace {
+
+struct F32 {
+  using T = float;
+  using Vec = __m256;
+  using Acc = __m256;
+  static constexpr int kPixels = 8;
+  static constexpr std::uint32_t kAll = 0xff;
+  static constexpr int kLanes = 8;
+  static constexpr int kRowsK = 2, kColsJ = 6;
+  // mask: the step's first popcount(mask) pixels (StepCursor).
+  static Vec load(std::uint32_t mask, const float* p) {
+    if (mask == kAll) return _mm256_loadu_ps(p);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_maskload_ps(
+        p, _mm256_cmpgt_epi32(_mm256_set1_epi32(__builtin_popcount(mask)), lane));
+  }
+  static __m256 multiply_add(__m256 acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
+  static Acc load_sums(const float* p) { return _mm256_load_ps(p); }
+  static void store_sums(float* p, Acc v) { _mm256_store_ps(p, v); }
+  // The 8 lanes' sum in a fixed order (halves, then pairs, then the last pair).
+  static float add_lanes(const float* p) {
+    const __m256 v = _mm256_load_ps(p);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+  }
+};
+
+}  // namespace
+
+void run_avx2(const Args& a) {
+  run<F32>(a);
+}
+
+}  // namespace convguard::cpu::bwdw_rows
