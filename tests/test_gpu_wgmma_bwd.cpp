@@ -623,12 +623,13 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
 }
 
 // Few wide tiles over a long reduction, split to fill the SMs (wide_fill_split in wgmma_tiles.cuh),
-// and pixel-wide tiles on a tie with a tile-per-block plan of smaller tiles (pixel_wide_for's
-// tie_area), as planned on 132 SMs (an H200's or H100 SXM's; the plans depend on the SM count, so
+// and pixel-wide tiles on a tie with a tile-per-block plan of smaller tiles, or of tiles no larger
+// on the two-warpgroup kernel (pixel_wide_for's tie_from_area), as planned on 132 SMs (an H200's or H100 SXM's; the plans depend on the SM count, so
 // elsewhere only the verification runs): ResNet-50 b32's res5 3x3 layers, forward and
 // backward-data, as 26 tiles of 128 x 256 split in 5 (the last split 12 of 72 stages); its
 // 32-stage layers kept as before (forward pixel-wide, backward-data 128 x 128 split in 2); b256's
-// res3 3x3 layers as 256-pixel tiles and res4a_branch2b's 128 x 256 tiles kept. Then, split or
+// res3 3x3 layers as 256-pixel tiles (forward; backward-data's stride-1 one, whose plan was 256 x
+// 128 on the two-warpgroup kernel) and res4a_branch2b's 128 x 256 tiles kept. Then, split or
 // not by the plan on any GPU, sampled against the reference: those layers, a batch of 2 (98 pixels:
 // one M tile, ending inside it; 2 wide tiles split in 6 where the SMs allow), K = 320 (the second
 // wide tile 64 channels wide), C = 448 (63 stages: the last split shorter), f16; and two runs equal
@@ -642,7 +643,8 @@ TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
                                           "mb32ic512ih14oc512oh7kh3sh2ph1",
                                           "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1"};
   const std::vector<std::string> pixels = {"mb256ic128ih28oc128oh28kh3ph1",
-                                           "mb256ic128ih56oc128oh28kh3sh2ph1"};
+                                           "mb256ic128ih56oc128oh28kh3sh2ph1",
+                                           "--dir=BWD_D mb256ic128ih28oc128oh28kh3ph1"};
   if (planned_here) {
     for (const auto& text : split) {
       EXPECT_EQ(tiles_of(text), "128 x 256 tiles, split 5") << text;

@@ -196,8 +196,9 @@ struct WgPlan : Plan {
     const bool measuring = ws_forced() >= 0 || tile_forced() || split_forced() > 0;
     if (pixel_wide_fits(p) && (pixel_wide_forced() > 1 || !measuring)) {
       const std::int64_t blocks = std::int64_t{grid.x} * grid.y * grid.z;
+      const std::int64_t area = std::int64_t{tile.bm} * tile.bn;
       pixels = pixel_wide_for(a.m, a.k, tiles, plan_cost(blocks, tile, a.tiles_per_split),
-                              ws == 4 ? std::int64_t{tile.bm} * tile.bn : 0);
+                              ws == 4 ? area + 1 : ws == 0 ? area : 0);
       const std::int64_t pw_blocks = pixels ? ((a.k + kPwChannels - 1) / kPwChannels) *
                                                   ((std::int64_t{a.m} + pixels - 1) / pixels)
                                             : 0;

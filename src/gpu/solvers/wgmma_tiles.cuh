@@ -282,12 +282,16 @@ inline int tma_ws_for(std::int64_t m, std::int64_t k, std::int64_t stages, bool 
 // Measured with each width forced, docs/gpu/2026-11-28-pixel-wide: 64 was not measured and is not
 // taken (session 19 measured it on res5's 3x3 layers at b32: 0.0375 ms against the plan's 0.0289).
 // Also on a tie in that count where the plan runs a tile per block on the bulk-copy loaders (ws 4:
-// no tile's loads overlap another's epilogue) with tiles smaller than the pixel-wide ones
-// (tie_area: the plan's tile area there, 0 elsewhere): forward b256 res3[b-d]_branch2b (1568 tiles
+// no tile's loads overlap another's epilogue) with tiles smaller than the pixel-wide ones, or on
+// the two-warpgroup kernel (ws 0: cp.async loads, a tile per block) with tiles no larger
+// (tie_from_area: the least pixel-wide tile area that wins the tie, the plan's tile area + 1 for
+// ws 4 and its area for ws 0; 0 elsewhere): forward b256 res3[b-d]_branch2b (1568 tiles
 // of 128 x 128 in 12 waves against 784 of 256 pixels in 6, 18 stages) 0.1334 -> 0.1026 ms,
 // res3a_branch2b 0.1339 -> 0.1094 (H200, each width forced, the mean of two interleaved rounds,
 // docs/gpu/2026-11-30-session19/call1; where the plan's tiles were 128 x 256 the same tie lost
-// 1-4%: res4a_branch2b 0.0846 -> 0.0860, res5a_branch2a 0.0840 -> 0.0873).
+// 1-4%: res4a_branch2b 0.0846 -> 0.0860, res5a_branch2a 0.0840 -> 0.0873). On ws 0, backward-data
+// b256 res3[b-d]_branch2b (392 x 2 tiles of 256 x 128, 18 stages, against 784 of 256 pixels)
+// 0.1434 -> 0.1033 ms (call11 of the same folder).
 // CONVGUARD_WGMMA_PIXELS=64|96|128|192|256 forces a width wherever the tiles fit, =1 never takes
 // them (read at each plan, so that a test can set it).
 inline int pixel_wide_forced() {
@@ -307,7 +311,7 @@ inline std::int64_t plan_cost(std::int64_t blocks, Tile t, std::int64_t stages) 
   return t.bm == 128 && t.bn == 64 && blocks <= sms() ? cost * 17 / 10 : cost;
 }
 inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
-                          std::int64_t cost_now, std::int64_t tie_area) {
+                          std::int64_t cost_now, std::int64_t tie_from_area) {
   const int forced = pixel_wide_forced();
   if (forced) return forced == 1 ? 0 : forced;
   if (stages < 8) return 0;
@@ -318,7 +322,8 @@ inline int pixel_wide_for(std::int64_t m, std::int64_t k, std::int64_t stages,
     const std::int64_t cost = plan_cost(tiles, Tile{128, bp}, stages);
     if (best == 0 || cost < best_cost) best = bp, best_cost = cost;
   }
-  const bool tie_won = tie_area > 0 && best_cost <= cost_now && std::int64_t{128} * best > tie_area;
+  const bool tie_won =
+      tie_from_area > 0 && best_cost <= cost_now && std::int64_t{128} * best >= tie_from_area;
   return 10 * best_cost < 9 * cost_now || tie_won ? best : 0;
 }
 
