@@ -1,4 +1,4 @@
-// cpu:bwdw_gemm (1x1 backward-weights as a GEMM over pixels) in both variants: random 1x1
+// cpu:bwdw_gemm (1x1 backward-weights as a GEMM over pixels) in all three variants: random 1x1
 // problems (channel counts around its 64-column panels and 6-row blocks, odd planes for the bf16
 // pixel pairs, groups, 1D/2D/3D, stride and padding through the gathered x', batch), its own
 // shapes (many chunks, row blocks split over items), and the same bits on every thread count.
@@ -20,7 +20,8 @@ using namespace convguard;
 
 namespace {
 
-constexpr const char* kIds[] = {"cpu:bwdw_gemm:avx512", "cpu:bwdw_gemm:avx512_bf16"};
+constexpr const char* kIds[] = {"cpu:bwdw_gemm:avx512", "cpu:bwdw_gemm:avx512_bf16",
+                                "cpu:bwdw_gemm:avx2"};
 
 bool runs_here(const Solver& s, bool bf16) {
   auto p = parse_problem(std::string(bf16 ? "--dt=bf16 " : "") + "--dir=BWD_W mb1ic8ih4oc8oh4kh1");
@@ -106,14 +107,16 @@ TEST(BwdwGemm, VerifiesOnRandom1x1Problems) {
 }
 
 TEST(BwdwGemm, DeclinesWhatItDoesNotCompute) {
-  const Solver* s = find_solver("cpu:bwdw_gemm:avx512");
-  ASSERT_NE(s, nullptr);
-  for (const char* text : {"--dir=BWD_W mb1ic8ih8oc8oh4kh3sh2ph1",
-                           "--dir=BWD_W mb1ic8id4ih4iw4oc8od4oh4ow4kd3kh3kw3pd1ph1pw1",
-                           "mb1ic8ih4oc8oh4kh1", "--dir=BWD_D mb1ic8ih4oc8oh4kh1"}) {
-    auto p = parse_problem(text);
-    ASSERT_TRUE(p.is_ok());
-    EXPECT_FALSE(s->check(*p)) << text;
+  for (const char* id : {"cpu:bwdw_gemm:avx512", "cpu:bwdw_gemm:avx2"}) {
+    const Solver* s = find_solver(id);
+    ASSERT_NE(s, nullptr);
+    for (const char* text : {"--dir=BWD_W mb1ic8ih8oc8oh4kh3sh2ph1",
+                             "--dir=BWD_W mb1ic8id4ih4iw4oc8od4oh4ow4kd3kh3kw3pd1ph1pw1",
+                             "mb1ic8ih4oc8oh4kh1", "--dir=BWD_D mb1ic8ih4oc8oh4kh1"}) {
+      auto p = parse_problem(text);
+      ASSERT_TRUE(p.is_ok());
+      EXPECT_FALSE(s->check(*p)) << id << " " << text;
+    }
   }
 }
 

@@ -14,6 +14,20 @@ enum class Isa { avx512, avx2 };
 inline int lanes(Isa isa) {
   return isa == Isa::avx512 ? 16 : 8;
 }
+// The copies of a kernel family that has fp32 copies for AVX-512 and AVX2 and a bf16 one for
+// AVX512_BF16 (cpu:fwd_rows, cpu:bwdd_rows, cpu:bwdw_rows, cpu:bwdw_gemm); isa_of: the ISA its
+// solver requires (bf16 checks AVX512_BF16 on top).
+enum class KernelCopy { f32_avx512, f32_avx2, bf16_avx512 };
+inline Isa isa_of(KernelCopy copy) {
+  return copy == KernelCopy::f32_avx2 ? Isa::avx2 : Isa::avx512;
+}
+// The one of three things (an id, an entry point) that belongs to `copy`.
+template <class T>
+T by_copy(KernelCopy copy, T f32_avx512, T f32_avx2, T bf16_avx512) {
+  return copy == KernelCopy::f32_avx512 ? f32_avx512
+         : copy == KernelCopy::f32_avx2 ? f32_avx2
+                                        : bf16_avx512;
+}
 
 IsaLevel isa_level();
 // ok when $CONVGUARD_CPU_ISA is unset, empty or a level; else an error naming the variable.

@@ -23,19 +23,20 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::Bf16DirectSolver bf16_direct;
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
-  static const cpu::BwdwRowsSolver bwdw_rows_bf16(cpu::RowsKernel::bf16_avx512);
-  static const cpu::BwdwRowsSolver bwdw_rows(cpu::RowsKernel::f32_avx512);
-  static const cpu::BwdwRowsSolver bwdw_rows_avx2(cpu::RowsKernel::f32_avx2);
-  static const cpu::BwdwGemmSolver bwdw_gemm_bf16(true);
-  static const cpu::BwdwGemmSolver bwdw_gemm(false);
-  static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, cpu::RowsKernel::bf16_avx512);
-  static const cpu::RowsConvSolver fwd_rows(Direction::forward, cpu::RowsKernel::f32_avx512);
-  static const cpu::RowsConvSolver fwd_rows_avx2(Direction::forward, cpu::RowsKernel::f32_avx2);
+  static const cpu::BwdwRowsSolver bwdw_rows_bf16(cpu::KernelCopy::bf16_avx512);
+  static const cpu::BwdwRowsSolver bwdw_rows(cpu::KernelCopy::f32_avx512);
+  static const cpu::BwdwRowsSolver bwdw_rows_avx2(cpu::KernelCopy::f32_avx2);
+  static const cpu::BwdwGemmSolver bwdw_gemm_bf16(cpu::KernelCopy::bf16_avx512);
+  static const cpu::BwdwGemmSolver bwdw_gemm(cpu::KernelCopy::f32_avx512);
+  static const cpu::BwdwGemmSolver bwdw_gemm_avx2(cpu::KernelCopy::f32_avx2);
+  static const cpu::RowsConvSolver fwd_rows_bf16(Direction::forward, cpu::KernelCopy::bf16_avx512);
+  static const cpu::RowsConvSolver fwd_rows(Direction::forward, cpu::KernelCopy::f32_avx512);
+  static const cpu::RowsConvSolver fwd_rows_avx2(Direction::forward, cpu::KernelCopy::f32_avx2);
   static const cpu::RowsConvSolver bwdd_rows_bf16(Direction::backward_data,
-                                                  cpu::RowsKernel::bf16_avx512);
-  static const cpu::RowsConvSolver bwdd_rows(Direction::backward_data, cpu::RowsKernel::f32_avx512);
+                                                  cpu::KernelCopy::bf16_avx512);
+  static const cpu::RowsConvSolver bwdd_rows(Direction::backward_data, cpu::KernelCopy::f32_avx512);
   static const cpu::RowsConvSolver bwdd_rows_avx2(Direction::backward_data,
-                                                  cpu::RowsKernel::f32_avx2);
+                                                  cpu::KernelCopy::f32_avx2);
   static const cpu::NchwGemmSolver nchw_gemm_bf16(cpu::NchwGemmKernel::bf16_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx512(cpu::NchwGemmKernel::f32_avx512);
   static const cpu::NchwGemmSolver nchw_gemm_avx2(cpu::NchwGemmKernel::f32_avx2);
@@ -58,6 +59,7 @@ std::span<const Solver* const> cpu_solvers() {
       &bwdw_rows_avx2,
       &bwdw_gemm_bf16,
       &bwdw_gemm,
+      &bwdw_gemm_avx2,
       &fwd_rows_bf16,
       &fwd_rows,
       &fwd_rows_avx2,

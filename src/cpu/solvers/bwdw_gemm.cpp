@@ -105,12 +105,13 @@ constexpr std::int64_t kPanelBytesLimit = std::int64_t{64} << 20;
 }  // namespace
 
 std::string_view BwdwGemmSolver::id() const {
-  return bf16_ ? "cpu:bwdw_gemm:avx512_bf16" : "cpu:bwdw_gemm:avx512";
+  return by_copy<std::string_view>(kernel_, "cpu:bwdw_gemm:avx512", "cpu:bwdw_gemm:avx2",
+                                   "cpu:bwdw_gemm:avx512_bf16");
 }
 
 Status BwdwGemmSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (auto s = require_isa(Isa::avx512); !s) return s;
+  if (auto s = require_isa(isa_of(kernel_)); !s) return s;
   if (p.direction != Direction::backward_weights)
     return not_applicable("backward-weights only (forward and backward-data: cpu:nchw_gemm)");
   // Beyond 1x1 every tap must be one shift of x's rows: stride 1, and no depth to step over
@@ -209,10 +210,7 @@ Status BwdwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   struct Panels;  // the kernel's per-thread panels
   a.panels = reusable_scratch<Panels, std::uint32_t>(
       static_cast<std::size_t>(omp_get_max_threads() * a.chunk_words * bwdw_gemm::kPanelColumns));
-  if (bf16_)
-    bwdw_gemm::run_bf16_avx512(a);
-  else
-    bwdw_gemm::run_avx512(a);
+  by_copy(kernel_, &bwdw_gemm::run_avx512, &bwdw_gemm::run_avx2, &bwdw_gemm::run_bf16_avx512)(a);
   if (parts > 1 || bf16_)
     add_partials_in_order(partial, parts, s.dw, t.w,
                           bf16_ ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);

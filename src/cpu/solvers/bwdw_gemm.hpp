@@ -1,4 +1,4 @@
-// cpu:bwdw_gemm:{avx512,avx512_bf16} — backward-weights as a GEMM whose reduction runs over
+// cpu:bwdw_gemm:{avx512,avx2,avx512_bf16} — backward-weights as a GEMM whose reduction runs over
 // output pixels, on channels-first x and dy:
 //   dW[k][c][t] = sum over images n and output pixels p of dy[n][k][p] * x[n][c][p@t]
 // where p@t is the input pixel tap t of p reads. Per work item, 64 (channel, tap) columns of x are
@@ -17,16 +17,18 @@
 // every run and thread count.
 #pragma once
 
+#include "cpu/isa.hpp"  // KernelCopy
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
 
 class BwdwGemmSolver final : public StagedSolver {
  public:
-  // bf16: the vdpbf16ps variant (AVX512_BF16), reading the caller's dense channels-first bf16
-  // tensors with nothing staged and rounding each dW element once; else fp32 on the staging's
-  // buffers.
-  explicit BwdwGemmSolver(bool bf16) : bf16_(bf16) {}
+  // bf16_avx512: the vdpbf16ps variant (AVX512_BF16), reading the caller's dense channels-first
+  // bf16 tensors with nothing staged and rounding each dW element once; else fp32 on the
+  // staging's buffers (AVX-512, or AVX2 with 6 x 2 tiles of 8 lanes over 16 columns at a time).
+  explicit BwdwGemmSolver(KernelCopy kernel)
+      : kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -37,6 +39,7 @@ class BwdwGemmSolver final : public StagedSolver {
                                const WorkspaceLayout& layout, int first_scratch) const override;
 
  private:
+  KernelCopy kernel_;
   bool bf16_;
 };
 

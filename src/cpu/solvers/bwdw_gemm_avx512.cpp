@@ -12,7 +12,7 @@
 namespace convguard::cpu::bwdw_gemm {
 namespace {
 
-struct F32 {
+struct F32 : Avx512Panel {
   using T = float;
   using Vec = __m512;
   static constexpr bool kPairs = false;

@@ -17,7 +17,7 @@
 namespace convguard::cpu::bwdw_gemm {
 namespace {
 
-struct Bf16 {
+struct Bf16 : Avx512Panel {
   using T = std::uint16_t;
   using Vec = __m512bh;
   static constexpr bool kPairs = true;

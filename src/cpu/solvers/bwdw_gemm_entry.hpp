@@ -1,6 +1,6 @@
-// Entry points of cpu:bwdw_gemm's AVX-512 kernel files (bwdw_gemm_kernels.hpp). Plain structs and
-// pointers only: the kernel files are compiled with their ISA's flags, and a library template used
-// there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
+// Entry points of cpu:bwdw_gemm's AVX-512 and AVX2 kernel files (bwdw_gemm_kernels.hpp). Plain
+// structs and pointers only: the kernel files are compiled with their ISA's flags, and a library
+// template used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +36,7 @@ struct Args {
 };
 constexpr int kPanelColumns = 64;
 void run_avx512(const Args& a);
+void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);
 
 }  // namespace convguard::cpu::bwdw_gemm

@@ -47,20 +47,13 @@ bool copies_bf16_x(const Problem& p) {
 }  // namespace
 
 std::string_view BwdwRowsSolver::id() const {
-  switch (kernel_) {
-    case RowsKernel::f32_avx512:
-      return "cpu:bwdw_rows:avx512";
-    case RowsKernel::f32_avx2:
-      return "cpu:bwdw_rows:avx2";
-    case RowsKernel::bf16_avx512:
-      break;
-  }
-  return "cpu:bwdw_rows:avx512_bf16";
+  return by_copy<std::string_view>(kernel_, "cpu:bwdw_rows:avx512", "cpu:bwdw_rows:avx2",
+                                   "cpu:bwdw_rows:avx512_bf16");
 }
 
 Status BwdwRowsSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (auto s = require_isa(kernel_ == RowsKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s) return s;
+  if (auto s = require_isa(isa_of(kernel_)); !s) return s;
   if (p.direction != Direction::backward_weights)
     return not_applicable(
         "backward-weights only (forward and backward-data: cpu:fwd_rows, cpu:bwdd_rows, "
@@ -143,17 +136,7 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   float* sums = reusable_scratch<LaneSums, float>(
       static_cast<std::size_t>(omp_get_max_threads() * bwdw_rows::kLaneSumFloats + 16));
   a.lane_sums = sums + (16 - reinterpret_cast<std::uintptr_t>(sums) / 4 % 16) % 16;
-  switch (kernel_) {
-    case RowsKernel::f32_avx512:
-      bwdw_rows::run_avx512(a);
-      break;
-    case RowsKernel::f32_avx2:
-      bwdw_rows::run_avx2(a);
-      break;
-    case RowsKernel::bf16_avx512:
-      bwdw_rows::run_bf16_avx512(a);
-      break;
-  }
+  by_copy(kernel_, &bwdw_rows::run_avx512, &bwdw_rows::run_avx2, &bwdw_rows::run_bf16_avx512)(a);
   if (parts > 1 || bf16_)
     add_partials_in_order(partial, parts, G.g * G.kg * columns, t.w,
                           bf16_ ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);

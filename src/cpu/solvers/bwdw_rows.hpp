@@ -13,7 +13,7 @@
 // padded, phase-split x over 16 GiB (huge paddings with huge strides; the sizes would overflow).
 #pragma once
 
-#include "cpu/solvers/rows_conv.hpp"  // RowsKernel
+#include "cpu/isa.hpp"  // KernelCopy
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
@@ -24,8 +24,8 @@ class BwdwRowsSolver final : public StagedSolver {
   // channels-first bf16 tensors with nothing staged (x copied only where it needs padding or a
   // phase split) and rounding each dW element once; else fp32 on the staging's buffers (AVX-512,
   // or AVX2 with 2 x 6 tiles of 8 lanes).
-  explicit BwdwRowsSolver(RowsKernel kernel)
-      : kernel_(kernel), bf16_(kernel == RowsKernel::bf16_avx512) {}
+  explicit BwdwRowsSolver(KernelCopy kernel)
+      : kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -36,7 +36,7 @@ class BwdwRowsSolver final : public StagedSolver {
                                const WorkspaceLayout& layout, int first_scratch) const override;
 
  private:
-  RowsKernel kernel_;
+  KernelCopy kernel_;
   bool bf16_;
 };
 

@@ -111,21 +111,16 @@ void pack_filter(const RowsView& v, const T* w, Word* to) {
 }  // namespace
 
 std::string_view RowsConvSolver::id() const {
-  const bool fwd = direction_ == Direction::forward;
-  switch (kernel_) {
-    case RowsKernel::f32_avx512:
-      return fwd ? "cpu:fwd_rows:avx512" : "cpu:bwdd_rows:avx512";
-    case RowsKernel::f32_avx2:
-      return fwd ? "cpu:fwd_rows:avx2" : "cpu:bwdd_rows:avx2";
-    case RowsKernel::bf16_avx512:
-      break;
-  }
-  return fwd ? "cpu:fwd_rows:avx512_bf16" : "cpu:bwdd_rows:avx512_bf16";
+  if (direction_ == Direction::forward)
+    return by_copy<std::string_view>(kernel_, "cpu:fwd_rows:avx512", "cpu:fwd_rows:avx2",
+                                     "cpu:fwd_rows:avx512_bf16");
+  return by_copy<std::string_view>(kernel_, "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx2",
+                                   "cpu:bwdd_rows:avx512_bf16");
 }
 
 Status RowsConvSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
-  if (auto s = require_isa(kernel_ == RowsKernel::f32_avx2 ? Isa::avx2 : Isa::avx512); !s) return s;
+  if (auto s = require_isa(isa_of(kernel_)); !s) return s;
   if (p.direction != direction_)
     return not_applicable(
         direction_ == Direction::forward
@@ -210,17 +205,7 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   struct Windows;  // per-thread windows of padded input rows
   a.windows = reusable_scratch<Windows, float>(static_cast<std::size_t>(
       omp_get_max_threads() * (v.window_floats() + rows_conv::kWindowSlack)));
-  switch (kernel_) {
-    case RowsKernel::f32_avx512:
-      rows_conv::run_avx512(a);
-      break;
-    case RowsKernel::f32_avx2:
-      rows_conv::run_avx2(a);
-      break;
-    case RowsKernel::bf16_avx512:
-      rows_conv::run_bf16_avx512(a);
-      break;
-  }
+  by_copy(kernel_, &rows_conv::run_avx512, &rows_conv::run_avx2, &rows_conv::run_bf16_avx512)(a);
   return Status::ok();
 }
 

@@ -13,17 +13,16 @@
 // take anything on the staging's buffers.
 #pragma once
 
+#include "cpu/isa.hpp"  // KernelCopy
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
 
-enum class RowsKernel { f32_avx512, f32_avx2, bf16_avx512 };
-
 class RowsConvSolver final : public StagedSolver {
  public:
   // direction: forward or backward_data.
-  RowsConvSolver(Direction direction, RowsKernel kernel)
-      : direction_(direction), kernel_(kernel), bf16_(kernel == RowsKernel::bf16_avx512) {}
+  RowsConvSolver(Direction direction, KernelCopy kernel)
+      : direction_(direction), kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -35,7 +34,7 @@ class RowsConvSolver final : public StagedSolver {
 
  private:
   Direction direction_;
-  RowsKernel kernel_;
+  KernelCopy kernel_;
   bool bf16_;
 };
 
