@@ -37,7 +37,8 @@ constexpr const char* kShapes[] = {
     // width stride 3 with dilation: column phases, a tap's phase offset beyond one phase width
     "mb2ic5ih17iw40oc9oh7ow12kh3kw4sh2sw3dh1dw2ph1pw2",
     // AVX2's 8-pixel steps: rows of 12 (a whole step and 4 masked lanes), 5 output channels over
-    // 2 x 6 tiles (a 1-channel edge), 27 columns (a 3-column edge)
+    // 3 x 4 tiles (a 2-channel edge; AVX-512: 4 x 6, a 1-channel edge), 27 columns (a 3-column
+    // edge)
     "mb2ic3ih13iw12oc5oh13ow12kh3kw3ph1pw1",
 };
 

@@ -23,7 +23,7 @@ class BwdwRowsSolver final : public StagedSolver {
   // bf16_avx512: the vdpbf16ps variant (AVX512_BF16), reading and writing the caller's dense
   // channels-first bf16 tensors with nothing staged (x copied only where it needs padding or a
   // phase split) and rounding each dW element once; else fp32 on the staging's buffers (AVX-512,
-  // or AVX2 with 2 x 6 tiles of 8 lanes).
+  // or AVX2 with 3 x 4 tiles of 8 lanes).
   explicit BwdwRowsSolver(KernelCopy kernel)
       : kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
   std::string_view id() const override;

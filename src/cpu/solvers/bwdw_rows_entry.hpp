@@ -30,7 +30,7 @@ struct Args {
   float* lane_sums;
 };
 // A work item's lane sums at most: 4 x 8 register tiles of 4 x 6 vectors of 16 lanes (AVX-512;
-// AVX2's 2 x 6 vectors of 8 lanes use a sixth of it).
+// AVX2's 3 x 4 vectors of 8 lanes use an eighth of it).
 constexpr std::int64_t kLaneSumFloats = 4 * 8 * 4 * 6 * 16;
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);

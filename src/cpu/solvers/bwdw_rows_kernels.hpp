@@ -7,7 +7,7 @@
 //
 // AVX-512: a register tile of 4 output channels x 6 filter columns keeps 24 vector accumulators
 // of lane sums; a step loads 4 dy vectors and 6 x vectors (both contiguous along the output row,
-// the last of a row masked) for 24 multiply-adds (AVX2: 2 x 6, 12 accumulators in 16
+// the last of a row masked) for 24 multiply-adds (AVX2: 3 x 4, 12 accumulators in 16
 // registers). Work items are (chunk, group, 4 tiles of output channels, 8 of filter columns: 16 x
 // 48 on AVX-512); an item takes its chunk's rows in blocks of 32 steps and within a block its 32
 // tiles in turn, so the block's rows are read from memory once and by the other tiles from
