@@ -158,7 +158,7 @@ void BwdwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   layout.add(parts > 1 || bf16_ ? parts * s.dw : 0);
   layout.add(bf16_ ? (s.x_copy + 1) / 2 : s.x_copy);
   layout.add(bf16_ ? (s.dy_copy + 1) / 2 : s.dy_copy);
-  layout.add((s.valid_bytes + 3) / 4);
+  layout.add((s.valid_bytes + 7) / 8 * 2);  // whole 64-bit words: compute() clears them so
   layout.add(s.pitched ? 2 * s.taps : 0);
 }
 

@@ -2,8 +2,9 @@
 // output pixels, on channels-first x and dy:
 //   dW[k][c][t] = sum over images n and output pixels p of dy[n][k][p] * x[n][c][p@t]
 // where p@t is the input pixel tap t of p reads. Per work item, 64 (channel, tap) columns of x are
-// transposed into a [pixel][column] panel, and a 6 x 64 register tile broadcasts 6 dy rows
-// against it pixel by pixel (bwdw_gemm_kernels.hpp).
+// transposed into a [pixel][column] panel, and a register tile broadcasts 6 dy rows against it
+// pixel by pixel (6 x 64 on AVX-512; 6 x 16 on AVX2, over the panel's 64 columns in four groups;
+// bwdw_gemm_kernels.hpp).
 //  - 1x1 (ResNet's bottleneck and projection layers, 15 of its 23): x as it lies, or at a stride
 //    or padding gathered first into a dy-shaped copy (a quarter of x at stride 2).
 //  - Beyond 1x1, stride 1, 1D/2D (ResNet's stride-1 3x3 layers): x zero-padded and dy re-pitched

@@ -1,6 +1,6 @@
 // Entry points of cpu:bwdw_rows's AVX-512 and AVX2 kernel files (bwdw_rows_kernels.hpp). Plain
-// structs and pointers only: the kernel file is compiled with -mavx512f, and a library template
-// used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
+// structs and pointers only: each kernel file is compiled with its ISA's flags, and a library
+// template used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ struct Args {
   float* lane_sums;
 };
 // A work item's lane sums at most: 4 x 8 register tiles of 4 x 6 vectors of 16 lanes (AVX-512;
-// AVX2's 3 x 4 vectors of 8 lanes use an eighth of it).
+// AVX2's 3 x 4 vectors of 8 lanes use a quarter of it).
 constexpr std::int64_t kLaneSumFloats = 4 * 8 * 4 * 6 * 16;
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);

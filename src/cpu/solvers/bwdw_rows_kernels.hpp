@@ -171,11 +171,12 @@ void run(const Args& a) {
               const Step* steps = blocks[b];
               const int next = cursor.next_block(blocks[b ^ 1]);
               // The next block's dy lines (one per step and output channel) are prefetched into L1
-              // a slice per tile: the item's 16 dy rows are 16 streams that jump by a block, which
-              // the hardware prefetcher follows poorly. Measured in convguard_bench (one call per
-              // round, caches cold): 224x224 C = 3 0.71-0.91 -> 0.61-0.63 ms, batch 16 at 64x64
-              // 1.09 -> 0.83, 512x512 5.5 -> 4.2 (into L2 then); into L1 rather than L2
-              // (2026-11-28, Zen 5), batch 16 0.90 -> 0.77-0.80 ms and 512x512 3.9-4.1
+              // a slice per tile: the item's kItemK dy rows (16 on AVX-512) are as many streams
+              // that jump by a block, which the hardware prefetcher follows poorly. Measured in
+              // convguard_bench (one call per round, caches cold): 224x224 C = 3 0.71-0.91 ->
+              // 0.61-0.63 ms, batch 16 at 64x64 1.09 -> 0.83, 512x512 5.5 -> 4.2 (into L2 then);
+              // into L1 rather than L2 (2026-11-28, Zen 5), batch 16 0.90 -> 0.77-0.80 ms and
+              // 512x512 3.9-4.1
               // -> 3.75-3.86, the rest of the standard suite the same.
               const Step* ahead = blocks[b ^ 1];
               int t = 0;

@@ -5,9 +5,9 @@
 // y, input x padded by the padding. Backward-data: output dx, input dy padded by (dilated filter
 // extent - 1 - padding), the filter flipped and its channel roles swapped. The vectors run along
 // the output row, so a few channels fill every lane (a first layer's 3 dx channels: 3 x 8
-// vectors per tile) and each input load serves every channel of the tile. Measured selection
-// decides against them where a channel-vectorised family wins. Declined: stride > 1; for
-// backward-data a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
+// vectors per tile on AVX-512, 3 x 3 on AVX2) and each input load serves every channel of the tile.
+// Measured selection decides against them where a channel-vectorised family wins. Declined: stride
+// > 1; for backward-data a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
 // The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
 // with nothing staged; the fp32 ones (AVX-512, and AVX2 with tiles of half the accumulators)
 // take anything on the staging's buffers.

@@ -1,6 +1,7 @@
-// Entry points of cpu:fwd_rows's and cpu:bwdd_rows's AVX-512 kernel files (rows_conv_avx512.cpp).
-// Plain structs and pointers only: the kernel file is compiled with -mavx512f, and a library
-// template used there could be emitted as an ISA-specific weak copy (see bf16_kernels.hpp).
+// Entry points of cpu:fwd_rows's and cpu:bwdd_rows's kernel files (rows_conv_avx512.cpp,
+// rows_conv_avx2.cpp, rows_conv_bf16_avx512.cpp). Plain structs and pointers only: each kernel
+// file is compiled with its ISA's flags, and a library template used there could be emitted as an
+// ISA-specific weak copy (see bf16_kernels.hpp).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ struct Args {
   std::int64_t top[3];                 // dy pixel (od, oh, ow) is padded dy's (od + top[0], ...)
   std::int64_t window_rows, padded_w;  // a window plane: kRowsPerItem + dilated filter height - 1
   const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
-  // fp32 (run_avx512), or bf16 bits (run_bf16_avx512), for dy and dx alike.
+  // fp32 (run_avx512, run_avx2), or bf16 bits (run_bf16_avx512), for dy and dx alike.
   const void* dy;  // [n][g * kg][od][oh][ow]
   // The flipped filter as [g][ceil(cg / 6)][depth][6] 32-bit words, zero past cg: fp32 values,
   // or bf16 pairs of dy channels (k, k + 1), k's in the low half (depth counts the pairs).

@@ -204,10 +204,11 @@ Shape<P> shape_for(std::int64_t width, bool flat) {
   return rows_shape<P, MR, NV>((width + P::kLanes - 1) / P::kLanes);
 }
 // Rows flattened (flat_of) where that fills far more lanes than row-by-row tiles do: a row of iw
-// pixels fills iw of every padded_w flat lanes against iw of every 16 * ceil(iw / 16). A flat
+// pixels fills iw of every padded_w flat lanes against iw of every L * ceil(iw / L). A flat
 // vector that crosses a row end takes two or three masked stores, so it must fill 20% more lanes
 // (measured, driver, AMD Zen 5: 7x7 512 -> 512 bf16 4.9 -> 2.8 ms; 56x56 and 28x28, 10% and 7%
-// more lanes, unchanged; a 44x44 C = 3 first layer, 4% more, 40% slower).
+// more lanes, unchanged; a 44x44 C = 3 first layer, 4% more, 40% slower). L is the policy's lanes;
+// the 20% was measured on AVX-512 only and is applied to AVX2's 8 lanes as it is.
 template <class P>
 bool flattens(const Args& a) {
   constexpr int L = P::kLanes;

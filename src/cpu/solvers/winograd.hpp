@@ -1,5 +1,6 @@
 // cpu:winograd:f2x2_3x3 and cpu:winograd:f4x4_3x3 — Winograd minimal filtering (Lavin & Gray)
-// for 2D 3x3 filters, stride 1, dilation 1. Per image and group: input tiles are transformed
+// for 2D 3x3 filters, stride 1, dilation 1. Per group, in batches of up to 256 tiles that run
+// across images: input tiles are transformed
 // (B^T d B), multiplied with transformed filters (G g G^T) as alpha^2 independent BLAS GEMMs over
 // channels, and transformed back (A^T m A). Backward-data is the forward pass of dy with the
 // filters flipped and transposed (K <-> C), which needs both paddings <= 2. The transforms
