@@ -120,7 +120,7 @@ Status BwdwGemmSolver::check(const Problem& p) const {
                                      p.filter[0] != 1 || p.pad_begin[0] != 0 || p.output(0) != 1))
     return not_applicable(
         "beyond 1x1: stride 1 and 1D/2D only (cpu:bwdw_rows, cpu:bwdw, cpu:bf16_direct)");
-  if (bf16_)
+  if (bf16())
     if (auto s = check_bf16_in_place(p, "cpu:bwdw_gemm:avx512"); !s) return s;
   // A dW over 64 MiB (one chunk's partial sums), copies over 16 GiB, or a reduction so long that
   // its chunks outgrow the panel limit, is declined. Each factor is bounded first so that no
@@ -133,7 +133,7 @@ Status BwdwGemmSolver::check(const Problem& p) const {
       bounded_product({G.n, G.k(), G.oh, xs.w}, kCopyLimit) > kCopyLimit ||
       bounded_product({G.n, G.c(), G.out_spatial()}, kCopyLimit) > kCopyLimit)
     return not_applicable("its dW over 64 MiB, or its copies of x or dy over 2^32 elements");
-  const Shape s = shape_of(p, bf16_);
+  const Shape s = shape_of(p, bf16());
   if (chunk_words(G, s) * 4 * bwdw_gemm::kPanelColumns > kPanelBytesLimit)
     return not_applicable(
         fmt::format("its per-thread panel would exceed {} bytes", kPanelBytesLimit));
@@ -143,21 +143,21 @@ Status BwdwGemmSolver::check(const Problem& p) const {
 StagingSpec BwdwGemmSolver::staging(const Problem& p) const {
   // Channels-first x and dy read in place when dense (fp32 staging otherwise; beyond 1x1 x
   // zero-padded), dW written as [K][Cg][taps] (in place for such a caller). bf16 stages nothing.
-  const Shape s = shape_of(p, bf16_);
+  const Shape s = shape_of(p, bf16());
   StagingSpec spec{Order::channels_first, Order::channels_first, s.pad, false};
-  spec.stage = !bf16_;
+  spec.stage = !bf16();
   return spec;
 }
 
 void BwdwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
-  const Shape s = shape_of(p, bf16_);
+  const Shape s = shape_of(p, bf16());
   const std::int64_t parts = chunks(G, s);
   // 0: partial sums per chunk (fp32 with one chunk writes dW directly); 1: x' or padded x; 2:
   // re-pitched dy; 3: valid bits; 4: tap offsets (int64). Counted in floats, bf16 two a float.
-  layout.add(parts > 1 || bf16_ ? parts * s.dw : 0);
-  layout.add(bf16_ ? (s.x_copy + 1) / 2 : s.x_copy);
-  layout.add(bf16_ ? (s.dy_copy + 1) / 2 : s.dy_copy);
+  layout.add(parts > 1 || bf16() ? parts * s.dw : 0);
+  layout.add(bf16() ? (s.x_copy + 1) / 2 : s.x_copy);
+  layout.add(bf16() ? (s.dy_copy + 1) / 2 : s.dy_copy);
   layout.add((s.valid_bytes + 7) / 8 * 2);  // whole 64-bit words: compute() clears them so
   layout.add(s.pitched ? 2 * s.taps : 0);
 }
@@ -165,17 +165,17 @@ void BwdwGemmSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
 Status BwdwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
-  const Shape s = shape_of(p, bf16_);
+  const Shape s = shape_of(p, bf16());
   const std::int64_t parts = chunks(G, s);
-  float* partial = parts > 1 || bf16_ ? layout.get(ws, first_scratch) : t.w;
+  float* partial = parts > 1 || bf16() ? layout.get(ws, first_scratch) : t.w;
   bwdw_gemm::Args a{};
   a.n = G.n, a.g = G.g, a.kg = G.kg, a.cg = G.cg, a.taps = s.taps;
   a.plane = s.plane, a.x_plane = s.x_plane;
-  a.x = bf16_ ? t.caller->x.data : t.x;
-  a.dy = bf16_ ? t.caller->y.data : t.y;
+  a.x = bf16() ? t.caller->x.data : t.x;
+  a.dy = bf16() ? t.caller->y.data : t.y;
   float* x_copy = layout.get(ws, first_scratch + 1);
   if (s.gathers) {
-    if (bf16_)
+    if (bf16())
       gather_x(G, static_cast<const std::uint16_t*>(a.x), reinterpret_cast<std::uint16_t*>(x_copy));
     else
       gather_x(G, t.x, x_copy);
@@ -183,7 +183,7 @@ Status BwdwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   }
   if (s.pitched) {
     float* dy_copy = layout.get(ws, first_scratch + 2);
-    if (bf16_) {
+    if (bf16()) {
       auto* xc = reinterpret_cast<std::uint16_t*>(x_copy);
       pad_column_phases(static_cast<const std::uint16_t*>(a.x), sizes5(t.caller->x.desc), s.pad,
                         s.xs, 1, xc);
@@ -211,9 +211,9 @@ Status BwdwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.panels = reusable_scratch<Panels, std::uint32_t>(
       static_cast<std::size_t>(omp_get_max_threads() * a.chunk_words * bwdw_gemm::kPanelColumns));
   by_copy(kernel_, &bwdw_gemm::run_avx512, &bwdw_gemm::run_avx2, &bwdw_gemm::run_bf16_avx512)(a);
-  if (parts > 1 || bf16_)
+  if (parts > 1 || bf16())
     add_partials_in_order(partial, parts, s.dw, t.w,
-                          bf16_ ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);
+                          bf16() ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);
   return Status::ok();
 }
 

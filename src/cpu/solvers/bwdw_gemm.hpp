@@ -28,8 +28,7 @@ class BwdwGemmSolver final : public StagedSolver {
   // bf16_avx512: the vdpbf16ps variant (AVX512_BF16), reading the caller's dense channels-first
   // bf16 tensors with nothing staged and rounding each dW element once; else fp32 on the
   // staging's buffers (AVX-512, or AVX2 with 6 x 2 tiles of 8 lanes over 16 columns at a time).
-  explicit BwdwGemmSolver(KernelCopy kernel)
-      : kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
+  explicit BwdwGemmSolver(KernelCopy kernel) : kernel_(kernel) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -41,7 +40,7 @@ class BwdwGemmSolver final : public StagedSolver {
 
  private:
   KernelCopy kernel_;
-  bool bf16_;
+  bool bf16() const { return kernel_ == KernelCopy::bf16_avx512; }
 };
 
 }  // namespace convguard::cpu

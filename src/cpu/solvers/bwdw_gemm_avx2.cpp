@@ -79,8 +79,7 @@ struct F32 {
   // The first `lanes` (1 to 8) of v to out.
   static void store_first(float* out, int lanes, __m256 v) {
     if (lanes >= 8) return _mm256_storeu_ps(out, v);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    _mm256_maskstore_ps(out, _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), lane), v);
+    _mm256_maskstore_ps(out, simd::avx2_lanes(0, lanes), v);
   }
 };
 

@@ -58,7 +58,7 @@ Status BwdwRowsSolver::check(const Problem& p) const {
     return not_applicable(
         "backward-weights only (forward and backward-data: cpu:fwd_rows, cpu:bwdd_rows, "
         "cpu:nchw_gemm, cpu:implicit_gemm)");
-  if (bf16_)
+  if (bf16())
     if (auto s = check_bf16_in_place(p, "cpu:bwdw_rows:avx512"); !s) return s;
   // The padded, phase-split x (the largest scratch), each factor bounded first so that the
   // product cannot overflow.
@@ -77,7 +77,7 @@ StagingSpec BwdwRowsSolver::staging(const Problem& p) const {
   // written as [K][Cg][taps] (in place for such a caller). bf16 stages nothing: x_pad then only
   // sizes the padded copy compute() makes.
   StagingSpec spec{Order::channels_first, Order::channels_first, forward_padding(p), false};
-  spec.stage = !bf16_;
+  spec.stage = !bf16();
   return spec;
 }
 
@@ -85,11 +85,11 @@ void BwdwRowsSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   const Geometry G = detail::geometry(p);
   const std::int64_t parts = chunks(G), dw = G.g * G.kg * filter_columns(G);
   // Partial sums per chunk (fp32 with one chunk writes dW directly).
-  layout.add(parts > 1 || bf16_ ? parts * dw : 0);
+  layout.add(parts > 1 || bf16() ? parts * dw : 0);
   layout.add(2 * filter_columns(G));  // tap offsets (int64)
   const Sizes5 xs = padded(sizes5(x_desc(p)), forward_padding(p));
   const std::int64_t phased = xs.n * xs.c * G.sw * xs.d * xs.h * column_phase_width(xs, G.sw);
-  if (bf16_)
+  if (bf16())
     layout.add(copies_bf16_x(p) ? (phased + 1) / 2 : 0);
   else
     layout.add(G.sw > 1 ? phased : 0);
@@ -99,16 +99,16 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
                                const WorkspaceLayout& layout, int first_scratch) const {
   const Geometry& G = t.geo;
   const std::int64_t parts = chunks(G), columns = filter_columns(G);
-  float* partial = parts > 1 || bf16_ ? layout.get(ws, first_scratch) : t.w;
+  float* partial = parts > 1 || bf16() ? layout.get(ws, first_scratch) : t.w;
   auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
-  const void* x = bf16_ ? t.caller->x.data : t.x;
+  const void* x = bf16() ? t.caller->x.data : t.x;
   const std::int64_t q = G.sw > 1 ? column_phase_width(t.xs, G.sw) : t.xs.w;
-  if (bf16_ && copies_bf16_x(p)) {
+  if (bf16() && copies_bf16_x(p)) {
     auto* copy = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 2));
     pad_column_phases(static_cast<const std::uint16_t*>(x), sizes5(t.caller->x.desc),
                       forward_padding(p), t.xs, G.sw, copy);
     x = copy;
-  } else if (!bf16_ && G.sw > 1) {
+  } else if (!bf16() && G.sw > 1) {
     float* copy = layout.get(ws, first_scratch + 2);
     pad_column_phases(t.x, t.xs, Padding{}, t.xs, G.sw, copy);
     x = copy;
@@ -129,7 +129,7 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.od = G.od, a.oh = G.oh, a.ow = G.ow;
   a.x_group = G.cg * channel;
   a.x_step_d = G.sd * t.xs.h * q, a.x_step_h = G.sh * q;
-  a.tap_at = tap_at, a.x = x, a.dy = bf16_ ? t.caller->y.data : t.y;
+  a.tap_at = tap_at, a.x = x, a.dy = bf16() ? t.caller->y.data : t.y;
   a.rows_per_chunk = rows_per_chunk(G);
   a.partial = partial;
   struct LaneSums;  // the kernel's per-thread tile sums, aligned to 64 bytes here
@@ -137,9 +137,9 @@ Status BwdwRowsSolver::compute(const Problem& p, const StagedTensors& t, std::sp
       static_cast<std::size_t>(omp_get_max_threads() * bwdw_rows::kLaneSumFloats + 16));
   a.lane_sums = sums + (16 - reinterpret_cast<std::uintptr_t>(sums) / 4 % 16) % 16;
   by_copy(kernel_, &bwdw_rows::run_avx512, &bwdw_rows::run_avx2, &bwdw_rows::run_bf16_avx512)(a);
-  if (parts > 1 || bf16_)
+  if (parts > 1 || bf16())
     add_partials_in_order(partial, parts, G.g * G.kg * columns, t.w,
-                          bf16_ ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);
+                          bf16() ? static_cast<std::uint16_t*>(t.caller->w.data) : nullptr);
   return Status::ok();
 }
 

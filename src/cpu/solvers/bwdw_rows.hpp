@@ -24,8 +24,7 @@ class BwdwRowsSolver final : public StagedSolver {
   // channels-first bf16 tensors with nothing staged (x copied only where it needs padding or a
   // phase split) and rounding each dW element once; else fp32 on the staging's buffers (AVX-512,
   // or AVX2 with 3 x 4 tiles of 8 lanes).
-  explicit BwdwRowsSolver(KernelCopy kernel)
-      : kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
+  explicit BwdwRowsSolver(KernelCopy kernel) : kernel_(kernel) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -37,7 +36,7 @@ class BwdwRowsSolver final : public StagedSolver {
 
  private:
   KernelCopy kernel_;
-  bool bf16_;
+  bool bf16() const { return kernel_ == KernelCopy::bf16_avx512; }
 };
 
 }  // namespace convguard::cpu

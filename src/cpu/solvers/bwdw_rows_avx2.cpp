@@ -22,9 +22,7 @@ struct F32 {
   // mask: the step's first popcount(mask) pixels (StepCursor).
   static Vec load(std::uint32_t mask, const float* p) {
     if (mask == kAll) return _mm256_loadu_ps(p);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_maskload_ps(
-        p, _mm256_cmpgt_epi32(_mm256_set1_epi32(__builtin_popcount(mask)), lane));
+    return _mm256_maskload_ps(p, simd::avx2_lanes(0, __builtin_popcount(mask)));
   }
   static __m256 multiply_add(__m256 acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
   static Acc load_sums(const float* p) { return _mm256_load_ps(p); }

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "cpu/solvers/bwdw_rows_entry.hpp"
+#include "cpu/solvers/simd.hpp"
 
 namespace convguard::cpu::bwdw_rows {
 namespace {

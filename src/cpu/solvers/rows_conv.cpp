@@ -136,13 +136,13 @@ Status RowsConvSolver::check(const Problem& p) const {
             "a padding of {} beyond (filter - 1) x dilation = {} along dimension {} (dy rows no dx "
             "pixel reads)",
             p.pad_begin[d], (p.filter[d] - 1) * p.dilation[d], d));
-  if (bf16_)
+  if (bf16())
     if (auto s = check_bf16_in_place(
             p, direction_ == Direction::forward ? "cpu:fwd_rows:avx512" : "cpu:bwdd_rows:avx512");
         !s)
       return s;
   // The window's size, each factor bounded first so that the product cannot overflow.
-  const RowsView v = view_of(p, bf16_);
+  const RowsView v = view_of(p, bf16());
   const std::int64_t window =
       bounded_product({4, v.planes(), v.k[0], v.window_rows(), v.padded_w()}, kWindowBytesLimit);
   if (window > kWindowBytesLimit)
@@ -158,23 +158,23 @@ StagingSpec RowsConvSolver::staging(const Problem&) const {
   // the output written whole, the filter as [K][Cg][taps]. bf16 stages nothing: it reads and
   // writes the caller's tensors.
   StagingSpec spec{Order::channels_first, Order::channels_first, Padding{}, false};
-  spec.stage = !bf16_;
+  spec.stage = !bf16();
   return spec;
 }
 
 void RowsConvSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  const RowsView v = view_of(p, bf16_);
+  const RowsView v = view_of(p, bf16());
   layout.add(v.g * v.blocks() * v.depth() * kBlockChannels);  // filter words
   layout.add(2 * v.depth());                                  // tap offsets (int64)
 }
 
 Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                const WorkspaceLayout& layout, int first_scratch) const {
-  const RowsView v = view_of(p, bf16_);
+  const RowsView v = view_of(p, bf16());
   const bool fwd = direction_ == Direction::forward;
   float* w = layout.get(ws, first_scratch);
   auto* tap_at = reinterpret_cast<std::int64_t*>(layout.get(ws, first_scratch + 1));
-  if (bf16_)
+  if (bf16())
     pack_filter(v, static_cast<const std::uint16_t*>(t.caller->w.data),
                 reinterpret_cast<std::uint32_t*>(w));
   else
@@ -196,12 +196,12 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.window_rows = rows, a.padded_w = v.padded_w();
   a.window_planes = v.planes();
   a.stream_out =
-      streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16_ ? 2 : 4));
+      streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16() ? 2 : 4));
   a.tap_at = tap_at, a.w = w;
   const TensorView& in = fwd ? t.caller->x : t.caller->y;
   const TensorView& out = fwd ? t.caller->y : t.caller->x;
-  a.dy = bf16_ ? in.data : fwd ? t.x : t.y;
-  a.dx = bf16_ ? out.data : fwd ? t.y : t.x;
+  a.dy = bf16() ? in.data : fwd ? t.x : t.y;
+  a.dx = bf16() ? out.data : fwd ? t.y : t.x;
   struct Windows;  // per-thread windows of padded input rows
   a.windows = reusable_scratch<Windows, float>(static_cast<std::size_t>(
       omp_get_max_threads() * (v.window_floats() + rows_conv::kWindowSlack)));

@@ -21,8 +21,7 @@ namespace convguard::cpu {
 class RowsConvSolver final : public StagedSolver {
  public:
   // direction: forward or backward_data.
-  RowsConvSolver(Direction direction, KernelCopy kernel)
-      : direction_(direction), kernel_(kernel), bf16_(kernel == KernelCopy::bf16_avx512) {}
+  RowsConvSolver(Direction direction, KernelCopy kernel) : direction_(direction), kernel_(kernel) {}
   std::string_view id() const override;
   [[nodiscard]] Status check(const Problem& p) const override;
 
@@ -35,7 +34,7 @@ class RowsConvSolver final : public StagedSolver {
  private:
   Direction direction_;
   KernelCopy kernel_;
-  bool bf16_;
+  bool bf16() const { return kernel_ == KernelCopy::bf16_avx512; }
 };
 
 }  // namespace convguard::cpu

@@ -25,10 +25,7 @@ struct F32 {
   // Lanes [first, first + n) of v to to[first, first + n): vmaskps stores nothing, and faults on
   // nothing, where a lane's mask is clear.
   static void store_part(float* to, int first, int n, __m256 v) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i from_first = _mm256_cmpgt_epi32(lane, _mm256_set1_epi32(first - 1));
-    const __m256i before_end = _mm256_cmpgt_epi32(_mm256_set1_epi32(first + n), lane);
-    _mm256_maskstore_ps(to, _mm256_and_si256(from_first, before_end), v);
+    _mm256_maskstore_ps(to, simd::avx2_lanes(first, first + n), v);
   }
   // 8 outputs; non-temporal when asked and the 32 bytes are aligned (Args::stream_out).
   static void store_whole(float* to, bool stream, __m256 v) {

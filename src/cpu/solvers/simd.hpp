@@ -41,5 +41,14 @@ template <int W>
   }
 }
 
+// The mask of AVX2's masked loads and stores (vmaskmovps, vpmaskmovd) for lanes [first, end) of
+// 8: those lanes' bits set, the others clear. A clear lane is neither read nor written, and does
+// not fault, so a row's tail can be loaded or stored at its end of a buffer.
+[[gnu::always_inline]] inline __m256i avx2_lanes(int first, int end) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(first - 1)),
+                          _mm256_cmpgt_epi32(_mm256_set1_epi32(end), lane));
+}
+
 }  // namespace
 }  // namespace convguard::cpu::simd
