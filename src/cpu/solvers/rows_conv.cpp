@@ -22,13 +22,19 @@ struct RowsView {
   std::int64_t n, g, out_c, in_c;
   std::int64_t out[3], in[3];  // d, h, w
   std::int64_t k[3], dil[3];
-  std::int64_t top[3];  // input pixel (d, h, w) is the padded input's (d + top[0], ...)
-  bool flip;            // backward-data: taps flipped, filter channel roles swapped
-  bool bf16;            // window and filter words hold channel pairs
+  std::int64_t stride[3];  // forward's (backward-data: 1)
+  std::int64_t top[3];     // input pixel (d, h, w) is the padded input's (d + top[0], ...)
+  bool flip;               // backward-data: taps flipped, filter channel roles swapped
+  bool bf16;               // window and filter words hold channel pairs
   std::int64_t taps() const { return k[0] * k[1] * k[2]; }
-  std::int64_t padded_w() const { return out[2] + (k[2] - 1) * dil[2]; }
-  // Rows of a window plane: an item's output rows and the dilated filter height below them.
-  std::int64_t window_rows() const { return rows_conv::kRowsPerItem + (k[1] - 1) * dil[1]; }
+  // A column phase of a window row (rows_conv::Args): the output row and the taps' reach in it.
+  std::int64_t phase_w() const { return out[2] + (k[2] - 1) * dil[2] / stride[2]; }
+  std::int64_t padded_w() const { return stride[2] * phase_w(); }
+  // Rows of a window plane: the input rows an item's output rows read (stride apart) and the
+  // dilated filter height below the last.
+  std::int64_t window_rows() const {
+    return (rows_conv::kRowsPerItem - 1) * stride[1] + (k[1] - 1) * dil[1] + 1;
+  }
   // Window planes: input channels (fp32), or pairs of them (bf16: one 32-bit word per pixel).
   std::int64_t planes() const { return bf16 ? (in_c + 1) / 2 : in_c; }
   std::int64_t window_floats() const { return planes() * k[0] * window_rows() * padded_w(); }
@@ -44,11 +50,13 @@ RowsView view_of(const Problem& p, bool bf16) {
   v.out_c = fwd ? G.kg : G.cg, v.in_c = fwd ? G.cg : G.kg;
   const std::int64_t o[3] = {G.od, G.oh, G.ow}, i[3] = {G.id, G.ih, G.iw};
   const std::int64_t k[3] = {G.kd, G.kh, G.kw}, dil[3] = {G.dd, G.dh, G.dw};
+  const std::int64_t stride[3] = {G.sd, G.sh, G.sw};
   const std::int64_t pad[3] = {G.pd, G.ph, G.pw};
   for (int d = 0; d < 3; ++d) {
     v.out[d] = fwd ? o[d] : i[d];
     v.in[d] = fwd ? i[d] : o[d];
     v.k[d] = k[d], v.dil[d] = dil[d];
+    v.stride[d] = fwd ? stride[d] : 1;
     v.top[d] = fwd ? pad[d] : (k[d] - 1) * dil[d] - pad[d];
   }
   v.flip = !fwd;
@@ -126,9 +134,10 @@ Status RowsConvSolver::check(const Problem& p) const {
         direction_ == Direction::forward
             ? "forward only (backward-data: cpu:bwdd_rows)"
             : "backward-data only (forward: cpu:fwd_rows; weights: cpu:bwdw_rows)");
-  if (p.stride != Dims3{1, 1, 1})
+  if (direction_ == Direction::backward_data && p.stride != Dims3{1, 1, 1})
     return not_applicable(
-        "stride 1 only (strided: cpu:nchw_gemm, cpu:bf16_direct, cpu:implicit_gemm)");
+        "backward-data at stride 1 only (strided: cpu:nchw_gemm, cpu:bf16_direct, "
+        "cpu:implicit_gemm)");
   if (direction_ == Direction::backward_data)
     for (int d = 0; d < 3; ++d)
       if (p.pad_begin[d] > (p.filter[d] - 1) * p.dilation[d])
@@ -180,13 +189,14 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   else
     pack_filter(v, t.w, w);
   // Reduction row j = (input channel (pair) i2, tap kd, kh, kw): in an item's window, plane
-  // (i2, kd), kh dilated rows down, kw dilated columns along.
-  const std::int64_t rows = v.window_rows();
+  // (i2, kd), kh dilated rows down, kw dilated columns along (in its column phase).
+  const std::int64_t rows = v.window_rows(), sw = v.stride[2];
   for (std::int64_t i2 = 0, j = 0; i2 < v.planes(); ++i2)
     for (std::int64_t kd = 0; kd < v.k[0]; ++kd)
       for (std::int64_t kh = 0; kh < v.k[1]; ++kh)
         for (std::int64_t kw = 0; kw < v.k[2]; ++kw, ++j)
-          tap_at[j] = ((i2 * v.k[0] + kd) * rows + kh * v.dil[1]) * v.padded_w() + kw * v.dil[2];
+          tap_at[j] = ((i2 * v.k[0] + kd) * rows + kh * v.dil[1]) * v.padded_w() +
+                      kw * v.dil[2] % sw * v.phase_w() + kw * v.dil[2] / sw;
   rows_conv::Args a{};
   a.n = v.n, a.g = v.g, a.cg = v.out_c, a.kg = v.in_c, a.depth = v.depth();
   a.id = v.out[0], a.ih = v.out[1], a.iw = v.out[2];
@@ -194,6 +204,7 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.kd = v.k[0], a.dd = v.dil[0];
   for (int d = 0; d < 3; ++d) a.top[d] = v.top[d];
   a.window_rows = rows, a.padded_w = v.padded_w();
+  a.sd = v.stride[0], a.sh = v.stride[1], a.sw = sw, a.phase_w = v.phase_w();
   a.window_planes = v.planes();
   a.stream_out =
       streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16() ? 2 : 4));
@@ -203,8 +214,8 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.dy = bf16() ? in.data : fwd ? t.x : t.y;
   a.dx = bf16() ? out.data : fwd ? t.y : t.x;
   struct Windows;  // per-thread windows of padded input rows
-  a.windows = reusable_scratch<Windows, float>(static_cast<std::size_t>(
-      omp_get_max_threads() * (v.window_floats() + rows_conv::kWindowSlack)));
+  a.windows = reusable_scratch<Windows, float>(
+      static_cast<std::size_t>(omp_get_max_threads() * a.thread_words()));
   by_copy(kernel_, &rows_conv::run_avx512, &rows_conv::run_avx2, &rows_conv::run_bf16_avx512)(a);
   return Status::ok();
 }

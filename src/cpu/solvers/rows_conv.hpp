@@ -1,13 +1,15 @@
-// cpu:fwd_rows:{avx512,avx2,avx512_bf16} and cpu:bwdd_rows:{...} — stride-1 forward
-// and backward-data as dot products along output rows, on channels-first tensors. Both are one
+// cpu:fwd_rows:{avx512,avx2,avx512_bf16} and cpu:bwdd_rows:{...} — forward (any stride) and
+// stride-1 backward-data as dot products along output rows, on channels-first tensors. Both are one
 // computation (rows_conv_kernels.hpp): an output row of a block of output channels is a sum over
 // (input channel, tap) of a filter value times a run of the zero-padded input. Forward: output
 // y, input x padded by the padding. Backward-data: output dx, input dy padded by (dilated filter
 // extent - 1 - padding), the filter flipped and its channel roles swapped. The vectors run along
 // the output row, so a few channels fill every lane (a first layer's 3 dx channels: 3 x 8
 // vectors per tile on AVX-512, 3 x 3 on AVX2) and each input load serves every channel of the tile.
-// Measured selection decides against them where a channel-vectorised family wins. Declined: stride
-// > 1; for backward-data a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
+// A forward stride splits each windowed input row into column phases (rows_conv_entry.hpp), so a
+// strided first layer (7 x 7, stride 2) runs the same tiles. Measured selection decides against
+// them where a channel-vectorised family wins. Declined: backward-data at stride > 1, or with a
+// padding beyond the dilated filter's extent (dy rows no dx pixel reads).
 // The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
 // with nothing staged; the fp32 ones (AVX-512, and AVX2 with tiles of half the accumulators)
 // take anything on the staging's buffers.

@@ -8,6 +8,10 @@
 
 namespace convguard::cpu::rows_conv {
 
+// Words past a window that vector reads beyond its last row may touch: since every tile computes
+// only vectors it stores, at most 15 (a flat or row tile's last vector); 8 vectors kept as margin.
+constexpr std::int64_t kWindowSlack = 8 * 16;
+
 // In backward-data's names (forward maps onto them: its y is "dx", its x "dy", the filter not
 // flipped; rows_conv.cpp). Stride-1 backward-data as a forward pass over dy, zero-padded so that
 // every input pixel's window lies inside it, with the filter flipped and its channel roles swapped:
@@ -18,12 +22,19 @@ namespace convguard::cpu::rows_conv {
 // part its rows read into a per-thread window (kg x kd planes x window_rows x padded width, in
 // L2), so dy is read from memory about once and no padded copy goes through memory.
 struct Args {
-  std::int64_t n, g, cg, kg, depth;    // images, groups, channels per group (dx, dy), kg x taps
-  std::int64_t id, ih, iw;             // dx sizes
-  std::int64_t od, oh, ow;             // dy sizes
-  std::int64_t kd, dd;                 // filter depth and its dilation: the window's planes
-  std::int64_t top[3];                 // dy pixel (od, oh, ow) is padded dy's (od + top[0], ...)
-  std::int64_t window_rows, padded_w;  // a window plane: kRowsPerItem + dilated filter height - 1
+  std::int64_t n, g, cg, kg, depth;  // images, groups, channels per group (dx, dy), kg x taps
+  std::int64_t id, ih, iw;           // dx sizes
+  std::int64_t od, oh, ow;           // dy sizes
+  std::int64_t kd, dd;               // filter depth and its dilation: the window's planes
+  std::int64_t top[3];               // dy pixel (od, oh, ow) is padded dy's (od + top[0], ...)
+  // A window plane: window_rows rows of padded_w words. Stride 1: kRowsPerItem + dilated filter
+  // height - 1 rows, each a padded dy row. Forward with strides (sd, sh, sw): dx row r of an item
+  // reads window rows from r * sh, and a window row holds sw column phases of phase_w words each,
+  // word t of phase p being padded column t * sw + p, so that the pixels a tap reads for
+  // consecutive dx columns are consecutive words (tap kw: phase kw * dw % sw, from word kw * dw /
+  // sw) and the tiles run as at stride 1. Backward-data: strides 1 (check()).
+  std::int64_t window_rows, padded_w;
+  std::int64_t sd, sh, sw, phase_w;
   const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
   // fp32 (run_avx512, run_avx2), or bf16 bits (run_bf16_avx512), for dy and dx alike.
   const void* dy;  // [n][g * kg][od][oh][ow]
@@ -31,10 +42,17 @@ struct Args {
   // or bf16 pairs of dy channels (k, k + 1), k's in the low half (depth counts the pairs).
   const void* w;
   void* dx;  // [n][g][cg][id][ih][iw], every element written
-  // Per thread (omp_get_max_threads()): window_floats() + kWindowSlack 32-bit words, a window
-  // word being an fp32 dy value or a bf16 pair of dy channels.
+  // Per thread (omp_get_max_threads()): thread_words() 32-bit words, a window word being an fp32
+  // dy value or a bf16 pair of dy channels.
   float* windows;
   std::int64_t window_floats() const { return window_planes * kd * window_rows * padded_w; }
+  // Window words between an item's consecutive dx rows.
+  std::int64_t row_step() const { return sh * padded_w; }
+  // A thread's part of `windows`: its window, the slack, and with column phases a padded row in
+  // input order that fill_window splits into them.
+  std::int64_t thread_words() const {
+    return window_floats() + kWindowSlack + (sw > 1 ? padded_w : 0);
+  }
   std::int64_t window_planes;  // kg (fp32) or ceil(kg / 2) (bf16 pairs)
   // Whole aligned vectors are stored non-temporally (staged_solver.hpp: streams_output).
   bool stream_out;
@@ -44,9 +62,6 @@ constexpr int kBlockChannels = 6;
 // dx rows a work item computes (a multiple of no tile's row count but 1, 2, 4, 8: others end an
 // item with a short tile whose missing rows are not stored).
 constexpr int kRowsPerItem = 8;
-// Words past a window that vector reads beyond its last row may touch: since every tile computes
-// only vectors it stores, at most 15 (a flat or row tile's last vector); 8 vectors kept as margin.
-constexpr std::int64_t kWindowSlack = 8 * 16;
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);

@@ -89,7 +89,8 @@ void tile(const Args& a, const typename P::Word* dy, const typename P::Word* w, 
 #pragma GCC unroll 8
     for (int v = 0; v < R * V; ++v) acc[m][v] = P::zero();
   std::int64_t row_at[R];
-  for (int i = 0; i < R; ++i) row_at[i] = Flat ? at0 : (i < rows ? i : rows - 1) * a.padded_w + at0;
+  for (int i = 0; i < R; ++i)
+    row_at[i] = Flat ? at0 : (i < rows ? i : rows - 1) * a.row_step() + at0;
   for (std::int64_t j = 0; j < a.depth; ++j) {
     const typename P::Word* tap = dy + a.tap_at[j];
     const typename P::Word* wj = w + j * kBlockChannels;
@@ -212,6 +213,7 @@ Shape<P> shape_for(std::int64_t width, bool flat) {
 template <class P>
 bool flattens(const Args& a) {
   constexpr int L = P::kLanes;
+  if (a.sh > 1 || a.sw > 1) return false;  // an item's rows are then no run of window words
   const double by_row = static_cast<double>(a.iw) / static_cast<double>((a.iw + L - 1) / L * L);
   const double flat = static_cast<double>(a.iw) / static_cast<double>(a.padded_w);
   return a.padded_w >= a.iw && flat > 1.2 * by_row;
@@ -235,15 +237,26 @@ Shape<P> shape_for(int mr, std::int64_t width, bool flat) {
   }
 }
 
-// The padded dy rows that dx rows [h0, h0 + kRowsPerItem) of depth slice d read, for every k of
-// group grp of image n: plane (k, kd'), row wr is padded dy's plane d + kd' * dd, row h0 + wr.
+// Input row positions [0, count) of the dy channels `from` (P::kPerWord of them, bf16 pairs) into
+// a padded row of a.padded_w words: `left` words of zeros, the row, zeros to the end. The input's
+// columns land at [left, left + copy): a begin padding wider than the row (forward) leaves
+// nothing, and an end padding below zero (forward) cuts the input's last columns.
 template <class P>
-void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
-                 typename P::Word* window) {
-  // The input's columns land at [left, left + copy): a begin padding wider than the row (forward)
-  // leaves nothing, and an end padding below zero (forward) cuts the input's last columns.
+void pad_row(const Args& a, const typename P::T* const* from, typename P::Word* to) {
   const std::int64_t pitch = a.padded_w, left = a.top[2] < pitch ? a.top[2] : pitch;
   const std::int64_t room = pitch - left, copy = a.ow < room ? a.ow : room;
+  std::memset(to, 0, sizeof(*to) * left);
+  P::interleave(from, copy, to + left);
+  std::memset(to + left + copy, 0, sizeof(*to) * (pitch - left - copy));
+}
+
+// The padded dy rows that dx rows [h0, h0 + kRowsPerItem) of depth slice d read, for every k of
+// group grp of image n: plane (k, kd'), row wr is padded dy's plane d * sd + kd' * dd, row h0 * sh
+// + wr; with column phases (sw > 1) each row is padded in `row` first, then split into them.
+template <class P>
+void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
+                 typename P::Word* window, typename P::Word* row) {
+  const std::int64_t pitch = a.padded_w;
   const auto* dy = static_cast<const typename P::T*>(a.dy);
   // Window planes of P::kPerWord dy channels each (bf16: a channel pair per 32-bit word).
   const std::int64_t planes = (a.kg + P::kPerWord - 1) / P::kPerWord;
@@ -251,7 +264,7 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
     for (std::int64_t kd = 0; kd < a.kd; ++kd)
       for (std::int64_t wr = 0; wr < a.window_rows; ++wr) {
         typename P::Word* to = window + ((k2 * a.kd + kd) * a.window_rows + wr) * pitch;
-        const std::int64_t od = d + kd * a.dd - a.top[0], oh = h0 + wr - a.top[1];
+        const std::int64_t od = d * a.sd + kd * a.dd - a.top[0], oh = h0 * a.sh + wr - a.top[1];
         if (od < 0 || od >= a.od || oh < 0 || oh >= a.oh) {
           std::memset(to, 0, sizeof(*to) * pitch);
           continue;
@@ -263,9 +276,13 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
                         ? dy + (((n * a.g + grp) * a.kg + k) * a.od + od) * a.oh * a.ow + oh * a.ow
                         : nullptr;
         }
-        std::memset(to, 0, sizeof(*to) * left);
-        P::interleave(from, copy, to + left);
-        std::memset(to + left + copy, 0, sizeof(*to) * (pitch - left - copy));
+        if (a.sw == 1) {
+          pad_row<P>(a, from, to);
+          continue;
+        }
+        pad_row<P>(a, from, row);
+        for (std::int64_t p = 0; p < a.sw; ++p)
+          for (std::int64_t t = 0; t < a.phase_w; ++t) to[p * a.phase_w + t] = row[t * a.sw + p];
       }
   // The slack that vector reads past the last row touch (lanes never stored), zeroed so that
   // nothing reads memory the solver did not write.
@@ -280,14 +297,15 @@ void run(const Args& a) {
   const bool flat = flattens<P>(a);
 #pragma omp parallel
   {
-    auto* window = reinterpret_cast<typename P::Word*>(a.windows) +
-                   omp_get_thread_num() * (a.window_floats() + kWindowSlack);
+    auto* window =
+        reinterpret_cast<typename P::Word*>(a.windows) + omp_get_thread_num() * a.thread_words();
+    auto* row = window + a.window_floats() + kWindowSlack;  // with column phases
 #pragma omp for collapse(3) schedule(dynamic)
     for (std::int64_t n = 0; n < a.n; ++n)
       for (std::int64_t grp = 0; grp < a.g; ++grp)
         for (std::int64_t item = 0; item < a.id * row_groups; ++item) {
           const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
-          fill_window<P>(a, n, grp, d, h0, window);
+          fill_window<P>(a, n, grp, d, h0, window, row);
           // The item's last row (its window holds these rows' inputs and no more).
           const std::int64_t h_end = h0 + kRowsPerItem < a.ih ? h0 + kRowsPerItem : a.ih;
           for (std::int64_t b = 0; b < blocks; ++b) {
@@ -301,7 +319,7 @@ void run(const Args& a) {
               const int rows = static_cast<int>(h_end - h < shape.rows ? h_end - h : shape.rows);
               auto* dx = static_cast<typename P::T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane +
                          (d * a.ih + h) * a.iw;
-              shape.fn(a, window + (h - h0) * a.padded_w, w, dx, plane, rows);
+              shape.fn(a, window + (h - h0) * a.row_step(), w, dx, plane, rows);
             }
           }
         }
