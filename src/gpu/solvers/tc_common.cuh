@@ -187,9 +187,20 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t* r, const void* 
                : "r"(smem_addr(p)));
 }
 
+// A split's reduction pass launched to overlap its first kernel's end (launch_reduce_splits'
+// `overlap`, programmatic dependent launch, compute capability 9.0): its blocks may be placed while
+// the first kernel's last blocks still run, and each waits here until that kernel has ended and
+// its writes are visible. A no-op in a kernel launched plainly, and on older devices.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // Split-K: y = sum over splits of the partial sums, in the output type.
 template <typename T>
 __global__ void reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+  wait_for_previous_grid();
   for (std::int64_t i = global_thread(); i < elements; i += grid_threads()) {
     float v = 0;
     for (int z = 0; z < splits; ++z) v += partial[z * elements + i];
@@ -212,6 +223,7 @@ __global__ void __launch_bounds__(256)
     reduce_splits4(const float* partial, T* y, std::int64_t quads, int splits) {
   constexpr int kPer = 256 / kGroups;  // quads a block
   __shared__ float4 sums[kGroups > 1 ? kGroups - 1 : 1][kPer];
+  wait_for_previous_grid();
   const float4* p = reinterpret_cast<const float4*>(partial);
   const int g = static_cast<int>(threadIdx.x) / kPer, q = static_cast<int>(threadIdx.x) % kPer;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kPer + q;
@@ -239,16 +251,48 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// `kernel` over `blocks` blocks of 256 threads on the default stream; with `overlap`, as a
+// programmatic dependent launch (wait_for_previous_grid), and plainly where the runtime refuses
+// that (its error cleared: not the next check's).
+// Only a grid of at least half as many blocks as the device has SMs overlaps: launched while the
+// first kernel's blocks hold most SMs' shared memory, a pass's blocks go to the few SMs free, as
+// many on each as fit (the H200, backward-weights b32 res2a_branch2a: 32 blocks, 7% slower than
+// plainly, twice; grids of 128 blocks and more 1-11% faster; docs/gpu/2026-11-30-session21).
+// CONVGUARD_REDUCE_PLAIN=1 launches every such pass plainly, for measuring.
+inline int env_int(const char* name, int lo, int hi);
+inline int sm_count();
+template <typename... Params, typename... Values>
+void launch_256(bool overlap, void (*kernel)(Params...), unsigned blocks, Values... values) {
+  static const bool plain = env_int("CONVGUARD_REDUCE_PLAIN", 1, 1) == 1;
+  if (overlap && !plain && 2 * static_cast<std::int64_t>(blocks) >= sm_count()) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks), cfg.blockDim = dim3(256);
+    cudaLaunchAttribute attr[1]{};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, kernel, values...) == cudaSuccess) return;
+    (void)cudaGetLastError();
+  }
+  kernel<<<blocks, 256>>>(values...);
+}
+
 // Split-K's second pass on the default stream: y = the splits' partial sums [split][elements],
 // added in a fixed order (deterministic: no atomics), 4 elements per load where the count and the
-// pointers allow (reduce_splits4: 8 groups of splits above 8 splits, else one).
+// pointers allow (reduce_splits4: 8 groups of splits above 8 splits, else one). overlap: the
+// first pass is a Hopper kernel that calls wg::allow_dependents, so this one may be launched as a
+// programmatic dependent (launch_256), its blocks placed while that one's last blocks run instead
+// of after a launch gap (ncu on the H200: this pass takes 2.6-3.5 us after 13-28 us
+// backward-weights kernels; overlapped, those layers ran 1-11% faster, forward b32's split res5
+// 3x3 layers 7%).
 template <typename T>
-void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int splits) {
+void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int splits,
+                          bool overlap = false) {
   const bool quads = elements % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(y) % (4 * sizeof(T)) == 0;
   if (!quads) {
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
-    reduce_splits<<<blocks, 256>>>(partial, y, elements, splits);
+    launch_256(overlap, reduce_splits<T>, blocks, partial, y, elements, splits);
     return;
   }
   const std::int64_t items = elements / 4;
@@ -257,7 +301,8 @@ void launch_reduce_splits(const float* partial, T* y, std::int64_t elements, int
     // (A grid of 2^31 - 1 blocks covers 2^36 quads: far past any workspace the plans ask for.)
     const auto blocks = static_cast<unsigned>(
         std::min<std::int64_t>((items + kPer - 1) / kPer, std::int64_t{0x7fffffff}));
-    reduce_splits4<T, decltype(groups)::value><<<blocks, 256>>>(partial, y, items, splits);
+    launch_256(overlap, reduce_splits4<T, decltype(groups)::value>, blocks, partial, y, items,
+               splits);
   };
   if (splits > 8)
     launch(std::integral_constant<int, 8>{});

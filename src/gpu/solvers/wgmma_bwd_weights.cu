@@ -154,6 +154,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     cluster_epilogue<T>(a, acc, smem, m0, n0, tid);
   else
     store_tile<T, kSplit>(a, acc, m0, n0, tid);
+  wg::allow_dependents();  // the splits' reduction pass, if any (launch below)
 
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
@@ -464,7 +465,7 @@ Status launch(const Args& a, const BwdwPlan& pl) {
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
-                             static_cast<std::int64_t>(a.k) * a.cols, pl.planes);
+                             static_cast<std::int64_t>(a.k) * a.cols, pl.planes, true);
   return check_launch("gpu:wgmma_bwd_weights launch");
 }
 

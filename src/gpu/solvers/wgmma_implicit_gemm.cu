@@ -223,11 +223,13 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
   if (!kRagged && a.k % kVec == 0) {
     __syncthreads();  // every warpgroup's wgmma has finished reading the stages
     const auto sync = [] { __syncthreads(); };
-    if constexpr (kSplit)
+    if constexpr (kSplit) {
       store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, smem, m0, n0, m_all, a.k, pixel,
                            tid, sync);
-    else
+      wg::allow_dependents();  // the splits' reduction pass (launch below)
+    } else {
       store_staged<BM, BN>(y, acc, smem, m0, n0, m_all, a.k, pixel, tid, sync);
+    }
     return;
   }
 #pragma unroll
@@ -250,6 +252,7 @@ __device__ __forceinline__ void forward_body(const WgArgs& a) {
           tc::store_result(y, partial, plane, off, v0, v1);
       }
     }
+  if constexpr (kSplit) wg::allow_dependents();  // the splits' reduction pass (launch below)
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
 #endif
@@ -491,7 +494,7 @@ Status launch(const WgPlan& pl, WgArgs a) {
   if (!st) return st;
   if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,
-                             pl.used);
+                             pl.used, true);
   return check_launch("gpu:wgmma_implicit_gemm launch");
 }
 

@@ -102,6 +102,19 @@ __device__ __forceinline__ unsigned cluster_size() {
   asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
   return n;
 }
+// Programmatic dependent launch: lets the stream's next kernel, when it was launched with
+// cudaLaunchAttributeProgrammaticStreamSerialization (a split's reduction pass,
+// tc::launch_reduce_splits), place its blocks once every block of this grid has called this or
+// ended, instead of after this grid ends; they wait for this grid's completion and writes
+// (tc::wait_for_previous_grid) before reading anything. No effect on a next kernel launched plainly.
+// The split kernels call it once a block's tile is stored. Called at their start instead, the
+// pass's blocks went early onto the few SMs the kernel left free, as many on each as fit: on the
+// H200, backward-weights b32 res2a_branch2a ran 7% and res3a_branch1 4% slower than with plain
+// launches, where at the tile's end every split layer ran 0-10% faster
+// (docs/gpu/2026-11-30-session21, calls 4 and 6).
+__device__ __forceinline__ void allow_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
                    : "memory");

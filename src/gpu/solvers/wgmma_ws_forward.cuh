@@ -601,6 +601,9 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
         a, g, staging, base, full, empty, tiles, maps_a.y);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
+  // The splits' reduction pass, once the tile is out (not by the producers, done before).
+  if constexpr (kSplit)
+    if (kCluster || threadIdx.x >= 128) wg::allow_dependents();
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
   (void)maps_a, (void)map_b;
