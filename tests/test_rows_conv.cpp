@@ -7,8 +7,9 @@
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
 // verified against the fp64 reference. Also the bf16 variant on random dense problems.
-// Forward strides (column phases). Also: the declines (backward-data's stride, padding beyond the
-// filter's extent), with their reasons, and the same bits on every thread count.
+// Forward strides (column phases). Also: the declines (backward-data's stride, a forward stride
+// beyond the dilated filter, padding beyond the filter's extent), with their reasons, and the same
+// bits on every thread count.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -57,15 +58,16 @@ constexpr const char* kShapes[] = {
     "mb1ic4ih5iw17oc12oh5ow17kh3kw3ph1pw1",
     // Forward strides (column phases; backward-data declines them): the 7 x 7 stride-2 first
     // layer, a 3 x 3 stride 2 on odd sizes, stride 3 with dilation and asymmetric padding, a stride
-    // along one axis only (each way), a 1 x 1 stride 2, a stride beyond the filter (input columns
-    // no tap reads), 1D, 3D with every axis strided, and the first layer at 224 (14 vectors).
+    // along one axis only (each way), a 2 x 2 stride 2, a dilated 2 x 2 as wide as its stride 4
+    // (column phases no tap reads), 1D, 3D with every axis strided, and the first layer at 224
+    // (14 vectors).
     "mb1ic3ih30iw30oc8oh15ow15kh7kw7sh2sw2ph3pw3",
     "mb2ic5ih13iw17oc7oh7ow9kh3kw3sh2sw2ph1pw1",
     "mb1ic5ih17iw23oc7oh6ow8kh3kw4sh3sw3ph1pw2dh2dw1",
     "mb1ic4ih9iw20oc6oh9ow10kh3kw3sh1sw2ph1pw1",
     "mb1ic4ih12iw11oc6oh6ow11kh3kw3sh2sw1ph1pw1",
-    "mb2ic6ih14iw14oc9oh7ow7kh1kw1sh2sw2",
-    "mb1ic3ih20iw20oc5oh5ow5kh2kw2sh4sw4ph0pw0",
+    "mb2ic6ih14iw14oc9oh7ow7kh2kw2sh2sw2",
+    "mb1ic3ih20iw20oc5oh5ow5kh2kw2sh4sw4dh2dw2ph0pw0",
     "mb2ic3iw37oc5ow19kw5sw2pw2",
     "g2mb1ic6id9ih11iw13oc8od4oh5ow4kd3kh3kw3sd2sh2sw3pd1ph1pw1",
     "mb1ic3ih224oc16oh112kh7sh2ph3",
@@ -149,6 +151,9 @@ TEST(RowsConv, DeclinesWithItsReasons) {
        "beyond (filter - 1) x dilation"},
       {"cpu:bwdd_rows:avx512", "mb1ic3ih9oc4oh9kh3ph1", "backward-data only"},
       {"cpu:bwdd_rows:avx2", "--dir=BWD_D mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+      {"cpu:fwd_rows:avx2", "mb2ic6ih14iw14oc9oh7ow7kh1kw1sh2sw2", "beyond the dilated filter"},
+      {"cpu:fwd_rows:avx512", "mb1ic3ih20iw20oc5oh5ow5kh2kw2sh4sw4ph0pw0",
+       "beyond the dilated filter"},
       {"cpu:bwdd_rows:avx2", "--dir=BWD_D mb1ic3ih9oc4oh13kh3ph3",
        "beyond (filter - 1) x dilation"},
       {"cpu:fwd_rows:avx512", "--dir=BWD_D mb1ic3ih9oc4oh9kh3ph1", "forward only"},

@@ -8,8 +8,9 @@
 // vectors per tile on AVX-512, 3 x 3 on AVX2) and each input load serves every channel of the tile.
 // A forward stride splits each windowed input row into column phases (rows_conv_entry.hpp), so a
 // strided first layer (7 x 7, stride 2) runs the same tiles. Measured selection decides against
-// them where a channel-vectorised family wins. Declined: backward-data at stride > 1, or with a
-// padding beyond the dilated filter's extent (dy rows no dx pixel reads).
+// them where a channel-vectorised family wins. Declined: a forward stride beyond the dilated
+// filter's extent (a 1 x 1 stride 2: rows and phases no tap reads); backward-data at stride > 1,
+// or with a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
 // The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
 // with nothing staged; the fp32 ones (AVX-512, and AVX2 with tiles of half the accumulators)
 // take anything on the staging's buffers.

@@ -12,8 +12,9 @@
 // A register tile of MR dx channels x NV vectors of kLanes pixels along dx rows (AVX-512: 3 x 8
 // for a first layer's 3 channels, 6 x 4 from 6 channels up: 24 accumulators) runs the whole
 // reduction: per
-// reduction row j it loads NV dy vectors (contiguous in the padded dy row) and broadcasts MR
-// filter words. Reads may run past a window row (into the next one, or the window's slack):
+// reduction row j it loads NV dy vectors (contiguous in the padded dy row, or with a forward
+// stride in its column phase) and broadcasts MR filter words. Reads may run past a window row or
+// phase (into the next one, or the window's slack):
 // those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
 // group, depth slice, 8 dx rows): an item copies the padded dy rows its dx rows read into its
 // thread's window, then runs every channel block over them. Each dx element is one tile's, so

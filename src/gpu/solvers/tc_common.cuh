@@ -253,7 +253,8 @@ __global__ void __launch_bounds__(256)
 
 // `kernel` over `blocks` blocks of 256 threads on the default stream; with `overlap`, as a
 // programmatic dependent launch (wait_for_previous_grid), and plainly where the runtime refuses
-// that (its error cleared: not the next check's).
+// that (the refusal's error cleared; tried only when no earlier error is pending, so that clearing
+// cannot hide one: the callers check the first kernel's launch before this).
 // Only a grid of at least half as many blocks as the device has SMs overlaps: launched while the
 // first kernel's blocks hold most SMs' shared memory, a pass's blocks go to the few SMs free, as
 // many on each as fit (the H200, backward-weights b32 res2a_branch2a: 32 blocks, 7% slower than
@@ -263,8 +264,9 @@ inline int env_int(const char* name, int lo, int hi);
 inline int sm_count();
 template <typename... Params, typename... Values>
 void launch_256(bool overlap, void (*kernel)(Params...), unsigned blocks, Values... values) {
-  static const bool plain = env_int("CONVGUARD_REDUCE_PLAIN", 1, 1) == 1;
-  if (overlap && !plain && 2 * static_cast<std::int64_t>(blocks) >= sm_count()) {
+  static const bool plain = env_int("CONVGUARD_REDUCE_PLAIN", 0, 1) == 1;
+  if (overlap && !plain && 2 * static_cast<std::int64_t>(blocks) >= sm_count() &&
+      cudaPeekAtLastError() == cudaSuccess) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(blocks), cfg.blockDim = dim3(256);
     cudaLaunchAttribute attr[1]{};

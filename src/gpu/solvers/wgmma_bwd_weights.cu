@@ -154,7 +154,9 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     cluster_epilogue<T>(a, acc, smem, m0, n0, tid);
   else
     store_tile<T, kSplit>(a, acc, m0, n0, tid);
-  wg::allow_dependents();  // the splits' reduction pass, if any (launch below)
+  // The splits' reduction pass, if one follows (launch below; no barrier first: the block's first
+  // thread here triggers it, which is safe, the pass waiting for the whole grid's writes).
+  wg::allow_dependents();
 
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
@@ -463,9 +465,12 @@ Status launch(const Args& a, const BwdwPlan& pl) {
               : a.partial    ? launch_loader<T, true, false>(a, pl)
                              : launch_loader<T, false, false>(a, pl);
   if (!st) return st;
-  if (a.partial)
+  if (a.partial) {
+    // The split kernel's own launch error first: never masked by the pass's launch.
+    if (auto launched = check_launch("gpu:wgmma_bwd_weights launch"); !launched) return launched;
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
                              static_cast<std::int64_t>(a.k) * a.cols, pl.planes, true);
+  }
   return check_launch("gpu:wgmma_bwd_weights launch");
 }
 

@@ -161,8 +161,8 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     cluster_epilogue<T, kTmaThreads, BN>(a, acc, smem, t.m0, t.n0, ctid);
   else if (ctid >= 0)
     store_tile<T, kSplit, BN>(a, acc, t.m0, t.n0, ctid);
-  // The splits' reduction pass, if any, once the tile is out (not by the producer's idle warps,
-  // which get here first).
+  // The splits' reduction pass, if one follows, once the consumers have issued the tile's stores
+  // (not by the producer's idle warps, which get here first).
   if (kCluster || ctid >= 0) wg::allow_dependents();
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)

@@ -107,7 +107,8 @@ __device__ __forceinline__ unsigned cluster_size() {
 // tc::launch_reduce_splits), place its blocks once every block of this grid has called this or
 // ended, instead of after this grid ends; they wait for this grid's completion and writes
 // (tc::wait_for_previous_grid) before reading anything. No effect on a next kernel launched plainly.
-// The split kernels call it once a block's tile is stored. Called at their start instead, the
+// The split kernels call it once a block has issued its tile's stores (its first thread there
+// triggers the block; the pass's wait covers every write). Called at their start instead, the
 // pass's blocks went early onto the few SMs the kernel left free, as many on each as fit: on the
 // H200, backward-weights b32 res2a_branch2a ran 7% and res3a_branch1 4% slower than with plain
 // launches, where at the tile's end every split layer ran 0-10% faster

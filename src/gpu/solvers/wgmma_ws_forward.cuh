@@ -601,7 +601,8 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
         a, g, staging, base, full, empty, tiles, maps_a.y);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
-  // The splits' reduction pass, once the tile is out (not by the producers, done before).
+  // The splits' reduction pass, once the consumers have issued the tile's stores (not by the
+  // producers, done before).
   if constexpr (kSplit)
     if (kCluster || threadIdx.x >= 128) wg::allow_dependents();
 #else
