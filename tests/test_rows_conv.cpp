@@ -180,12 +180,14 @@ TEST(RowsConv, DeclinesWithItsReasons) {
 }
 
 // The same bits on every thread count, flattened rows and per-row tiles alike, including outputs
-// over 4 MiB (non-temporal stores in the flat path's whole vectors): work items follow the thread
-// count, each output's sum must not.
+// over 4 MiB (non-temporal stores in the flat path's whole vectors), and forward at stride 2
+// (column phases; backward-data declines it): work items follow the thread count, each output's
+// sum must not.
 TEST(RowsConv, SameBitsOnEveryThreadCount) {
-  for (const char* text : {"mb16ic16ih33iw33oc64oh33ow33kh3kw3ph1pw1",  // flat, 4.5 MB out
-                           "mb2ic8ih20iw64oc13oh20ow64kh3kw3ph1pw1",    // per row
-                           "mb3ic5ih7iw7oc9oh7ow7kh3kw3ph1pw1"})        // flat, narrow
+  for (const char* text : {"mb16ic16ih33iw33oc64oh33ow33kh3kw3ph1pw1",       // flat, 4.5 MB out
+                           "mb2ic8ih20iw64oc13oh20ow64kh3kw3ph1pw1",         // per row
+                           "mb3ic5ih7iw7oc9oh7ow7kh3kw3ph1pw1",              // flat, narrow
+                           "mb2ic8ih40iw64oc13oh20ow32kh3kw3sh2sw2ph1pw1"})  // column phases
     for (const char* id :
          {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2",
           "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16", "cpu:bwdd_rows:avx2"}) {
@@ -195,17 +197,9 @@ TEST(RowsConv, SameBitsOnEveryThreadCount) {
       ASSERT_TRUE(p.is_ok()) << text;
       p->direction = std::string(id).starts_with("cpu:fwd_rows") ? Direction::forward
                                                                  : Direction::backward_data;
+      if (p->direction == Direction::backward_data && p->stride != Dims3{1, 1, 1}) continue;
       if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
       convguard::testing::expect_same_bits_on_every_thread_count(*s, *p,
                                                                  std::string(id) + " " + text);
     }
-  // Forward at stride 2 (column phases).
-  for (const char* id : {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2"}) {
-    const Solver* s = find_solver(id);
-    ASSERT_NE(s, nullptr);
-    auto p = parse_problem("mb2ic8ih40iw64oc13oh20ow32kh3kw3sh2sw2ph1pw1");
-    ASSERT_TRUE(p.is_ok());
-    if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
-    convguard::testing::expect_same_bits_on_every_thread_count(*s, *p, std::string(id) + " s2");
-  }
 }

@@ -213,7 +213,7 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.kd = v.k[0], a.dd = v.dil[0];
   for (int d = 0; d < 3; ++d) a.top[d] = v.top[d];
   a.window_rows = rows, a.padded_w = v.padded_w();
-  a.sd = v.stride[0], a.sh = v.stride[1], a.sw = sw, a.phase_w = v.phase_w();
+  a.sd = v.stride[0], a.sh = v.stride[1], a.sw = sw;
   a.window_planes = v.planes();
   a.stream_out =
       streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16() ? 2 : 4));

@@ -34,7 +34,7 @@ struct Args {
   // consecutive dx columns are consecutive words (tap kw: phase kw * dw % sw, from word kw * dw /
   // sw) and the tiles run as at stride 1. Backward-data: strides 1 (check()).
   std::int64_t window_rows, padded_w;
-  std::int64_t sd, sh, sw, phase_w;
+  std::int64_t sd, sh, sw;
   const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
   // fp32 (run_avx512, run_avx2), or bf16 bits (run_bf16_avx512), for dy and dx alike.
   const void* dy;  // [n][g * kg][od][oh][ow]
@@ -46,6 +46,7 @@ struct Args {
   // dy value or a bf16 pair of dy channels.
   float* windows;
   std::int64_t window_floats() const { return window_planes * kd * window_rows * padded_w; }
+  std::int64_t phase_w() const { return padded_w / sw; }  // padded_w is sw phases
   // Window words between an item's consecutive dx rows.
   std::int64_t row_step() const { return sh * padded_w; }
   // A thread's part of `windows`: its window, the slack, and with column phases a padded row in

@@ -282,8 +282,9 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
           continue;
         }
         pad_row<P>(a, from, row);
+        const std::int64_t phase_w = a.phase_w();
         for (std::int64_t p = 0; p < a.sw; ++p)
-          for (std::int64_t t = 0; t < a.phase_w; ++t) to[p * a.phase_w + t] = row[t * a.sw + p];
+          for (std::int64_t t = 0; t < phase_w; ++t) to[p * phase_w + t] = row[t * a.sw + p];
       }
   // The slack that vector reads past the last row touch (lanes never stored), zeroed so that
   // nothing reads memory the solver did not write.

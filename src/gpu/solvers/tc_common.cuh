@@ -253,8 +253,8 @@ __global__ void __launch_bounds__(256)
 
 // `kernel` over `blocks` blocks of 256 threads on the default stream; with `overlap`, as a
 // programmatic dependent launch (wait_for_previous_grid), and plainly where the runtime refuses
-// that (the refusal's error cleared; tried only when no earlier error is pending, so that clearing
-// cannot hide one: the callers check the first kernel's launch before this).
+// that (the refusal's error cleared; tried only when no earlier error is pending, such as the
+// first kernel's own launch error, so that clearing cannot hide one from the caller's check).
 // Only a grid of at least half as many blocks as the device has SMs overlaps: launched while the
 // first kernel's blocks hold most SMs' shared memory, a pass's blocks go to the few SMs free, as
 // many on each as fit (the H200, backward-weights b32 res2a_branch2a: 32 blocks, 7% slower than

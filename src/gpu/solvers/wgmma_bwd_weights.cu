@@ -465,12 +465,9 @@ Status launch(const Args& a, const BwdwPlan& pl) {
               : a.partial    ? launch_loader<T, true, false>(a, pl)
                              : launch_loader<T, false, false>(a, pl);
   if (!st) return st;
-  if (a.partial) {
-    // The split kernel's own launch error first: never masked by the pass's launch.
-    if (auto launched = check_launch("gpu:wgmma_bwd_weights launch"); !launched) return launched;
+  if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.dw),
                              static_cast<std::int64_t>(a.k) * a.cols, pl.planes, true);
-  }
   return check_launch("gpu:wgmma_bwd_weights launch");
 }
 

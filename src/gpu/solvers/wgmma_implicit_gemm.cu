@@ -492,12 +492,9 @@ Status launch(const WgPlan& pl, WgArgs a) {
                     : pl.three_d ? launch_plan<T, true>(pl, a)
                                  : launch_plan<T, false>(pl, a);
   if (!st) return st;
-  if (a.partial) {
-    // The split kernel's own launch error first: never masked by the pass's launch.
-    if (auto launched = check_launch("gpu:wgmma_implicit_gemm launch"); !launched) return launched;
+  if (a.partial)
     tc::launch_reduce_splits(a.partial, static_cast<T*>(a.y), static_cast<std::int64_t>(a.m) * a.k,
                              pl.used, true);
-  }
   return check_launch("gpu:wgmma_implicit_gemm launch");
 }
 
