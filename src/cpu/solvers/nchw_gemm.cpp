@@ -205,12 +205,6 @@ const ColumnTables& cached_column_tables(const Geometry& G, bool fwd, bool one_b
 // Bytes one panel of the whole reduction may take (check() declines longer reductions).
 constexpr std::int64_t kPanelBytesLimit = 16 << 20;
 
-// Panels per work item: as many as fit in a quarter of a 1 MiB L2 beside the filter row block.
-std::int64_t panels_per_block(std::int64_t words, int cols) {
-  const std::int64_t fit = (256 * 1024) / (words * cols * 4);
-  return std::clamp<std::int64_t>(fit, 1, nchw_gemm::kMaxPanelsPerBlock);
-}
-
 // Images per backward-weights chunk: about 8192 pixels each, so that the partial sums stay small
 // and batch-8 56x56 layers get 3.
 std::int64_t images_per_chunk(const Geometry& G) {
@@ -342,7 +336,8 @@ Status NchwGemmSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   }
   const ColumnTables& cols = cached_column_tables(G, fwd, one_by_one(p), t.xs);
   const std::int64_t depth = gemm_depth(G, fwd);
-  const std::int64_t words = gemm_words(G, fwd, e), Q = panels_per_block(words, shape.cols);
+  const std::int64_t words = gemm_words(G, fwd, e),
+                     Q = nchw_gemm::panels_per_block(words, shape.cols);
   struct Panels;  // the kernel's per-thread panels
   auto* panels = reusable_scratch<Panels, std::uint32_t>(
       static_cast<std::size_t>(omp_get_max_threads() * Q * words * shape.cols));
