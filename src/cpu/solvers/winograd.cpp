@@ -32,12 +32,28 @@ constexpr float kAT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0,
 // F(m x m, 3 x 3): the matrices as compile-time constants, so that the unrolled transforms below
 // fold their zeros and ones (as runtime pointers the generic loops were a larger share of the
 // time than the GEMMs: perf, 14x14 256 -> 256 at batch 8).
+// Backward-weights (the same F(m x m, 3 x 3) read the other way: dW = G^T [(A dy A^T) . (B^T x
+// B)] G, the transposition of Y = A^T [(G w G^T) . (B^T x B)] A) takes A and G^T as well.
+template <int R, int C>
+struct Transposed {  // the transpose of a row-major R x C matrix
+  float v[R * C];
+  constexpr explicit Transposed(const float* m) : v{} {
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j) v[j * R + i] = m[i * C + j];
+  }
+};
+constexpr Transposed<2, 4> kA2{kAT2};
+constexpr Transposed<4, 6> kA4{kAT4};
+constexpr Transposed<4, 3> kGT2{kG2};
+constexpr Transposed<6, 3> kGT4{kG4};
 template <int M>
 struct Transform {
   static constexpr int m = M, a = M + 2;
   static constexpr const float* bt = M == 2 ? kBT2 : kBT4;
   static constexpr const float* g = M == 2 ? kG2 : kG4;
   static constexpr const float* at = M == 2 ? kAT2 : kAT4;
+  static constexpr const float* a_mat = M == 2 ? kA2.v : kA4.v;  // alpha x m
+  static constexpr const float* gt = M == 2 ? kGT2.v : kGT4.v;   // 3 x alpha
 };
 
 // Lanes a transform runs at once: 8 filters (channels) or 8 tiles, each lane its own sandwich.
@@ -113,39 +129,42 @@ void transform_filters(const Conv& cv, F&& filter, float* U) {
       }
 }
 
-// The alpha^2 products of a batch of tb tiles, M_xi (kout x tb) = U_xi (kout x cin) V_xi (cin x
-// tb), as one grouped GEMM on cpu:nchw_gemm's register tiles (a group per xi, U's rows read in
-// place, V's panels in place where they are whole): one parallel region for all of them. As
-// alpha^2 BLAS calls (OpenBLAS 0.3.21 with its own threads beside OpenMP's) a 3x3 256 -> 256 14x14
-// layer at batch 8 spent more time in the two pools' yields than in the GEMMs (perf, Zen 1).
-// Without AVX2 (CONVGUARD_CPU_ISA=baseline) the BLAS calls remain.
+// alpha^2 products at once, out_xi (m x columns) = a_xi (m x depth) in_xi (depth x columns), all
+// row-major and dense: forward's M_xi = U_xi V_xi over a batch of tiles (depth: channels),
+// backward-weights' M_xi = U_xi V_xi over tiles (depth: tiles, columns: channels). One grouped
+// GEMM on cpu:nchw_gemm's register tiles (a group per xi, a's rows read in place, in's panels in
+// place where they are whole), one parallel region for all of them. As alpha^2 BLAS calls
+// (OpenBLAS 0.3.21 with its own threads beside OpenMP's) a 3x3 256 -> 256 14x14 layer at batch 8
+// spent more time in the two pools' yields than in the GEMMs (perf, Zen 1). Without AVX2
+// (CONVGUARD_CPU_ISA=baseline) the BLAS calls remain.
 struct GroupedGemm {
-  std::vector<std::int64_t> columns, depth_at;  // identity columns; reduction row d at d * tb
-  void run(const Conv& cv, int a2, const float* U, const float* V, float* M, std::int64_t tb) {
+  std::vector<std::int64_t> columns, depth_at;  // identity columns; reduction row d at d * columns
+  void run(int groups, std::int64_t m, std::int64_t depth, std::int64_t n, const float* a_mat,
+           const float* in, float* out) {
     const IsaLevel isa = isa_level();
     if (isa == IsaLevel::baseline) {
-      for (int xi = 0; xi < a2; ++xi)
-        blas::sgemm(false, false, cv.kout, tb, cv.cin, 1.f, U + xi * cv.kout * cv.cin, cv.cin,
-                    V + xi * cv.cin * tb, tb, 0.f, M + xi * cv.kout * tb, tb);
+      for (int xi = 0; xi < groups; ++xi)
+        blas::sgemm(false, false, m, n, depth, 1.f, a_mat + xi * m * depth, depth,
+                    in + xi * depth * n, n, 0.f, out + xi * m * n, n);
       return;
     }
-    if (static_cast<std::int64_t>(columns.size()) < tb) {
-      columns.resize(static_cast<std::size_t>(tb));
-      for (std::int64_t i = 0; i < tb; ++i) columns[static_cast<std::size_t>(i)] = i;
+    if (static_cast<std::int64_t>(columns.size()) < n) {
+      columns.resize(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) columns[static_cast<std::size_t>(i)] = i;
     }
-    depth_at.resize(static_cast<std::size_t>(cv.cin));
-    for (std::int64_t d = 0; d < cv.cin; ++d) depth_at[static_cast<std::size_t>(d)] = d * tb;
+    depth_at.resize(static_cast<std::size_t>(depth));
+    for (std::int64_t d = 0; d < depth; ++d) depth_at[static_cast<std::size_t>(d)] = d * n;
     const int cols = isa == IsaLevel::avx512 ? nchw_gemm::kColsAvx512 : nchw_gemm::kColsAvx2;
-    const std::int64_t Q = nchw_gemm::panels_per_block(cv.cin, cols);
-    struct Panels;  // the kernel's per-thread panels (a tile batch's last partial panel)
+    const std::int64_t Q = nchw_gemm::panels_per_block(depth, cols);
+    struct Panels;  // the kernel's per-thread panels (a partial last panel)
     nchw_gemm::Args a{};
-    a.n = 1, a.g = a2, a.m = cv.kout, a.depth = cv.cin, a.columns = tb;
-    a.in_group = cv.cin * tb, a.out_plane = tb;
-    a.gather = a.scatter = columns.data(), a.depth_at = depth_at.data(), a.depth_stride = tb;
-    a.a = U, a.a_row_words = cv.cin;
-    a.in = V, a.out = M;
+    a.n = 1, a.g = groups, a.m = m, a.depth = depth, a.columns = n;
+    a.in_group = depth * n, a.out_plane = n;
+    a.gather = a.scatter = columns.data(), a.depth_at = depth_at.data(), a.depth_stride = n;
+    a.a = a_mat, a.a_row_words = depth;
+    a.in = in, a.out = out;
     a.panels = reusable_scratch<Panels, std::uint32_t>(
-        static_cast<std::size_t>(omp_get_max_threads() * Q * cv.cin * cols));
+        static_cast<std::size_t>(omp_get_max_threads() * Q * depth * cols));
     a.panels_per_block = Q;
     if (isa == IsaLevel::avx512)
       nchw_gemm::run_avx512(a);
@@ -153,6 +172,19 @@ struct GroupedGemm {
       nchw_gemm::run_avx2(a);
   }
 };
+
+// Lane l of d: the alpha x alpha window of the padded input under tile q (image q / tiles, tile q
+// % tiles of its plane), channel c of group g.
+template <class T>
+[[gnu::always_inline]] inline void load_window(const Conv& cv, const float* in, std::int64_t g,
+                                               std::int64_t c, std::int64_t q, int l, Lanes* d) {
+  constexpr int m = T::m, a = T::a;
+  const std::int64_t tw = cv.tiles_w(m), tiles = cv.tiles_h(m) * tw;
+  const std::int64_t n = q / tiles, ty = q % tiles / tw, tx = q % tiles % tw;
+  const float* src = in + (((n * cv.g + g) * cv.cin + c) * cv.ph + ty * m) * cv.pw + tx * m;
+  for (int y = 0; y < a; ++y)
+    for (int x = 0; x < a; ++x) d[y * a + x][l] = src[y * cv.pw + x];
+}
 
 // The batch of tiles transformed and multiplied at once runs over every image's tiles of a group
 // (tile q: image q / tiles, tile q % tiles), so that small planes still make wide GEMMs: a 14x14
@@ -175,21 +207,15 @@ void run_conv(const Conv& cv, const float* in, const float* U, float* out, float
           const std::int64_t i0 = b * kLanes;
           const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, tb - i0));
           alignas(32) Lanes d[36], v[36];
-          for (int l = 0; l < kLanes; ++l) {
-            const std::int64_t q = t0 + i0 + std::min(l, lanes - 1);
-            const std::int64_t n = q / tiles, t = q % tiles, ty = t / tw, tx = t % tw;
-            const float* ing = in + (n * cv.g + g) * cv.cin * cv.ph * cv.pw;
-            const float* src = ing + (c * cv.ph + ty * m) * cv.pw + tx * m;
-            for (int y = 0; y < a; ++y)
-              for (int x = 0; x < a; ++x) d[y * a + x][l] = src[y * cv.pw + x];
-          }
+          for (int l = 0; l < kLanes; ++l)
+            load_window<T>(cv, in, g, c, t0 + i0 + std::min(l, lanes - 1), l, d);
           sandwich<a, a, a, a>(T::bt, d, T::bt, v);
           for (int xi = 0; xi < a2; ++xi) {
             float* to = V + (xi * cv.cin + c) * tb + i0;
             for (int l = 0; l < lanes; ++l) to[l] = v[xi][l];
           }
         }
-      gemm.run(cv, a2, U + g * a2 * cv.kout * cv.cin, V, M, tb);
+      gemm.run(a2, cv.kout, cv.cin, tb, U + g * a2 * cv.kout * cv.cin, V, M);
       // Output tiles, kLanes at a time likewise.
 #pragma omp parallel for collapse(2)
       for (std::int64_t k = 0; k < cv.kout; ++k)
@@ -214,14 +240,107 @@ void run_conv(const Conv& cv, const float* in, const float* U, float* out, float
     }
 }
 
-// The forward-form convolution of a problem: forward itself, or backward-data as dy (K
-// channels) convolved with flipped, transposed filters into dx (C channels).
+// Backward-weights reduces over every image's tiles, in chunks of at most this many floats for
+// U (alpha^2 x K x tiles) and V (alpha^2 x tiles x C) each, and at most kWeightsTiles tiles (the
+// GEMM's per-thread panel holds a chunk's tiles for its columns); the chunks' products are added
+// in chunk order, so the bits do not depend on the thread count.
+constexpr std::int64_t kWeightsChunkFloats = std::int64_t{8} << 20, kWeightsTiles = 16384;
+std::int64_t weights_chunk(const Conv& cv, int m) {
+  const std::int64_t a2 = (m + 2) * (m + 2), total = cv.n * cv.tiles_h(m) * cv.tiles_w(m);
+  const std::int64_t fit = kWeightsChunkFloats / (a2 * std::max(cv.kout, cv.cin));
+  return std::min({total, kWeightsTiles, std::max<std::int64_t>(fit, 64)});
+}
+
+// dW = G^T [sum over tiles (A dy A^T) . (B^T x B)] G for F(T::m x T::m, 3 x 3): x's tiles (V,
+// alpha^2 x tiles x C) and dy's (U, alpha^2 x K x tiles, zero past oh and ow) transformed, the
+// alpha^2 products M = U V reduced over the chunk's tiles by the grouped GEMM, then each filter
+// transformed back. `in` is x zero-padded as the forward pass reads it.
+template <class T>
+void run_weights(const Conv& cv, const float* in, const float* dy, float* dw, float* U, float* V,
+                 float* M, float* Mc, std::int64_t chunk) {
+  constexpr int m = T::m, a = T::a, a2 = a * a;
+  const std::int64_t tw = cv.tiles_w(m), tiles = cv.tiles_h(m) * tw, total = cv.n * tiles;
+  const std::int64_t c_blocks = (cv.cin + kLanes - 1) / kLanes;
+  GroupedGemm gemm;
+  for (std::int64_t g = 0; g < cv.g; ++g) {
+    for (std::int64_t t0 = 0; t0 < total; t0 += chunk) {
+      const std::int64_t tc = std::min(chunk, total - t0);
+      // x's tiles, kLanes channels at a time (a ragged block's extra lanes repeat its last
+      // channel and are not stored).
+#pragma omp parallel for collapse(2)
+      for (std::int64_t t = 0; t < tc; ++t)
+        for (std::int64_t b = 0; b < c_blocks; ++b) {
+          const std::int64_t c0 = b * kLanes;
+          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, cv.cin - c0));
+          alignas(32) Lanes d[36], v[36];
+          for (int l = 0; l < kLanes; ++l)
+            load_window<T>(cv, in, g, c0 + std::min(l, lanes - 1), t0 + t, l, d);
+          sandwich<a, a, a, a>(T::bt, d, T::bt, v);
+          for (int xi = 0; xi < a2; ++xi) {
+            float* to = V + (xi * tc + t) * cv.cin + c0;
+            for (int l = 0; l < lanes; ++l) to[l] = v[xi][l];
+          }
+        }
+      // dy's tiles, kLanes tiles at a time.
+      const std::int64_t t_blocks = (tc + kLanes - 1) / kLanes;
+#pragma omp parallel for collapse(2)
+      for (std::int64_t k = 0; k < cv.kout; ++k)
+        for (std::int64_t b = 0; b < t_blocks; ++b) {
+          const std::int64_t i0 = b * kLanes;
+          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, tc - i0));
+          alignas(32) Lanes e[16], u[36];
+          for (int l = 0; l < kLanes; ++l) {
+            const std::int64_t q = t0 + i0 + std::min(l, lanes - 1);
+            const std::int64_t n = q / tiles, ty = q % tiles / tw, tx = q % tiles % tw;
+            const float* src = dy + ((n * cv.g + g) * cv.kout + k) * cv.oh * cv.ow;
+            for (int yy = 0; yy < m; ++yy)
+              for (int xx = 0; xx < m; ++xx) {
+                const std::int64_t oy = ty * m + yy, ox = tx * m + xx;
+                e[yy * m + xx][l] = oy < cv.oh && ox < cv.ow ? src[oy * cv.ow + ox] : 0.f;
+              }
+          }
+          sandwich<a, m, m, a>(T::a_mat, e, T::a_mat, u);
+          for (int xi = 0; xi < a2; ++xi) {
+            float* to = U + (xi * cv.kout + k) * tc + i0;
+            for (int l = 0; l < lanes; ++l) to[l] = u[xi][l];
+          }
+        }
+      gemm.run(a2, cv.kout, tc, cv.cin, U, V, t0 == 0 ? M : Mc);
+      if (t0 > 0) {
+        const std::int64_t size = a2 * cv.kout * cv.cin;
+#pragma omp parallel for
+        for (std::int64_t i = 0; i < size; ++i) M[i] += Mc[i];
+      }
+    }
+    // Each filter back, kLanes channels at a time.
+#pragma omp parallel for collapse(2)
+    for (std::int64_t k = 0; k < cv.kout; ++k)
+      for (std::int64_t b = 0; b < c_blocks; ++b) {
+        const std::int64_t c0 = b * kLanes;
+        const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, cv.cin - c0));
+        alignas(32) Lanes mm[36], r[9];
+        for (int xi = 0; xi < a2; ++xi) {
+          const float* from = M + (xi * cv.kout + k) * cv.cin + c0;
+          for (int l = 0; l < kLanes; ++l) mm[xi][l] = from[std::min(l, lanes - 1)];
+        }
+        sandwich<3, a, a, 3>(T::gt, mm, T::gt, r);
+        for (int l = 0; l < lanes; ++l) {
+          float* to = dw + ((g * cv.kout + k) * cv.cin + c0 + l) * 9;
+          for (int i = 0; i < 9; ++i) to[i] = r[i][l];
+        }
+      }
+  }
+}
+
+// The forward-form convolution of a problem: forward itself (and backward-weights, whose x and dy
+// are forward's x and y), or backward-data as dy (K channels) convolved with flipped, transposed
+// filters into dx (C channels).
 Conv conv_of(const Problem& p, int m, std::int64_t& pad_top, std::int64_t& pad_left) {
   const Geometry G = detail::geometry(p);
   Conv cv{};
   cv.n = G.n;
   cv.g = G.g;
-  if (p.direction == Direction::forward) {
+  if (p.direction != Direction::backward_data) {
     cv.cin = G.cg;
     cv.kout = G.kg;
     cv.oh = G.oh;
@@ -254,8 +373,6 @@ Status WinogradSolver::check(const Problem& p) const {
     return not_applicable(fmt::format("needs a 3x3 filter (got {}x{})", p.filter[1], p.filter[2]));
   if (p.stride[1] != 1 || p.stride[2] != 1) return not_applicable("needs stride 1");
   if (p.dilation[1] != 1 || p.dilation[2] != 1) return not_applicable("needs dilation 1");
-  if (p.direction == Direction::backward_weights)
-    return not_applicable("backward-weights is not implemented for Winograd");
   if (p.direction == Direction::backward_data) {
     const Padding fp = forward_padding(p);
     if (p.pad_begin[1] > 2 || p.pad_begin[2] > 2 || fp.end[1] > 2 || fp.end[2] > 2) {
@@ -284,11 +401,20 @@ void WinogradSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
   std::int64_t pt, pl;
   const Conv cv = conv_of(p, m_, pt, pl);
   const std::int64_t a2 = (m_ + 2) * (m_ + 2);
-  const std::int64_t tb = std::min(kTileBatch, cv.n * cv.tiles_h(m_) * cv.tiles_w(m_));
   layout.add(cv.n * cv.g * cv.cin * cv.ph * cv.pw);  // padded input
-  layout.add(cv.g * a2 * cv.kout * cv.cin);          // U
-  layout.add(a2 * cv.cin * tb);                      // V
-  layout.add(a2 * cv.kout * tb);                     // M
+  if (p.direction == Direction::backward_weights) {
+    const std::int64_t chunk = weights_chunk(cv, m_);
+    const bool chunks = chunk < cv.n * cv.tiles_h(m_) * cv.tiles_w(m_);
+    layout.add(a2 * cv.kout * chunk);                // U
+    layout.add(a2 * chunk * cv.cin);                 // V
+    layout.add(a2 * cv.kout * cv.cin);               // M
+    layout.add(chunks ? a2 * cv.kout * cv.cin : 0);  // a later chunk's products
+    return;
+  }
+  const std::int64_t tb = std::min(kTileBatch, cv.n * cv.tiles_h(m_) * cv.tiles_w(m_));
+  layout.add(cv.g * a2 * cv.kout * cv.cin);  // U
+  layout.add(a2 * cv.cin * tb);              // V
+  layout.add(a2 * cv.kout * tb);             // M
 }
 
 namespace {
@@ -333,9 +459,10 @@ Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   float* V = layout.get(ws, first + 2);
   float* M = layout.get(ws, first + 3);
   const bool fwd = p.direction == Direction::forward;
+  const bool reads_x = p.direction != Direction::backward_data;
   // Zero-padded copy of the forward-form input (x, or dy for backward-data).
-  const float* src = fwd ? t.x : t.y;
-  const std::int64_t sh = fwd ? G.ih : G.oh, sw = fwd ? G.iw : G.ow;
+  const float* src = reads_x ? t.x : t.y;
+  const std::int64_t sh = reads_x ? G.ih : G.oh, sw = reads_x ? G.iw : G.ow;
   std::memset(in, 0,
               static_cast<std::size_t>(cv.n * cv.g * cv.cin * cv.ph * cv.pw) * sizeof(float));
 #pragma omp parallel for collapse(2)
@@ -345,6 +472,15 @@ Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::sp
       for (std::int64_t x = 0; x < sw && x + pl < cv.pw; ++x)
         in[(nc * cv.ph + y + pt) * cv.pw + x + pl] = src[(nc * sh + y) * sw + x];
     }
+  if (p.direction == Direction::backward_weights) {
+    float* Mc = layout.get(ws, first + 4);
+    const std::int64_t chunk = weights_chunk(cv, m_);
+    if (m_ == 2)
+      run_weights<Transform<2>>(cv, in, t.y, t.w, U, V, M, Mc, chunk);
+    else
+      run_weights<Transform<4>>(cv, in, t.y, t.w, U, V, M, Mc, chunk);
+    return Status::ok();
+  }
   if (m_ == 2)
     transform_and_run<Transform<2>>(cv, fwd, t, in, U, V, M);
   else
