@@ -232,6 +232,11 @@ void backward_weights(const Geometry& G, const void* x, const void* dy, void* w,
 
 }  // namespace
 
+std::int64_t nchw_gemm::panels_per_block(std::int64_t words, int cols) {
+  const std::int64_t fit = (256 * 1024) / (words * cols * 4);
+  return std::clamp<std::int64_t>(fit, 1, kMaxPanelsPerBlock);
+}
+
 std::string_view NchwGemmSolver::id() const {
   switch (kernel_) {
     case NchwGemmKernel::f32_avx512:

@@ -67,11 +67,8 @@ struct Args {
 // Panels one work item packs at most.
 constexpr int kMaxPanelsPerBlock = 16;
 // Args::panels_per_block for panels of `words` x `cols`: as many as fit in a quarter of a 1 MiB
-// L2 beside the filter row block.
-inline std::int64_t panels_per_block(std::int64_t words, int cols) {
-  const std::int64_t fit = (256 * 1024) / (words * cols * 4);
-  return fit < 1 ? 1 : fit > kMaxPanelsPerBlock ? kMaxPanelsPerBlock : fit;
-}
+// L2 beside the filter row block (defined in nchw_gemm.cpp, a baseline build).
+std::int64_t panels_per_block(std::int64_t words, int cols);
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);

@@ -380,6 +380,24 @@ Status WinogradSolver::check(const Problem& p) const {
           "backward-data needs paddings <= 2 (it runs as a forward pass with 2 - padding)");
     }
   }
+  // Its buffers (the padded copy of the forward-form input, the transformed filters, the
+  // transformed tiles) over 2^32 elements are declined, and so are channel counts whose panel in
+  // the grouped GEMM (a reduction over them x 48 columns, per thread) would exceed 16 MiB, as
+  // cpu:nchw_gemm declines them. Each factor is bounded first so that no product overflows.
+  const Geometry G = detail::geometry(p);
+  const bool bwd = p.direction == Direction::backward_data;
+  const std::int64_t cin = bwd ? G.kg : G.cg, kout = bwd ? G.cg : G.kg;
+  const std::int64_t oh = bwd ? G.ih : G.oh, ow = bwd ? G.iw : G.ow, a2 = (m_ + 2) * (m_ + 2);
+  constexpr std::int64_t kLimit = std::int64_t{4} << 30;
+  constexpr std::int64_t kMostChannels = (std::int64_t{16} << 20) / (4 * nchw_gemm::kColsAvx512);
+  if (cin > kMostChannels || kout > kMostChannels)
+    return not_applicable(fmt::format(
+        "{} -> {} channels per group: more than {}, the grouped GEMM's per-thread panel would "
+        "exceed 16 MiB",
+        cin, kout, kMostChannels));
+  if (bounded_product({G.n, G.g, cin, oh + m_ + 2, ow + m_ + 2}, kLimit) > kLimit ||
+      bounded_product({G.g, a2, kout, cin}, kLimit) > kLimit)
+    return not_applicable("its padded input or its transformed filters over 2^32 elements");
   if (isa_level() == IsaLevel::baseline && !blas::available())
     return not_applicable(blas::describe());
   return Status::ok();
@@ -465,11 +483,15 @@ Status WinogradSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   const std::int64_t sh = reads_x ? G.ih : G.oh, sw = reads_x ? G.iw : G.ow;
   std::memset(in, 0,
               static_cast<std::size_t>(cv.n * cv.g * cv.cin * cv.ph * cv.pw) * sizeof(float));
+  // Only the rows and columns the convolution reads (padded rows < oh + 2): with a negative end
+  // padding, the rows below would land in the tiles' slack, where an Inf or NaN the convolution
+  // never reads would still reach the transforms' sums.
+  const std::int64_t rows = std::min(cv.ph, cv.oh + 2), cols = std::min(cv.pw, cv.ow + 2);
 #pragma omp parallel for collapse(2)
   for (std::int64_t nc = 0; nc < cv.n * cv.g * cv.cin; ++nc)
     for (std::int64_t y = 0; y < sh; ++y) {
-      if (y + pt >= cv.ph) continue;
-      for (std::int64_t x = 0; x < sw && x + pl < cv.pw; ++x)
+      if (y + pt >= rows) continue;
+      for (std::int64_t x = 0; x < sw && x + pl < cols; ++x)
         in[(nc * cv.ph + y + pt) * cv.pw + x + pl] = src[(nc * sh + y) * sw + x];
     }
   if (p.direction == Direction::backward_weights) {
