@@ -577,13 +577,14 @@ TEST(Gpu, TensorCoreWgmmaBulkCopyBackwardDataStrided) {
 
 // The pixel-wide tiles (wgmma_pixel_wide.cuh: 128 output channels x 64 to 256 pixels, the GEMM's
 // operands in swapped roles): the ResNet-50 b32 layers whose plans take them on an H200's 132 SMs
-// (pixel_wide_for: res4[b-f]_branch2a and the res4 3x3 layers as 96-pixel tiles, res3[b-d]_branch2a
-// and the res3 3x3 layers as 192; backward-data's 3x3 layers and res4[a-f]_branch2c, the filter
-// read in place as MN-major A), then each width forced (CONVGUARD_WGMMA_PIXELS, read at each plan)
-// on small layers at the edges: pixels ending inside a tile over images of odd sizes, K = 136 (a
-// second channel tile of 8 filter rows: the copy past K zero-filled, the chunks past K not stored)
-// and K = 64 (half a tile), stride 2 with padding, dilation 2, a 5x5 filter, C = 192 (three stage
-// rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced; 1x1
+// (pixel_wide_for: res4[b-f]_branch2a and the res4 3x3 layers as 96-pixel tiles, the res3 3x3
+// layers as 192, res3[b-d]_branch2a no longer since session 22: 128 x 64 persistent tiles,
+// narrow_pointwise, here verified all the same; backward-data's 3x3 layers and res4[a-f]_branch2c,
+// the filter read in place as MN-major A), then each width forced (CONVGUARD_WGMMA_PIXELS, read at
+// each plan) on small layers at the edges: pixels ending inside a tile over images of odd sizes, K
+// = 136 (a second channel tile of 8 filter rows: the copy past K zero-filled, the chunks past K not
+// stored) and K = 64 (half a tile), stride 2 with padding, dilation 2, a 5x5 filter, C = 192 (three
+// stage rows a tap), f16; K = 100 (not whole chunks) keeps the other kernels even when forced; 1x1
 // layers padded at the end only (the output grid not x's: im2col copies, not tiled ones); and
 // backward-data in place: 200 dx channels (the second tile's second atom reads the next tap's
 // channels, never stored), padding 3 of a 3x3 filter (flipped: -1), a 5x5 filter with 192 dy
@@ -624,16 +625,17 @@ TEST(Gpu, TensorCoreWgmmaPixelWideTiles) {
 
 // Few wide tiles over a long reduction, split to fill the SMs (wide_fill_split in wgmma_tiles.cuh),
 // and pixel-wide tiles on a tie with a tile-per-block plan of smaller tiles, or of tiles no larger
-// on the two-warpgroup kernel (pixel_wide_for's tie_from_area), as planned on 132 SMs (an H200's or H100 SXM's; the plans depend on the SM count, so
-// elsewhere only the verification runs): ResNet-50 b32's res5 3x3 layers, forward and
-// backward-data, as 26 tiles of 128 x 256 split in 5 (the last split 12 of 72 stages); its
-// 32-stage layers kept as before (forward pixel-wide, backward-data 128 x 128 split in 2); b256's
-// res3 3x3 layers as 256-pixel tiles (forward; backward-data's stride-1 one, whose plan was 256 x
-// 128 on the two-warpgroup kernel) and res4a_branch2b's 128 x 256 tiles kept. Then, split or
-// not by the plan on any GPU, sampled against the reference: those layers, a batch of 2 (98 pixels:
-// one M tile, ending inside it; 2 wide tiles split in 6 where the SMs allow), K = 320 (the second
-// wide tile 64 channels wide), C = 448 (63 stages: the last split shorter), f16; and two runs equal
-// bit for bit (the splits' partial sums added in a fixed order).
+// on the two-warpgroup kernel (pixel_wide_for's tie_from_area), as planned on 132 SMs (an H200's or
+// H100 SXM's; the plans depend on the SM count, so elsewhere only the verification runs): ResNet-50
+// b32's res5 3x3 layers, forward and backward-data, as 26 tiles of 128 x 256 split in 5 (the last
+// split 12 of 72 stages); its 32-stage layers kept as before (forward pixel-wide, backward-data 128
+// x 128 split in 2); b256's res3 3x3 layers as 256-pixel tiles (forward; backward-data's stride-1
+// one, whose plan was 256 x 128 on the two-warpgroup kernel) and res4a_branch2b's 128 x 256 tiles
+// kept; forward b32 res3[b-d]_branch2a and b256 res3a_branch2a (1x1, 128 channels) as persistent
+// 128 x 64 tiles. Then, split or not by the plan on any GPU, sampled against the reference: those
+// layers, a batch of 2 (98 pixels: one M tile, ending inside it; 2 wide tiles split in 6 where the
+// SMs allow), K = 320 (the second wide tile 64 channels wide), C = 448 (63 stages: the last split
+// shorter), f16; and two runs equal bit for bit (the splits' partial sums added in a fixed order).
 TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
   REQUIRE_WGMMA_HERE();
   const auto device = gpu::open_device(0);
@@ -642,6 +644,8 @@ TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
   const std::vector<std::string> split = {"mb32ic512ih7oc512oh7kh3ph1",
                                           "mb32ic512ih14oc512oh7kh3sh2ph1",
                                           "--dir=BWD_D mb32ic512ih7oc512oh7kh3ph1"};
+  const std::vector<std::string> narrow = {"mb32ic512ih28oc128oh28kh1",
+                                           "mb256ic256ih56oc128oh56kh1"};
   const std::vector<std::string> pixels = {"mb256ic128ih28oc128oh28kh3ph1",
                                            "mb256ic128ih56oc128oh28kh3sh2ph1",
                                            "--dir=BWD_D mb256ic128ih28oc128oh28kh3ph1"};
@@ -657,8 +661,15 @@ TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
     EXPECT_EQ(tiles_of("mb2ic512ih7oc512oh7kh3ph1"), "128 x 256 tiles, split 6");
     // 36 stages, below long_reduction: tile_for's 128 x 64, then 96-pixel tiles, as before.
     EXPECT_EQ(tiles_of("mb16ic256ih14oc256oh14kh3ph1"), "pixel-wide, 96 pixels");
+    // Forward 1x1 layers of 128 channels over at least two waves of 128 x 64 tiles
+    // (narrow_pointwise): those tiles, persistent, in place of 192-pixel and 128 x 128 tiles.
+    for (const auto& text : narrow) {
+      EXPECT_EQ(tiles_of(text), "128 x 64 tiles, split 1") << text;
+      EXPECT_EQ(kernel_of(text), "persistent bulk copies") << text;
+    }
   }
   EXPECT_EQ(verify_sampled(*wgmma, split), static_cast<int>(split.size()));
+  EXPECT_EQ(verify_sampled(*wgmma, narrow), static_cast<int>(narrow.size()));
   EXPECT_EQ(verify_sampled(*wgmma, pixels), static_cast<int>(pixels.size()));
   const std::vector<std::string> edges = {"mb2ic512ih7oc512oh7kh3ph1", "mb3ic512ih9oc320oh9kh3ph1",
                                           "mb2ic448ih7oc512oh7kh3ph1",
