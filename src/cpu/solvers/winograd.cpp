@@ -60,6 +60,25 @@ struct Transform {
 constexpr int kLanes = 8;
 using Lanes = float[kLanes];
 
+// The lanes of the block from i0 of `total` values that hold values of their own: a ragged last
+// block's other lanes repeat its last value and are never stored.
+inline int lanes_at(std::int64_t i0, std::int64_t total) {
+  return static_cast<int>(std::min<std::int64_t>(kLanes, total - i0));
+}
+// The first `lanes` lanes of v[0..count) to `count` rows `stride` floats apart from `to`.
+[[gnu::always_inline]] inline void store_lanes(const Lanes* v, int count, float* to,
+                                               std::int64_t stride, int lanes) {
+  for (int i = 0; i < count; ++i)
+    for (int l = 0; l < lanes; ++l) to[i * stride + l] = v[i][l];
+}
+// v[0..count) from `count` rows `stride` floats apart from `from`, lanes past `lanes` repeating
+// the last.
+[[gnu::always_inline]] inline void load_lanes(const float* from, int count, std::int64_t stride,
+                                              int lanes, Lanes* v) {
+  for (int i = 0; i < count; ++i)
+    for (int l = 0; l < kLanes; ++l) v[i][l] = from[i * stride + std::min(l, lanes - 1)];
+}
+
 // out (R x C) = L (R x N) * X (N x K) * Rm^T where Rm is (C x K); all small, row-major, each
 // element kLanes independent values. Unrolled over the compile-time matrices, a zero coefficient
 // is skipped (its product would only add zeros) and the lane loops are vector operations: one
@@ -114,7 +133,7 @@ void transform_filters(const Conv& cv, F&& filter, float* U) {
     for (std::int64_t k = 0; k < cv.kout; ++k)
       for (std::int64_t b = 0; b < blocks; ++b) {
         const std::int64_t c0 = b * kLanes;
-        const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, cv.cin - c0));
+        const int lanes = lanes_at(c0, cv.cin);
         alignas(32) Lanes taps[9], u[36];
         for (int l = 0; l < kLanes; ++l) {
           float f[9];
@@ -122,10 +141,7 @@ void transform_filters(const Conv& cv, F&& filter, float* U) {
           for (int t = 0; t < 9; ++t) taps[t][l] = f[t];
         }
         sandwich<T::a, 3, 3, T::a>(T::g, taps, T::g, u);
-        for (int xi = 0; xi < a2; ++xi) {
-          float* to = U + ((g * a2 + xi) * cv.kout + k) * cv.cin + c0;
-          for (int l = 0; l < lanes; ++l) to[l] = u[xi][l];
-        }
+        store_lanes(u, a2, U + (g * a2 * cv.kout + k) * cv.cin + c0, cv.kout * cv.cin, lanes);
       }
 }
 
@@ -205,15 +221,12 @@ void run_conv(const Conv& cv, const float* in, const float* U, float* out, float
       for (std::int64_t c = 0; c < cv.cin; ++c)
         for (std::int64_t b = 0; b < lane_blocks; ++b) {
           const std::int64_t i0 = b * kLanes;
-          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, tb - i0));
+          const int lanes = lanes_at(i0, tb);
           alignas(32) Lanes d[36], v[36];
           for (int l = 0; l < kLanes; ++l)
             load_window<T>(cv, in, g, c, t0 + i0 + std::min(l, lanes - 1), l, d);
           sandwich<a, a, a, a>(T::bt, d, T::bt, v);
-          for (int xi = 0; xi < a2; ++xi) {
-            float* to = V + (xi * cv.cin + c) * tb + i0;
-            for (int l = 0; l < lanes; ++l) to[l] = v[xi][l];
-          }
+          store_lanes(v, a2, V + c * tb + i0, cv.cin * tb, lanes);
         }
       gemm.run(a2, cv.kout, cv.cin, tb, U + g * a2 * cv.kout * cv.cin, V, M);
       // Output tiles, kLanes at a time likewise.
@@ -221,12 +234,9 @@ void run_conv(const Conv& cv, const float* in, const float* U, float* out, float
       for (std::int64_t k = 0; k < cv.kout; ++k)
         for (std::int64_t b = 0; b < lane_blocks; ++b) {
           const std::int64_t i0 = b * kLanes;
-          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, tb - i0));
+          const int lanes = lanes_at(i0, tb);
           alignas(32) Lanes mm[36], y[16];
-          for (int xi = 0; xi < a2; ++xi) {
-            const float* from = M + (xi * cv.kout + k) * tb + i0;
-            for (int l = 0; l < kLanes; ++l) mm[xi][l] = from[std::min(l, lanes - 1)];
-          }
+          load_lanes(M + k * tb + i0, a2, cv.kout * tb, lanes, mm);
           sandwich<m, a, a, m>(T::at, mm, T::at, y);
           for (int l = 0; l < lanes; ++l) {
             const std::int64_t q = t0 + i0 + l;
@@ -271,15 +281,12 @@ void run_weights(const Conv& cv, const float* in, const float* dy, float* dw, fl
       for (std::int64_t t = 0; t < tc; ++t)
         for (std::int64_t b = 0; b < c_blocks; ++b) {
           const std::int64_t c0 = b * kLanes;
-          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, cv.cin - c0));
+          const int lanes = lanes_at(c0, cv.cin);
           alignas(32) Lanes d[36], v[36];
           for (int l = 0; l < kLanes; ++l)
             load_window<T>(cv, in, g, c0 + std::min(l, lanes - 1), t0 + t, l, d);
           sandwich<a, a, a, a>(T::bt, d, T::bt, v);
-          for (int xi = 0; xi < a2; ++xi) {
-            float* to = V + (xi * tc + t) * cv.cin + c0;
-            for (int l = 0; l < lanes; ++l) to[l] = v[xi][l];
-          }
+          store_lanes(v, a2, V + t * cv.cin + c0, tc * cv.cin, lanes);
         }
       // dy's tiles, kLanes tiles at a time.
       const std::int64_t t_blocks = (tc + kLanes - 1) / kLanes;
@@ -287,7 +294,7 @@ void run_weights(const Conv& cv, const float* in, const float* dy, float* dw, fl
       for (std::int64_t k = 0; k < cv.kout; ++k)
         for (std::int64_t b = 0; b < t_blocks; ++b) {
           const std::int64_t i0 = b * kLanes;
-          const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, tc - i0));
+          const int lanes = lanes_at(i0, tc);
           alignas(32) Lanes e[16], u[36];
           for (int l = 0; l < kLanes; ++l) {
             const std::int64_t q = t0 + i0 + std::min(l, lanes - 1);
@@ -300,10 +307,7 @@ void run_weights(const Conv& cv, const float* in, const float* dy, float* dw, fl
               }
           }
           sandwich<a, m, m, a>(T::a_mat, e, T::a_mat, u);
-          for (int xi = 0; xi < a2; ++xi) {
-            float* to = U + (xi * cv.kout + k) * tc + i0;
-            for (int l = 0; l < lanes; ++l) to[l] = u[xi][l];
-          }
+          store_lanes(u, a2, U + k * tc + i0, cv.kout * tc, lanes);
         }
       gemm.run(a2, cv.kout, tc, cv.cin, U, V, t0 == 0 ? M : Mc);
       if (t0 > 0) {
@@ -317,12 +321,9 @@ void run_weights(const Conv& cv, const float* in, const float* dy, float* dw, fl
     for (std::int64_t k = 0; k < cv.kout; ++k)
       for (std::int64_t b = 0; b < c_blocks; ++b) {
         const std::int64_t c0 = b * kLanes;
-        const int lanes = static_cast<int>(std::min<std::int64_t>(kLanes, cv.cin - c0));
+        const int lanes = lanes_at(c0, cv.cin);
         alignas(32) Lanes mm[36], r[9];
-        for (int xi = 0; xi < a2; ++xi) {
-          const float* from = M + (xi * cv.kout + k) * cv.cin + c0;
-          for (int l = 0; l < kLanes; ++l) mm[xi][l] = from[std::min(l, lanes - 1)];
-        }
+        load_lanes(M + k * cv.cin + c0, a2, cv.kout * cv.cin, lanes, mm);
         sandwich<3, a, a, 3>(T::gt, mm, T::gt, r);
         for (int l = 0; l < lanes; ++l) {
           float* to = dw + ((g * cv.kout + k) * cv.cin + c0 + l) * 9;
@@ -384,19 +385,18 @@ Status WinogradSolver::check(const Problem& p) const {
   // transformed tiles) over 2^32 elements are declined, and so are channel counts whose panel in
   // the grouped GEMM (a reduction over them x 48 columns, per thread) would exceed 16 MiB, as
   // cpu:nchw_gemm declines them. Each factor is bounded first so that no product overflows.
-  const Geometry G = detail::geometry(p);
-  const bool bwd = p.direction == Direction::backward_data;
-  const std::int64_t cin = bwd ? G.kg : G.cg, kout = bwd ? G.cg : G.kg;
-  const std::int64_t oh = bwd ? G.ih : G.oh, ow = bwd ? G.iw : G.ow, a2 = (m_ + 2) * (m_ + 2);
+  std::int64_t pt, pl;
+  const Conv cv = conv_of(p, m_, pt, pl);
+  const std::int64_t a2 = (m_ + 2) * (m_ + 2);
   constexpr std::int64_t kLimit = std::int64_t{4} << 30;
   constexpr std::int64_t kMostChannels = (std::int64_t{16} << 20) / (4 * nchw_gemm::kColsAvx512);
-  if (cin > kMostChannels || kout > kMostChannels)
+  if (cv.cin > kMostChannels || cv.kout > kMostChannels)
     return not_applicable(fmt::format(
         "{} -> {} channels per group: more than {}, the grouped GEMM's per-thread panel would "
         "exceed 16 MiB",
-        cin, kout, kMostChannels));
-  if (bounded_product({G.n, G.g, cin, oh + m_ + 2, ow + m_ + 2}, kLimit) > kLimit ||
-      bounded_product({G.g, a2, kout, cin}, kLimit) > kLimit)
+        cv.cin, cv.kout, kMostChannels));
+  if (bounded_product({cv.n, cv.g, cv.cin, cv.oh + m_ + 2, cv.ow + m_ + 2}, kLimit) > kLimit ||
+      bounded_product({cv.g, a2, cv.kout, cv.cin}, kLimit) > kLimit)
     return not_applicable("its padded input or its transformed filters over 2^32 elements");
   if (isa_level() == IsaLevel::baseline && !blas::available())
     return not_applicable(blas::describe());

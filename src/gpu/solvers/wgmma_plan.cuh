@@ -164,7 +164,10 @@ struct WgPlan : Plan {
     const std::int64_t kd = std::int64_t{a.kd} * kd_scale;  // in kBK-element stages' units
     const bool wide_tma = ws_forced() < 0 && tma_fits(p, Tile{128, 256});
     tile = tile_for(a.m, a.k, kd, ragged, filter_mn, wide_tma);
-    const bool narrow = narrow_pointwise(p, kd);
+    // A loader, tile or split forced for measuring keeps its plan (no narrow or pixel-wide tiles
+    // in its place, unless CONVGUARD_WGMMA_PIXELS forces a width as well).
+    const bool measuring = ws_forced() >= 0 || tile_forced() || split_forced() > 0;
+    const bool narrow = !measuring && narrow_pointwise(p, kd);
     if (narrow) tile = Tile{128, 64};
     // The bulk-copy loaders where they fit and pay (tma_ws_for sees tile_for's tiles, before
     // ws_mode turns 256 x 128 into the persistent cp.async kernel's 128 x 128); else the cp.async
@@ -193,9 +196,7 @@ struct WgPlan : Plan {
     a.n_fast = ws == 3 ? 0 : tile_order(grid.y);  // (clusters pair blocks along M)
     // Pixel-wide tiles in place of all that where they fit and leave the busiest SM less to do
     // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile), one grid
-    // dimension. A loader, tile or split forced for measuring keeps its plan, unless
-    // CONVGUARD_WGMMA_PIXELS forces a width as well.
-    const bool measuring = ws_forced() >= 0 || tile_forced() || split_forced() > 0;
+    // dimension (not where `measuring`, above).
     if (pixel_wide_fits(p) && (pixel_wide_forced() > 1 || (!measuring && !narrow))) {
       const std::int64_t blocks = std::int64_t{grid.x} * grid.y * grid.z;
       const std::int64_t area = std::int64_t{tile.bm} * tile.bn;
@@ -257,20 +258,19 @@ struct WgPlan : Plan {
   // 128 x 64 tiles on the persistent bulk-copy kernel (tma_ws_for takes 5 for them at up to 8
   // stages) in place of tile_for's and the pixel-wide ones, for 16-bit forward 1x1 layers of 128
   // output channels whose x is read as tiles (plain_x), with at least two waves of such tiles
-  // (blocks >= 2 x SMs), and either at most 4 stages or, up to 8, at most three waves; not where a
-  // tile, loader or split is forced (a forced pixel width still wins). The only setting of the
-  // plans' space that beat them by 5% in both rounds of session 20's scan (H200, ResNet-50 bf16,
-  // every setting forced against the plans, docs/gpu/2026-11-30-session20/call2). As a rule,
-  // old build against new, three rounds interleaved, minimum of each (session 22, call 2):
-  // b32 res3[b-d]_branch2a (8 stages, 392 tiles; 131 pixel-wide tiles of 192 before) 0.0151 ->
+  // (blocks >= 2 x SMs), and either at most 4 stages or, up to 8, at most three waves (the plan
+  // asks only where nothing is forced for measuring; a forced pixel width still wins). The only
+  // setting of the plans' space that beat them by 5% in both rounds of session 20's scan (H200,
+  // ResNet-50 bf16, every setting forced against the plans, docs/gpu/2026-11-30-session20/call2).
+  // As a rule, old build against new, three rounds interleaved, minimum of each (session 22, call
+  // 2): b32 res3[b-d]_branch2a (8 stages, 392 tiles; 131 pixel-wide tiles of 192 before) 0.0151 ->
   // 0.0137 ms, res3a_branch2a (4 stages) 0.0249 -> 0.0240, b256 res3a_branch2a (4 stages; 128 x
   // 128 persistent before) 0.1614 -> 0.1510; but b256 res3[b-d]_branch2a (8 stages, 24 waves)
   // 0.0660 -> 0.0675, hence the bound: the narrow tile pays where the reduction is short, or the
   // plan it replaces left a wave's SMs idle. Not measured: b16 and below (fewer than two waves).
   bool narrow_pointwise(const Problem& p, std::int64_t kd) const {
     if (p.direction != Direction::forward || !a.plain_x || a.k != 128 || ragged ||
-        p.dtype == DType::f32 || tile_forced() || ws_forced() >= 0 || split_forced() > 0 ||
-        !tma_fits(p, Tile{128, 64}))
+        p.dtype == DType::f32 || !tma_fits(p, Tile{128, 64}))
       return false;
     const std::int64_t stages = (kd + kBK - 1) / kBK,
                        blocks = 2 * ((std::int64_t{a.m} + 127) / 128);
