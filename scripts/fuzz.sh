@@ -42,28 +42,42 @@ stale() {
   done
   return 1
 }
-compile() {  # compile SRC: its object under $out/obj, echoed
-  local o="$out/obj/$(echo "$1" | tr '/' '_').o"
-  if stale "$o"; then
-    clang++ "${flags[@]}" -MMD -MF "$o.d" -c "$1" -o "$o" || return 1
-  fi
-  echo "$o"
-}
-failures=0
+object_of() { echo "$out/obj/$(echo "$1" | tr '/' '_').o"; }
+jobs_max=${JOBS:-$(nproc)}
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done; }
+
+# Every source is compiled first, JOBS at a time (default: the machine's cores), and every
+# harness linked (a compile or link error stops everything); then the harnesses run JOBS at a
+# time, each writing its verdict to $out/NAME.verdict, printed in the order the names were given.
+declare -A sources=()
+for name in "${names[@]}"; do
+  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do sources[$src]=1; done
+done
+rm -f "$out"/obj/*.failed
+for src in "${!sources[@]}"; do
+  o=$(object_of "$src")
+  stale "$o" || continue
+  throttle
+  { clang++ "${flags[@]}" -MMD -MF "$o.d" -c "$src" -o "$o" || { rm -f "$o"; touch "$o.failed"; }; } &
+done
+wait
+for src in "${!sources[@]}"; do
+  [ -e "$(object_of "$src").failed" ] && { echo "fuzz: FAIL: $src does not compile with clang" >&2; exit 1; }
+done
 for name in "${names[@]}"; do
   objs=()
-  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do
-    o=$(compile "$src") || { echo "fuzz: FAIL: $src does not compile with clang" >&2; exit 1; }
-    objs+=("$o")
-  done
+  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do objs+=("$(object_of "$src")"); done
   clang++ "${flags[@]}" -fsanitize=fuzzer "${objs[@]}" -lfmt -o "$out/$name" || { echo "fuzz: FAIL: link $name" >&2; exit 1; }
+done
+
+fuzz_one() {  # fuzz_one NAME: exit 0 when it survived; its verdict line in $out/NAME.verdict
+  local name=$1 verdict="$out/$1.verdict"
   # Every input that once crashed, replayed first.
   if compgen -G "fuzz/regressions/$name/*" >/dev/null; then
     if ! "$out/$name" fuzz/regressions/$name/* >"$out/$name.regressions.log" 2>&1; then
-      echo "fuzz: FAIL: $name: a committed regression input crashes again ($out/$name.regressions.log)"
-      tail -20 "$out/$name.regressions.log"
-      failures=$((failures + 1))
-      continue
+      { echo "fuzz: FAIL: $name: a committed regression input crashes again ($out/$name.regressions.log)"
+        tail -20 "$out/$name.regressions.log"; } >"$verdict"
+      return 1
     fi
   fi
   mkdir -p "$out/corpus/$name" "$out/crashes/$name"
@@ -71,17 +85,29 @@ for name in "${names[@]}"; do
   "$out/$name" "$out/corpus/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=4096 -print_final_stats=1 -artifact_prefix="$out/crashes/$name/" \
     >"$out/$name.log" 2>&1
-  rc=$?
+  local rc=$? stats execs rate crash
   stats=$(grep -aE "^#[0-9]+[[:space:]]+DONE" "$out/$name.log" | tail -1)
   execs=$(grep -E "^stat::number_of_executed_units" "$out/$name.log" | awk '{print $2}')
   rate=$(grep -E "^stat::average_exec_per_sec" "$out/$name.log" | awk '{print $2}')
   if [ $rc -ne 0 ]; then
     crash=$(ls -t "$out/crashes/$name/" 2>/dev/null | head -1)
-    echo "fuzz: FAIL: $name crashed (exit $rc); input: $out/crashes/$name/$crash (commit it under fuzz/regressions/$name/ with the fix)"
-    grep -E "ERROR|SUMMARY|runtime error|round trip" "$out/$name.log" | head -5
-    failures=$((failures + 1))
-  else
-    echo "fuzz: ok: $name: ${execs:-?} runs in ${seconds} s, ${rate:-?} execs/s, $(echo "$stats" | grep -oE "cov: [0-9]+ ft: [0-9]+")"
+    { echo "fuzz: FAIL: $name crashed (exit $rc); input: $out/crashes/$name/$crash (commit it under fuzz/regressions/$name/ with the fix)"
+      grep -E "ERROR|SUMMARY|runtime error|round trip" "$out/$name.log" | head -5; } >"$verdict"
+    return 1
   fi
+  echo "fuzz: ok: $name: ${execs:-?} runs in ${seconds} s, ${rate:-?} execs/s, $(echo "$stats" | grep -oE "cov: [0-9]+ ft: [0-9]+")" >"$verdict"
+}
+
+for name in "${names[@]}"; do
+  rm -f "$out/$name.verdict"
+  throttle
+  fuzz_one "$name" &
+done
+wait
+# The verdict files decide (an exit status reaped by `wait -n` is not kept for a later wait).
+failures=0
+for name in "${names[@]}"; do
+  if [ -s "$out/$name.verdict" ]; then cat "$out/$name.verdict"; else echo "fuzz: FAIL: $name left no verdict"; fi
+  grep -q "^fuzz: ok: $name:" "$out/$name.verdict" 2>/dev/null || failures=$((failures + 1))
 done
 [ "$failures" -eq 0 ]
