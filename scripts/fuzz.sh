@@ -42,6 +42,10 @@ stale() {
   done
   return 1
 }
+for name in "${names[@]}"; do
+  [[ -v "extra[$name]" ]] || { echo "fuzz: unknown harness '$name' (one of: ${!extra[*]})" >&2; exit 2; }
+done
+sources_of() { echo "${core[@]}" ${extra[$1]} "fuzz/$1.cpp"; }  # a harness's sources
 object_of() { echo "$out/obj/$(echo "$1" | tr '/' '_').o"; }
 jobs_max=${JOBS:-$(nproc)}
 throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done; }
@@ -51,7 +55,7 @@ throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true
 # time, each writing its verdict to $out/NAME.verdict, printed in the order the names were given.
 declare -A sources=()
 for name in "${names[@]}"; do
-  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do sources[$src]=1; done
+  for src in $(sources_of "$name"); do sources[$src]=1; done
 done
 rm -f "$out"/obj/*.failed
 for src in "${!sources[@]}"; do
@@ -66,11 +70,11 @@ for src in "${!sources[@]}"; do
 done
 for name in "${names[@]}"; do
   objs=()
-  for src in "${core[@]}" ${extra[$name]} "fuzz/$name.cpp"; do objs+=("$(object_of "$src")"); done
+  for src in $(sources_of "$name"); do objs+=("$(object_of "$src")"); done
   clang++ "${flags[@]}" -fsanitize=fuzzer "${objs[@]}" -lfmt -o "$out/$name" || { echo "fuzz: FAIL: link $name" >&2; exit 1; }
 done
 
-fuzz_one() {  # fuzz_one NAME: exit 0 when it survived; its verdict line in $out/NAME.verdict
+fuzz_one() {  # fuzz_one NAME: its verdict in $out/NAME.verdict, which alone decides
   local name=$1 verdict="$out/$1.verdict"
   # Every input that once crashed, replayed first.
   if compgen -G "fuzz/regressions/$name/*" >/dev/null; then
