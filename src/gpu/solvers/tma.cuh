@@ -75,31 +75,6 @@ __device__ __forceinline__ void tma_im2col(std::uint32_t dst, const CUtensorMap&
       : "memory");
 }
 
-// The multicast forms (clusters): the same box written into `dst` of every block of the cluster
-// whose bit is set in `mask` (bit i: rank i), each copy completing on the barrier at `bar`'s
-// offset in its block; the bytes count against each destination's own expect_tx.
-__device__ __forceinline__ void tma_tile_multicast(std::uint32_t dst, const CUtensorMap& map,
-                                                   int c0, int c1, std::uint32_t bar,
-                                                   unsigned mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar),
-      "h"(static_cast<unsigned short>(mask))
-      : "memory");
-}
-__device__ __forceinline__ void tma_im2col_multicast(std::uint32_t dst, const CUtensorMap& map,
-                                                     int c, int w, int h, int n, int off_w,
-                                                     int off_h, std::uint32_t bar, unsigned mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8}, %9;\n" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
-      "h"(static_cast<unsigned short>(off_w)), "h"(static_cast<unsigned short>(off_h)),
-      "h"(static_cast<unsigned short>(mask))
-      : "memory");
-}
-
 // The bulk tensor store: the box at `src` (shared memory, the map's swizzled layout) to (c0
 // elements along a row, c1 rows) of a tiled map; elements past the tensor's edges are not
 // written. The issuing thread commits its stores as a group (bulk_commit) and waits for them

@@ -311,16 +311,13 @@ inline dim3 persistent_grid(dim3 grid) {
 // registers that 128 x 256 fits the cap without spilling (ptxas: 154 registers, 164 persistent).
 // kPhased (16-bit, kFilterMn, ws 5 only): strided backward-data's persistent walk over every stride
 // phase's tiles (WgPlan::phased_bulk), phase q's A through its own im2col map.
-// ws 6 and 7 (forward, a tile per block): ws 4's kernel in clusters of 2 and 4 blocks along N that
-// share A, each block copying its slice into all (kCN; x's map's box 128 / kCN pixels).
 template <typename T, int BN, bool kSplit, bool kFilterMn, bool kPhased = false>
 Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   constexpr int BM = 128;
-  const int cluster = ws == 6 ? 2 : ws == 7 ? 4 : 1;
   ActivationMaps maps_a{};
   CUtensorMap map_b;
-  if (auto st = kPhased ? phase_maps<T>(a, BM, &maps_a)
-                        : activation_map<T>(a, BM / cluster, &maps_a.phase[0]);
+  if (auto st =
+          kPhased ? phase_maps<T>(a, BM, &maps_a) : activation_map<T>(a, BM, &maps_a.phase[0]);
       !st)
     return st;
   if (auto st = kFilterMn ? filter_map_mn<T>(a, &map_b) : filter_map<T>(a, BN, &map_b); !st)
@@ -340,29 +337,6 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (kPhased) {
     return {StatusCode::internal_error,
             "gpu:wgmma_implicit_gemm: phased bulk copies persistent only"};
-  } else if (cluster > 1) {
-    if constexpr (kFilterMn || sizeof(T) != 2) {
-      return {StatusCode::internal_error,
-              "gpu:wgmma_implicit_gemm: A multicast: 16-bit forward only"};
-    } else {
-      auto launch = [&](auto cn) -> Status {
-        // (as many stages as a block's shared memory holds: 128 x 64 9, not kStages' 4)
-        constexpr int CN = decltype(cn)::value,
-                      SW = (227 * 1024 - 1024 - 256) / kStageBytes<BM, BN>;
-        constexpr int bytes = kWsSmemBytes<BM, BN, SW, false>;
-        constexpr auto kernel =
-            wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, false, CN>;
-        const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
-        if (opt_in != kSuccess)
-          return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
-        wg::ClusterLaunch cl(dim3(grid.x, (grid.y + CN - 1) / CN * CN, grid.z), kWsThreads, bytes,
-                             dim3(1, CN, 1));
-        return check(cudaLaunchKernelEx(&cl.cfg, kernel, a, maps_a, map_b),
-                     "gpu:wgmma_implicit_gemm launch");
-      };
-      return cluster == 2 ? launch(std::integral_constant<int, 2>{})
-                          : launch(std::integral_constant<int, 4>{});
-    }
   } else {
     constexpr int SW = kWsStages<BM, BN, false>;
     return launch_kernel<
@@ -375,7 +349,7 @@ template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPh
           bool kFilterMn, bool k3D>
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (!kRagged && !k3D && BM == 128 && !kPhased)
-    if (ws >= 4) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
+    if (ws == 4 || ws == 5) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
   if constexpr (!kRagged && !k3D && BM == 128 && kPhased && kFilterMn && !kSplit && sizeof(T) == 2)
     if (ws == 5) return launch_bulk_copies<T, BN, false, true, true>(a, grid, ws);
   if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {

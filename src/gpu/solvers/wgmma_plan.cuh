@@ -45,8 +45,8 @@ inline int ws_forced() {
   static const int forced = [] {
     const char* text = std::getenv("CONVGUARD_WGMMA_WS");
     if (!text) return -1;
-    if (text[0] >= '0' && text[0] <= '7' && text[1] == 0) return text[0] - '0';
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 7)\n", text);
+    if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 5)\n", text);
     return -1;
   }();
   return forced;
@@ -185,15 +185,7 @@ struct WgPlan : Plan {
     splits = split_count(a.m, a.k, kd, tile, filter_mn, wide_tma && !tile_forced());
     if ((ws == 2 || ws == 5) && splits > 1) --ws;  // persistent: unsplit only
     if (ws == 5 && p.dtype == DType::f32) ws = 4;  // (forced) the persistent staging is 16-bit
-    // CONVGUARD_WGMMA_MULTICAST=2 or 4 turns the plan's tile-per-block bulk copies (4) into their
-    // A-multicast form (6, 7: clusters of 2 or 4 along N), for measuring (read at each plan).
-    if (ws == 4)
-      if (const char* text = std::getenv("CONVGUARD_WGMMA_MULTICAST"))
-        ws = text[0] == '2' && !text[1] ? 6 : text[0] == '4' && !text[1] ? 7 : 4;
-    // (6, 7: 16-bit forward only; else 4's rules)
-    if (ws >= 6 && (backward || p.dtype == DType::f32)) ws = 4;
-    if (ws >= 4 && !tma_fits(p, tile))
-      ws = filter_mn || two_warpgroups_only ? 0 : ws >= 6 ? 1 : ws - 3;
+    if (ws >= 4 && !tma_fits(p, tile)) ws = filter_mn || two_warpgroups_only ? 0 : ws - 3;
     const int tiles = static_cast<int>((kd + kBK - 1) / kBK);
     a.tiles_per_split = std::max(1, (tiles + splits - 1) / splits);
     used = std::max(1, (tiles + a.tiles_per_split - 1) / a.tiles_per_split);  // no empty split
@@ -201,8 +193,7 @@ struct WgPlan : Plan {
                 static_cast<unsigned>((a.k + tile.bn - 1) / tile.bn), static_cast<unsigned>(used));
     per_sm = blocks_per_sm(std::int64_t{grid.x} * grid.y * grid.z, std::int64_t{a.tiles_per_split},
                            tile, ragged, ws);
-    // (clusters: 3 pairs blocks along M; 6 and 7 group them along N, sharing their M tile)
-    a.n_fast = ws == 3 || ws >= 6 ? 0 : tile_order(grid.y);
+    a.n_fast = ws == 3 ? 0 : tile_order(grid.y);  // (clusters pair blocks along M)
     // Pixel-wide tiles in place of all that where they fit and leave the busiest SM less to do
     // (pixel_wide_for): unsplit, a tile per block, channel tiles fastest (pw_tile), one grid
     // dimension (not where `measuring`, above).

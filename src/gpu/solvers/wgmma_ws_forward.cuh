@@ -94,7 +94,12 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, unsigned 
 // cluster, completing on the barrier at `bar`'s offset in each.
 __device__ __forceinline__ void tma_multicast(std::uint32_t dst, const CUtensorMap& map, int c0,
                                               int c1, std::uint32_t bar) {
-  tma::tma_tile_multicast(dst, map, c0, c1, bar, 3u);
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(bar),
+      "h"(static_cast<unsigned short>(3))
+      : "memory");
 }
 
 // kTma: both operands of a stage by bulk tensor copies issued by one producer thread, completing
@@ -285,16 +290,7 @@ struct ActivationMaps {
 // The bulk-copy producer (kTma): one thread issues each stage's copies (tma_im2col, tma_tile); a
 // stage is one tap's 128-byte row of channels (C a multiple of it); `it` as produce's below. In
 // the phased persistent walk warps 1 to 3 store the tiles of zeros meanwhile (store_zero_tiles).
-// kCN > 1: the block is rank r of a cluster of kCN blocks along N, which share the tile's A (the
-// same output pixels): it copies A's rows r * BM / kCN .. + BM / kCN (map_a's box: that many
-// pixels) into every block of the cluster (multicast), and its own B; so each A row crosses from
-// L2 once per cluster instead of once per block. Its stage is free once every block's consumers
-// have released it (the empty barrier counts all kCN blocks' warps: consume's release). A slice
-// that starts past the last pixel starts at the last pixel instead: rows past M are multiplied but
-// never stored, so what they hold does not matter, and a box in bounds is the one whose bytes are
-// known to arrive.
-template <typename T, int BM, int BN, int kS, bool kPersistent, bool kPhased, bool kFilterMn,
-          int kCN = 1>
+template <typename T, int BM, int BN, int kS, bool kPersistent, bool kPhased, bool kFilterMn>
 __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMaps& maps_a,
                                              const CUtensorMap& map_b, const WsGeo& geo,
                                              std::uint32_t base, std::uint32_t full,
@@ -307,13 +303,8 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMa
   for (TileWalk<BM, BN, kPersistent, kPhased> tw(a, geo, tiles); tw.more(); tw.next(a)) {
     const WsGeo& g = tw.g;
     const int m0 = tw.m0, n0 = tw.n0;
-    // (kCN: this block's slice of A, its first pixel ma)
-    constexpr int kSlice = BM / kCN;
-    const unsigned rank = kCN > 1 ? cluster_rank() : 0;
-    const int ma = kCN > 1 ? min(m0 + static_cast<int>(rank) * kSlice, g.m_all - 1) : m0;
-    const int img = ma / (g.ow * g.oh);
-    const int h0 = (ma / g.ow) % g.oh * a.sh - g.ph, w0 = ma % g.ow * a.sw - g.pw;
-    const std::uint32_t a_dst = rank * kSlice * kRowBytes;
+    const int img = m0 / (g.ow * g.oh);
+    const int h0 = (m0 / g.ow) % g.oh * a.sh - g.ph, w0 = m0 % g.ow * a.sw - g.pw;
     const CUtensorMap& map_a = maps_a.phase[kPhased ? tw.q : 0];
     // The flipped tap (0, 0) of the filter read in place: stride 1's, or the phase's sub-filter's.
     const int w_first = kPhased ? g.w_off : a.phase[0].w_off;
@@ -324,18 +315,10 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMa
       const int s = tap - r * g.taps_s;
       const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
       mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
-      if constexpr (kCN > 1) {
-        constexpr unsigned kAll = (1u << kCN) - 1;
-        if (a.plain_x)
-          tma::tma_tile_multicast(A + a_dst, map_a, kk, ma, full + 8 * st, kAll);
-        else
-          tma::tma_im2col_multicast(A + a_dst, map_a, kk - tap * a.c, w0, h0, img, s * a.dw,
-                                    r * a.dh, full + 8 * st, kAll);
-      } else if (a.plain_x) {
+      if (a.plain_x)
         tma_tile(A, map_a, kk, m0, full + 8 * st);
-      } else {
+      else
         tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
-      }
       if constexpr (kFilterMn) {
         // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
         // flipped tap, whose dx channels n0.. are columns w_first - r * b_dr - s * b_ds + n0 of
@@ -345,8 +328,7 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMa
         for (int atom = 0; atom < BN / 64; ++atom)
           tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c, full + 8 * st);
       } else {
-        // (kCN: a block past K, there for its slice of A, loads the last filter rows in bounds)
-        tma_tile(B, map_b, kk, kCN > 1 ? min(n0, a.k - 1) : n0, full + 8 * st);
+        tma_tile(B, map_b, kk, n0, full + 8 * st);
       }
     }
   }
@@ -463,7 +445,7 @@ __device__ __forceinline__ void store_bulk(const CUtensorMap& map, const float (
 // through `staging`, or pairs from the fragments when k % 8 != 0; a tile of the phased grid
 // without taps, zeros from registers: store_zeros; the phased walk's are store_zero_tiles').
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster, bool kTma, bool kFilterMn, int kCN>
+          bool kCluster, bool kTma, bool kFilterMn>
 __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4* staging,
                                         std::uint32_t base, std::uint32_t full, std::uint32_t empty,
                                         int tiles, const CUtensorMap& map_y) {
@@ -473,16 +455,10 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
   const int tid = threadIdx.x - 128, group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   T* y = static_cast<T*>(a.y);
   const auto sync = [] { wg::named_barrier(1, 256); };
-  // A stage is free once every block of a cluster has read it (B came into both of a pair from
-  // each; kCN: A into all kCN from each).
+  // A stage is free once both blocks of a cluster have read it (B came into both from each).
   const auto release = [&](int stage) {
     wg::mbar_arrive(empty + 8 * stage);
     if constexpr (kCluster) mbar_arrive_cluster(empty + 8 * stage, cluster_rank() ^ 1);
-    if constexpr (kCN > 1) {
-      const unsigned self = cluster_rank();
-#pragma unroll
-      for (unsigned r = 1; r < kCN; ++r) mbar_arrive_cluster(empty + 8 * stage, (self + r) % kCN);
-    }
   };
   int it = 0;
   for (TileWalk<BM, BN, kPersistent, kPhased> tw(a, geo, tiles); tw.more(); tw.next(a)) {
@@ -566,12 +542,8 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
 // tiles in one persistent walk, phase q's A through maps_a.phase[q] (phase_maps). kTma and
 // kPersistent, unphased, 16-bit: where a.bulk_store, the tiles stored through maps_a.y
 // (store_bulk).
-// kCN > 1 (kTma, a tile per block, unphased): launched in clusters of kCN blocks along N (grid.y a
-// multiple of kCN, tiles M-fastest so that a cluster's blocks share their M tile; a block past K
-// loads its slice of A for the others and stores nothing), A multicast (produce_bulk), its map's
-// box BM / kCN pixels.
 template <typename T, int BM, int BN, int kS, bool kSplit, bool kPhased, bool kPersistent,
-          bool kCluster, bool kTma = false, bool kFilterMn = false, int kCN = 1>
+          bool kCluster, bool kTma = false, bool kFilterMn = false>
 __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent>)
     wgmma_forward_ws(const __grid_constant__ WgArgs a,
                      const __grid_constant__ ActivationMaps maps_a,
@@ -586,9 +558,6 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
   static_assert(!kTma || (!kCluster && (!kPhased || kPhasedBulk)),
                 "bulk copies: no cluster, phased only persistent");
   static_assert(kTma || !kFilterMn, "the in-place filter: bulk copies only");
-  static_assert(kCN == 1 || (kTma && !kPersistent && !kPhased && !kFilterMn && BM % (8 * kCN) == 0),
-                "A multicast: forward bulk copies, a tile per block, whole 8-row atoms a slice");
-  constexpr bool kClustered = kCluster || kCN > 1;
   extern __shared__ uint4 smem_raw[];
   uint4* smem = smem_raw + ((1024 - (tc::smem_addr(smem_raw) & 1023)) & 1023) / 16;
   const std::uint32_t base = tc::smem_addr(smem);
@@ -610,32 +579,32 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
       // full: the producer's 128 threads (+ the expect_tx arrival); empty: each consumer warp
       // (of both blocks of a cluster).
       wg::mbar_init(full + 8 * s, kTma ? 1 : kCluster ? 129 : 128);
-      wg::mbar_init(empty + 8 * s, kCluster ? 16 : 8 * kCN);
+      wg::mbar_init(empty + 8 * s, kCluster ? 16 : 8);
     }
-    // The barriers are initialised before the bulk copies (the async proxy) and the other blocks'
+    // The barriers are initialised before the bulk copies (the async proxy) and the other block's
     // copies and arrivals reach them.
-    if constexpr (kTma || kClustered) tma::fence_mbarrier_init();
+    if constexpr (kTma || kCluster) tma::fence_mbarrier_init();
   }
-  if constexpr (kClustered) {
+  if constexpr (kCluster) {
     cluster_sync();
   } else {
     __syncthreads();
   }
   if (threadIdx.x < 128)
     if constexpr (kTma)
-      produce_bulk<T, BM, BN, kS, kPersistent, kPhased, kFilterMn, kCN>(a, maps_a, map_b, g, base,
-                                                                        full, empty, kt0, tiles);
+      produce_bulk<T, BM, BN, kS, kPersistent, kPhased, kFilterMn>(a, maps_a, map_b, g, base, full,
+                                                                   empty, kt0, tiles);
     else
       produce<T, BM, BN, kS, kPersistent, kCluster>(a, map_b, g, base, full, empty, kt0, tiles);
   else
-    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma, kFilterMn, kCN>(
+    consume<T, BM, BN, kS, kSplit, kPhased, kPersistent, kCluster, kTma, kFilterMn>(
         a, g, staging, base, full, empty, tiles, maps_a.y);
   // No block leaves while the other may still arrive on its barriers.
-  if constexpr (kClustered) cluster_sync();
+  if constexpr (kCluster) cluster_sync();
   // The splits' reduction pass, once the consumers have issued the tile's stores (not by the
   // producers, done before).
   if constexpr (kSplit)
-    if (kClustered || threadIdx.x >= 128) wg::allow_dependents();
+    if (kCluster || threadIdx.x >= 128) wg::allow_dependents();
 #else
   (void)a;  // no sm_90a code in this pass: the host never launches it (check() declines)
   (void)maps_a, (void)map_b;
