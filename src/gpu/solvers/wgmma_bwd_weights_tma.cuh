@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "gpu/solvers/stage_cursor.cuh"
 #include "gpu/solvers/tma.cuh"
 #include "gpu/solvers/wgmma_bwd_weights_common.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
@@ -79,13 +80,15 @@ __device__ __forceinline__ void produce_bwdw(const Args& a, const CUtensorMap& m
                                              std::uint32_t empty, int kt0, int tiles) {
   constexpr int kS = kTmaStages<BN>, kAtom = kAtomBytes<kTmaBK>;
   const int bytes = (t.a_parts + t.b_parts) * kAtom;
-  for (int it = 0; it < tiles; ++it) {
+  // The stage's first output pixel p0 and its (image, oh, ow) (wg::PixelCursor: carries, no
+  // divisions on the stage's path).
+  int p0 = kt0 * kTmaBK;
+  wg::PixelCursor px(p0, kTmaBK, a.oh, a.ow);
+  for (int it = 0; it < tiles; ++it, p0 += kTmaBK, px.advance(a.oh, a.ow)) {
     const int st = it % kS;
     if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
-    const int p0 = (kt0 + it) * kTmaBK;
-    // The window corner of the stage's first output pixel (image, oh, ow).
-    const int ow = p0 % a.ow, q = p0 / a.ow, oh = q % a.oh, img = q / a.oh;
-    const int h0 = oh * a.sh - a.ph, w0 = ow * a.sw - a.pw;
+    // The window corner of the stage's first output pixel.
+    const int h0 = px.i * a.sh - a.ph, w0 = px.j * a.sw - a.pw, img = px.img;
     const std::uint32_t A = base + st * kTmaStageBytes<BN>, B = A + 2 * kAtom, bar = full + 8 * st;
     tma::mbar_arrive_expect(bar, bytes);
 #pragma unroll

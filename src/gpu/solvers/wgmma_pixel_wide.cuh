@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "gpu/element.cuh"
+#include "gpu/solvers/stage_cursor.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
@@ -70,10 +71,13 @@ __device__ __forceinline__ void produce_pixel_wide(const WgArgs& a, const CUtens
   constexpr int kS = kPwStages<BP>;
   const int img = t.p0 / (a.ow * a.oh);
   const int h0 = (t.p0 / a.ow) % a.oh * a.sh - a.ph, w0 = t.p0 % a.ow * a.sw - a.pw;
-  for (int kt = 0; kt < stages; ++kt) {
+  // The stage's reduction column kk: tap (r, s), channels from pos.c (wg::TapCursor: carries, no
+  // divisions on the stage's path).
+  wg::TapCursor pos(0, a.c, a.s);
+  for (int kt = 0, kk = 0; kt < stages; ++kt, kk += kBK, pos.advance(kBK, a.c, a.s)) {
     const int st = kt % kS;
     if (kt >= kS) wg::mbar_wait(empty + 8 * st, ((kt / kS) & 1) ^ 1);
-    const int kk = kt * kBK, tap = kk / a.c, r = tap / a.s, s = tap - r * a.s;
+    const int r = pos.r, s = pos.s;
     const std::uint32_t A = base + st * kPwStageBytes<BP>, B = A + kPwChannels * kRowBytes;
     mbar_arrive_expect(full + 8 * st, kPwStageBytes<BP>);
     if constexpr (kFilterMn) {
@@ -81,15 +85,15 @@ __device__ __forceinline__ void produce_pixel_wide(const WgArgs& a, const CUtens
       // flipped tap, dx channels n0.. as two 64 x 64 MN-major atoms (swizzle_mn's layout), one for
       // each consumer warpgroup.
       const int col = a.phase[0].w_off - r * a.b_dr - s * a.b_ds + t.n0;
-      tma_tile(A, map_w, col, kk - tap * a.c, full + 8 * st);
-      tma_tile(A + kMnAtomBytes, map_w, col + 64, kk - tap * a.c, full + 8 * st);
+      tma_tile(A, map_w, col, pos.c, full + 8 * st);
+      tma_tile(A + kMnAtomBytes, map_w, col + 64, pos.c, full + 8 * st);
     } else {
       tma_tile(A, map_w, kk, t.n0, full + 8 * st);
     }
     if (a.plain_x)
       tma_tile(B, map_x, kk, t.p0, full + 8 * st);
     else
-      tma_im2col(B, map_x, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+      tma_im2col(B, map_x, pos.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
   }
 }
 

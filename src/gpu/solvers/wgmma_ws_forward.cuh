@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "gpu/check.hpp"
+#include "gpu/solvers/stage_cursor.cuh"
 #include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tma.cuh"
 #include "gpu/solvers/wgmma_forward_common.cuh"
@@ -251,17 +252,13 @@ __device__ __forceinline__ void store_zeros(O* out, const WgArgs& a, const WsGeo
   const int col = n0 + (tid % kRowChunks) * kVecs;
   int row = m0 + tid / kRowChunks;
   if (col >= a.k || row >= g.m_all) return;
-  // (img, i, j): the row's pixel on the phase's oh x ow grid; (di, dj): kStep rows as a step.
-  int j = row % g.ow, i = row / g.ow % g.oh, img = row / g.ow / g.oh;
-  const int dj = kStep % g.ow, di = kStep / g.ow;
+  // The row's pixel on the phase's oh x ow grid, kStep rows a step.
+  wg::PixelCursor px(row, kStep, g.oh, g.ow);
   const int end = min(m0 + BM, g.m_all);
 #pragma unroll 4
-  for (; row < end; row += kStep) {
-    const std::int64_t pixel = tc::phase_pixel_at(a, img, i, j, g.qh, g.qw);
+  for (; row < end; row += kStep, px.advance(g.oh, g.ow)) {
+    const std::int64_t pixel = tc::phase_pixel_at(a, px.img, px.i, px.j, g.qh, g.qw);
     *reinterpret_cast<uint4*>(out + pixel * a.k + col) = make_uint4(0, 0, 0, 0);
-    j += dj, i += di;
-    if (j >= g.ow) j -= g.ow, ++i;
-    while (i >= g.oh) i -= g.oh, ++img;
   }
 }
 
@@ -308,17 +305,22 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMa
     const CUtensorMap& map_a = maps_a.phase[kPhased ? tw.q : 0];
     // The flipped tap (0, 0) of the filter read in place: stride 1's, or the phase's sub-filter's.
     const int w_first = kPhased ? g.w_off : a.phase[0].w_off;
-    for (int kt = 0; kt < tw.tiles; ++kt, ++it) {
+    // The stage's reduction column kk: tap (r, s), channels from pos.c (wg::TapCursor: carries,
+    // no divisions on the stage's path).
+    const int taps_s = max(g.taps_s, 1);
+    int kk = kt0 * kBKOf<T>;
+    wg::TapCursor pos(kk, a.c, taps_s);
+    for (int kt = 0; kt < tw.tiles;
+         ++kt, ++it, kk += kBKOf<T>, pos.advance(kBKOf<T>, a.c, taps_s)) {
       const int st = it % kS;
       if (it >= kS) wg::mbar_wait(empty + 8 * st, ((it / kS) & 1) ^ 1);
-      const int kk = (kt0 + kt) * kBKOf<T>, tap = kk / a.c, r = tap / g.taps_s;
-      const int s = tap - r * g.taps_s;
+      const int r = pos.r, s = pos.s;
       const std::uint32_t A = base + st * kStageBytes<BM, BN>, B = A + BM * kRowBytes;
       mbar_arrive_expect(full + 8 * st, (BM + BN) * kRowBytes);
       if (a.plain_x)
         tma_tile(A, map_a, kk, m0, full + 8 * st);
       else
-        tma_im2col(A, map_a, kk - tap * a.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
+        tma_im2col(A, map_a, pos.c, w0, h0, img, s * a.dw, r * a.dh, full + 8 * st);
       if constexpr (kFilterMn) {
         // Backward-data's B from the caller's KRSC filter (filter_map_mn): 64 dy channels of the
         // flipped tap, whose dx channels n0.. are columns w_first - r * b_dr - s * b_ds + n0 of
@@ -326,7 +328,7 @@ __device__ __forceinline__ void produce_bulk(const WgArgs& a, const ActivationMa
         const int col = w_first - r * a.b_dr - s * a.b_ds + n0;
 #pragma unroll
         for (int atom = 0; atom < BN / 64; ++atom)
-          tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, kk - tap * a.c, full + 8 * st);
+          tma_tile(B + atom * kMnAtomBytes, map_b, col + 64 * atom, pos.c, full + 8 * st);
       } else {
         tma_tile(B, map_b, kk, n0, full + 8 * st);
       }
