@@ -17,24 +17,24 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "gpu/solvers/tc_common.cuh"
 #include "gpu/solvers/tma.cuh"
+#include "gpu/solvers/wgmma_forward_common.cuh"
 #include "gpu/solvers/wgmma_ptx.cuh"
 
 namespace wg = convguard::gpu::wg;
 
 namespace {
 
-constexpr int kRowBytes = 128;  // a stage row: 64 bf16 of the reduction
+using convguard::gpu::tc::smem_addr;
+using convguard::gpu::wgf::kRowBytes;  // a stage row: 64 bf16 of the reduction
 constexpr int kStages = 4;
 
+// The solver's stage of kGroups * 64 * kMI rows of A and BN of B.
 template <int BN, int kMI, int kGroups>
-constexpr int kStageBytes = (kGroups * 64 * kMI + BN) * kRowBytes;
+constexpr int kStageBytes = convguard::gpu::wgf::kStageBytes<kGroups * 64 * kMI, BN>;
 template <int BN, int kMI, int kGroups>
 constexpr int kSmemBytes = kStages* kStageBytes<BN, kMI, kGroups> + 1024 + 16 * kStages;
-
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // kSync: a producer warpgroup first (only its thread 0 works), then the consumers. kLoads (with
 // kSync): the producer also copies each stage's A and B by bulk tensor copies from two L2-resident
