@@ -20,7 +20,8 @@ namespace convguard {
 
 std::span<const Solver* const> cpu_solvers() {
   static const cpu::DepthwiseSolver depthwise;
-  static const cpu::Bf16DirectSolver bf16_direct;
+  static const cpu::Bf16DirectSolver bf16_amx(cpu::bf16::Kernel::amx_bf16);
+  static const cpu::Bf16DirectSolver bf16_direct(cpu::bf16::Kernel::avx512_bf16);
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
   static const cpu::BwdwSolver bwdw_avx2(cpu::Isa::avx2);
   static const cpu::BwdwRowsSolver bwdw_rows_bf16(cpu::KernelCopy::bf16_avx512);
@@ -50,6 +51,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
+      &bf16_amx,
       &nchw_gemm_bf16,
       &bf16_direct,
       &bwdw_avx512,

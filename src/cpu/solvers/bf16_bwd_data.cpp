@@ -67,7 +67,31 @@ Phases phases(const Problem& p) {
   return ph;
 }
 
+// The phase as a stride-1 forward problem over dy: K in, C out, its taps and pixels.
+Geometry phase_geometry(const Geometry& G, const Phase& a, const Phase& b, const Phase& e) {
+  Geometry F = G;
+  F.cg = G.kg, F.kg = G.cg;
+  F.id = G.od, F.ih = G.oh, F.iw = G.ow;
+  F.od = a.count, F.oh = b.count, F.ow = e.count;
+  F.kd = a.taps, F.kh = b.taps, F.kw = e.taps;
+  F.sd = F.sh = F.sw = F.dd = F.dh = F.dw = 1;
+  F.pd = F.ph = F.pw = 0;
+  return F;
+}
+
 }  // namespace
+
+std::int64_t backward_data_filter_words(const Problem& p, Kernel kernel) {
+  const Geometry G = detail::geometry(p);
+  const Phases ph = phases(p);
+  std::int64_t most = 0;
+  for (const Phase& a : ph.dim[0])
+    for (const Phase& b : ph.dim[1])
+      for (const Phase& e : ph.dim[2])
+        if (a.taps && b.taps && e.taps)
+          most = std::max(most, packed_filter_words(phase_geometry(G, a, b, e), kernel));
+  return most;
+}
 
 Sizes5 backward_data_dy_sizes(const Problem& p) {
   const Geometry G = detail::geometry(p);
@@ -75,7 +99,7 @@ Sizes5 backward_data_dy_sizes(const Problem& p) {
 }
 
 void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
-                   std::uint32_t* filter) {
+                   std::uint32_t* filter, Kernel kernel) {
   const Geometry G = detail::geometry(p);
   const Phases ph = phases(p);
   const Sizes5 ds = backward_data_dy_sizes(p);
@@ -103,20 +127,13 @@ void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
         f.taps = {a.taps, b.taps, e.taps};
         f.first = {a.tap0, b.tap0, e.tap0};
         f.step = {G.sd, G.sh, G.sw};
-        pack_filter(w, G, f, filter);
-        // The phase as a stride-1 forward problem over dy: K in, C out, its taps and pixels.
-        Geometry F = G;
-        F.cg = G.kg, F.kg = G.cg;
-        F.id = G.od, F.ih = G.oh, F.iw = G.ow;
-        F.od = a.count, F.oh = b.count, F.ow = e.count;
-        F.kd = a.taps, F.kh = b.taps, F.kw = e.taps;
-        F.sd = F.sh = F.sw = F.dd = F.dh = F.dw = 1;
-        F.pd = F.ph = F.pw = 0;
+        const Geometry F = phase_geometry(G, a, b, e);
+        pack_filter(w, G, f, filter, filter_rows(F, kernel));
         // Its padded index 0 is dy index -pad: buffer index buffer.begin - pad.
         const std::int64_t od = ph.buffer.begin[0] - a.pad, oh = ph.buffer.begin[1] - b.pad,
                            ow = ph.buffer.begin[2] - e.pad;
         const std::uint32_t* origin = dy + ((od * ds.h + oh) * ds.w + ow) * K2;
-        forward(F, ds, origin, filter, dx,
+        forward(F, ds, origin, filter, dx, kernel,
                 {{a.first, b.first, e.first}, {G.sd, G.sh, G.sw}, e.count});
       }
 }

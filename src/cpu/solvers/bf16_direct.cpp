@@ -41,10 +41,17 @@ Status Bf16DirectSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   // The ISA first: a run that may not use it (CONVGUARD_CPU_ISA) or a CPU without it declines
   // every problem for that reason, which the property test recognises.
-  if (auto s = require_isa(Isa::avx512); !s) return s;
-  if (!__builtin_cpu_supports("avx512bf16"))
-    return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+  if (kernel_ == bf16::Kernel::amx_bf16) {
+    if (auto s = require_amx_bf16(); !s) return s;
+  } else {
+    if (auto s = require_isa(Isa::avx512); !s) return s;
+    if (!__builtin_cpu_supports("avx512bf16"))
+      return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
+  }
   if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
+  if (kernel_ == bf16::Kernel::amx_bf16 && p.direction == Direction::backward_weights)
+    return not_applicable(
+        "backward-weights is not implemented on AMX (cpu:bf16_direct:avx512_bf16 computes it)");
   if (p.direction == Direction::backward_data) {
     for (int d = 0; d < 3; ++d) {
       if (p.dilation[d] != 1) return not_applicable("backward-data with dilation 1 only");
@@ -78,15 +85,17 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
   }
   if (p.direction == Direction::backward_data) {
     // dy as padded channel pairs, and room for the whole filter (each phase packs a part).
+    // (The phases are stride-1 passes with K input channels: their slack is 16 * pairs(K).)
     const Sizes5 dy = bf16::backward_data_dy_sizes(p);
-    layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()));
-    layout.add(blocks16(G.c()) * G.taps() * pairs(G.k()) * 16);
+    const std::int64_t slack = kernel_ == bf16::Kernel::amx_bf16 ? 16 * pairs(G.k()) + 16 : 0;
+    layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()) + slack);
+    layout.add(bf16::backward_data_filter_words(p, kernel_));
     return;
   }
   // x as padded channel pairs, and the packed filter.
   const Sizes5 in = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
-  layout.add(in.n * in.d * in.h * in.w * pairs(G.c()));
-  layout.add(blocks16(G.k()) * G.taps() * pairs(G.c()) * 16);
+  layout.add(in.n * in.d * in.h * in.w * pairs(G.c()) + bf16::x_slack_words(G, kernel_));
+  layout.add(bf16::packed_filter_words(G, kernel_));
 }
 
 Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
@@ -99,11 +108,12 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
     case Direction::forward:
       bf16::pack_channel_pairs(bf16::Reader(caller.x), forward_padding(p), in);
       bf16::pack_filter(bf16::Reader(caller.w), G,
-                        bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}}, second);
-      bf16::forward(G, t.xs, in, second, bf16::Writer(caller.y));
+                        bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}}, second,
+                        bf16::filter_rows(G, kernel_));
+      bf16::forward(G, t.xs, in, second, bf16::Writer(caller.y), kernel_);
       return Status::ok();
     case Direction::backward_data:
-      bf16::backward_data(p, caller, in, second);
+      bf16::backward_data(p, caller, in, second, kernel_);
       return Status::ok();
     case Direction::backward_weights: {
       float* dwt = layout.get(ws, first_scratch + 2);

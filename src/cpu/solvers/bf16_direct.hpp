@@ -3,6 +3,11 @@
 // instruction oneDNN's bf16 kernels use. Every other own CPU solver computes bf16 problems in
 // fp32 (the staging converts).
 //
+// cpu:bf16_direct:amx_bf16 — the same packing and passes with the forward kernel on AMX tiles
+// (tdpbf16ps: a 16 x 32 by 32 x 16 bf16 product a step, bf16_amx.cpp), so forward and
+// backward-data; backward-weights is not implemented on AMX (its pairs run along pixels, and AMX
+// wants them along its rows) and is declined. Intel Sapphire Rapids and later, Linux 5.16+.
+//
 // Nothing is staged (StagingSpec::stage = false): bf16_pack.hpp reads the caller's bf16 tensors,
 // any layout and strides, straight into 32-bit pair layouts, and each finished output row is
 // rounded to bf16 (as float_to_bfloat rounds) into the caller's tensor from the computing
@@ -34,9 +39,18 @@
 
 namespace convguard::cpu {
 
+namespace bf16 {
+// Which multiply the forward pass runs on.
+enum class Kernel { avx512_bf16, amx_bf16 };
+}  // namespace bf16
+
 class Bf16DirectSolver final : public StagedSolver {
  public:
-  std::string_view id() const override { return "cpu:bf16_direct:avx512_bf16"; }
+  explicit Bf16DirectSolver(bf16::Kernel kernel) : kernel_(kernel) {}
+  std::string_view id() const override {
+    return kernel_ == bf16::Kernel::amx_bf16 ? "cpu:bf16_direct:amx_bf16"
+                                             : "cpu:bf16_direct:avx512_bf16";
+  }
   [[nodiscard]] Status check(const Problem& p) const override;
 
  protected:
@@ -44,6 +58,9 @@ class Bf16DirectSolver final : public StagedSolver {
   void scratch(const Problem& p, WorkspaceLayout& layout) const override;
   [[nodiscard]] Status compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
                                const WorkspaceLayout& layout, int first_scratch) const override;
+
+ private:
+  bf16::Kernel kernel_;
 };
 
 namespace bf16 {
@@ -55,16 +72,29 @@ struct RowPlacement {
   std::array<std::int64_t, 3> first{0, 0, 0}, step{1, 1, 1};
   std::int64_t count = -1;
 };
-// The forward kernel (bf16_entry.cpp, bf16_direct_avx512.cpp): y, row by row, from x pairs (xs:
-// the padded sizes) and packed filter pairs. Each row is stored by the thread that computed it,
-// while it is still in that thread's cache.
+struct FilterRows;
+// How the forward pass of `kernel` wants pack_filter's rows for problem (or phase) G: the AMX
+// kernel takes a filter row's taps as one run where they are adjacent in x (width dilation 1),
+// each run padded to whole 16-row tiles.
+FilterRows filter_rows(const detail::Geometry& G, Kernel kernel);
+// Words of the packed filter for G with those rows.
+std::int64_t packed_filter_words(const detail::Geometry& G, Kernel kernel);
+// Readable words the forward pass of `kernel` needs past x's last window (AMX: its last tile's
+// dropped pixels).
+std::int64_t x_slack_words(const detail::Geometry& G, Kernel kernel);
+// The forward kernel (bf16_entry.cpp, bf16_direct_avx512.cpp, bf16_amx.cpp): y, row by row, from
+// x pairs (xs: the padded sizes) and the filter packed with filter_rows(G, kernel). Each row is
+// stored by the thread that computed it, while it is still in that thread's cache.
 void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
-             const std::uint32_t* w, const Writer& out, const RowPlacement& at = {});
+             const std::uint32_t* w, const Writer& out, Kernel kernel,
+             const RowPlacement& at = {});
 // Backward-data in stride phases (bf16_bwd_data.cpp): dy's padded pair copy (its sizes), then
-// each phase's flipped sub-filter into `filter` (room for the whole filter) and one forward pass.
+// each phase's flipped sub-filter into `filter` and one forward pass. filter_words: room for the
+// largest phase's filter.
 Sizes5 backward_data_dy_sizes(const Problem& p);
+std::int64_t backward_data_filter_words(const Problem& p, Kernel kernel);
 void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
-                   std::uint32_t* filter);
+                   std::uint32_t* filter, Kernel kernel);
 // The backward-weights kernel (bf16_entry.cpp, bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K
 // rounded up to 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
 void backward_weights(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,

@@ -50,6 +50,33 @@ struct ForwardArgs {
 };
 void forward_avx512(const ForwardArgs& a);
 
+// cpu:bf16_direct:amx_bf16's forward kernel (bf16_amx.cpp, compiled with -mamx-tile
+// -mamx-bf16 -mavx512f). Output pixels go 16 to a tile, at one x stride apart: each tile's
+// pixels lie on `width`-wide virtual rows, either a row of the output rounded up to 16 (any
+// stride), or, at stride 1, the padded input's rows (a tile may then run across output rows;
+// the pixels past OW are computed and dropped). Its reduction is `segment_count` runs of
+// `segment_pairs` consecutive x words, each against its own filter rows.
+struct AmxSegment {
+  std::int64_t x_offset;  // words from a pixel's first tap to the run's first word
+  std::int64_t w_row;     // the run's first row in each 16-lane block of the filter
+};
+struct AmxForwardArgs {
+  detail::Geometry G;
+  Sizes5 xs;                   // x's padded sizes (pitches)
+  const std::uint32_t* x;      // x as channel pairs, channels-last, padded (and 16 * sw * C2
+                               // readable words past the last one a window reads)
+  const std::uint32_t* w;      // pack_filter with FilterRows{per, segment_rows}
+  const AmxSegment* segments;  // segment_count of them
+  std::int64_t segment_count, segment_pairs, segment_rows;
+  std::int64_t width;           // pixels per virtual row (see above)
+  std::int64_t rows_per_block;  // output rows of one (n, od) plane a thread computes at once
+  float* rows;                  // rows_floats per thread: the block's outputs (and a spare row)
+  std::int64_t rows_floats;
+  std::uint32_t* stage;  // 512 words per thread: a segment's last, partial tiles of x
+  RowStore out;
+};
+void forward_amx(const AmxForwardArgs& a);
+
 struct BackwardWeightsArgs {
   detail::Geometry G;
   Sizes5 xs;                  // x's padded sizes

@@ -101,7 +101,7 @@ void pack_pixel_pairs(const Reader& src, std::int64_t kp, std::uint32_t* dst) {
 }
 
 void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
-                 std::uint32_t* dst) {
+                 std::uint32_t* dst, const FilterRows& rows) {
   const bool bwd = f.swap_and_flip;
   const std::int64_t K = G.k(), C = G.c(), taps = f.taps[0] * f.taps[1] * f.taps[2];
   const std::int64_t O = bwd ? C : K, I = bwd ? K : C, I2 = pairs(I);
@@ -117,7 +117,9 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
     for (std::int64_t b = 0; b < f.taps[1]; ++b)
       for (std::int64_t e = 0; e < f.taps[2]; ++e)
         tap_at.push_back(source(0, a) * st[2] + source(1, b) * st[3] + source(2, e) * st[4]);
-  const std::int64_t blocks = blocks16(O);
+  const std::int64_t blocks = blocks16(O), per = rows.taps_per_segment;
+  const std::int64_t segment_rows = rows.segment_rows ? rows.segment_rows : per * I2;
+  const std::int64_t segments = taps / per;
   // Each (block, tap) writes whole 64-byte lines (16 lanes of one channel pair) in order. One lane
   // per iteration, as before, had the two threads write alternate words of the same lines: a
   // backward-data filter of 16 input channels is one block, and its packing took a fifth of a
@@ -125,7 +127,10 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t ob = 0; ob < blocks; ++ob)
     for (std::int64_t tap = 0; tap < taps; ++tap) {
-      std::uint32_t* dt = dst + (ob * taps + tap) * I2 * 16;
+      std::uint32_t* segment = dst + (ob * segments + tap / per) * segment_rows * 16;
+      std::uint32_t* dt = segment + tap % per * I2 * 16;
+      if (tap % per == per - 1)  // the segment's padding rows
+        for (std::int64_t i = per * I2 * 16; i < segment_rows * 16; ++i) segment[i] = 0;
       for (std::int64_t i2 = 0; i2 < I2; ++i2)
         for (std::int64_t lane = 0; lane < 16; ++lane) {
           const std::int64_t o = ob * 16 + lane, i = 2 * i2;

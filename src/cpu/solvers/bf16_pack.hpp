@@ -70,10 +70,19 @@ struct SubFilter {
   std::array<std::int64_t, 3> taps{1, 1, 1}, first{0, 0, 0}, step{1, 1, 1};
 };
 
-// The filter as [ceil(O/16)][taps][ceil(I/2)][16] pairs of input channels, O output channels one
-// per lane: forward O = K, I = C; backward-data O = C, I = K. Lanes and channels past O and I are
-// zero.
+// How pack_filter groups the rows (input-channel pairs) of each 16-lane block: runs of
+// `taps_per_segment` consecutive taps (their rows back to back), each run padded with zero rows
+// to `segment_rows` (0: no padding). The default, one tap a segment and no padding, is the
+// vdpbf16ps kernel's [taps][ceil(I/2)]; the AMX kernel takes a filter row's taps as one
+// segment, padded to whole 16-row tiles (bf16_amx.hpp).
+struct FilterRows {
+  std::int64_t taps_per_segment = 1, segment_rows = 0;
+};
+
+// The filter as [ceil(O/16)][segments][rows][16] pairs of input channels (rows: see FilterRows;
+// by default [ceil(O/16)][taps][ceil(I/2)][16]), O output channels one per lane: forward O = K,
+// I = C; backward-data O = C, I = K. Lanes and channels past O and I, and padding rows, are zero.
 void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
-                 std::uint32_t* dst);
+                 std::uint32_t* dst, const FilterRows& rows = {});
 
 }  // namespace convguard::cpu::bf16

@@ -1,0 +1,176 @@
+// cpu:bf16_direct:amx_bf16's forward kernel (bf16_kernels.hpp: no library templates here);
+// compiled with -mamx-tile -mamx-bf16 -mavx512f.
+//
+// AMX multiplies whole tiles: tdpbf16ps adds a 16 x 32 bf16 tile of A times a 32 x 16 bf16 tile
+// of B (stored as 16 rows of 16 bf16 pairs) into a 16 x 16 fp32 tile. The pair layouts of
+// cpu:bf16_direct are those tiles already: a row of A is one output pixel's 16 consecutive x
+// words (32 input channels, or several taps' channels where the taps are adjacent), loaded
+// straight from the padded x at the pixels' stride, and a B tile is 16 consecutive rows of the
+// packed filter. Eight tile registers: four accumulators (2 pixel tiles x 2 channel blocks, 32
+// pixels by 32 output channels), two A and two B, so each step loads 4 tiles for 4 products.
+#include <immintrin.h>
+#include <omp.h>
+
+#include "cpu/solvers/bf16_kernels.hpp"
+
+namespace convguard::cpu::bf16 {
+namespace {
+
+using detail::Geometry;
+
+inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+
+// The 64-byte operand of ldtilecfg (palette 1).
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1, start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t bytes_per_row[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+// Every tile 16 rows of 64 bytes: accumulators 0-3 (tile 2 * i + j: pixel tile i, channel block
+// j), A tiles 4-5, B tiles 6-7. Tile configuration is per thread.
+void configure_tiles() {
+  TileConfig c;
+  for (int t = 0; t < 8; ++t) {
+    c.rows[t] = 16;
+    c.bytes_per_row[t] = 64;
+  }
+  _tile_loadconfig(&c);
+}
+
+struct Block {
+  const std::uint32_t* a[2];  // each pixel tile's first pixel's first tap
+  std::int64_t a_stride;      // bytes between a tile's pixels
+  const std::uint32_t* w;     // the first 16-lane block's rows
+  std::int64_t w_block;       // words between 16-lane blocks
+  const AmxSegment* segments;
+  std::int64_t segment_count, full, tail;  // per segment: whole tiles, words in the last one
+  std::uint32_t* stage;                    // 512 words, zero past `tail` in every row
+  float* y;                                // 32 pixels x 32 channels, rows y_stride bytes apart
+  std::int64_t y_stride;
+};
+
+// NA pixel tiles by NB channel blocks.
+template <int NA, int NB>
+void run_block(const Block& b) {
+  _tile_zero(0);
+  if constexpr (NB == 2) _tile_zero(1);
+  if constexpr (NA == 2) {
+    _tile_zero(2);
+    if constexpr (NB == 2) _tile_zero(3);
+  }
+  const std::int64_t pixel_words = b.a_stride / 4;
+  const auto mask = static_cast<__mmask16>((1u << b.tail) - 1);
+  for (std::int64_t s = 0; s < b.segment_count; ++s) {
+    const std::uint32_t* a0 = b.a[0] + b.segments[s].x_offset;
+    const std::uint32_t* a1 = NA == 2 ? b.a[1] + b.segments[s].x_offset : a0;
+    const std::uint32_t* w = b.w + b.segments[s].w_row * 16;
+    for (std::int64_t j = 0; j <= b.full; ++j) {
+      if (j < b.full) {
+        _tile_loadd(4, a0 + 16 * j, b.a_stride);
+        if constexpr (NA == 2) _tile_loadd(5, a1 + 16 * j, b.a_stride);
+      } else {
+        if (!b.tail) break;
+        // The run's last words: a tile load would read the next run's words, which the zero
+        // filter rows cancel only while they are finite (Inf * 0 is NaN), so copy them out.
+        for (std::int64_t i = 0; i < 16; ++i) {
+          _mm512_storeu_si512(b.stage + 16 * i,
+                              _mm512_maskz_loadu_epi32(mask, a0 + 16 * j + i * pixel_words));
+          if constexpr (NA == 2)
+            _mm512_storeu_si512(b.stage + 256 + 16 * i,
+                                _mm512_maskz_loadu_epi32(mask, a1 + 16 * j + i * pixel_words));
+        }
+        _tile_loadd(4, b.stage, 64);
+        if constexpr (NA == 2) _tile_loadd(5, b.stage + 256, 64);
+      }
+      _tile_loadd(6, w + 256 * j, 64);
+      if constexpr (NB == 2) _tile_loadd(7, w + b.w_block + 256 * j, 64);
+      _tile_dpbf16ps(0, 4, 6);
+      if constexpr (NB == 2) _tile_dpbf16ps(1, 4, 7);
+      if constexpr (NA == 2) {
+        _tile_dpbf16ps(2, 5, 6);
+        if constexpr (NB == 2) _tile_dpbf16ps(3, 5, 7);
+      }
+    }
+  }
+  auto* y = reinterpret_cast<char*>(b.y);
+  _tile_stored(0, y, b.y_stride);
+  if constexpr (NB == 2) _tile_stored(1, y + 64, b.y_stride);
+  if constexpr (NA == 2) {
+    _tile_stored(2, y + 16 * b.y_stride, b.y_stride);
+    if constexpr (NB == 2) _tile_stored(3, y + 16 * b.y_stride + 64, b.y_stride);
+  }
+}
+
+void run_block(int na, int nb, const Block& b) {
+  if (na == 2)
+    nb == 2 ? run_block<2, 2>(b) : run_block<2, 1>(b);
+  else
+    nb == 2 ? run_block<1, 2>(b) : run_block<1, 1>(b);
+}
+
+}  // namespace
+
+void forward_amx(const AmxForwardArgs& f) {
+  const Geometry& G = f.G;
+  const Sizes5& xs = f.xs;
+  const std::int64_t C2 = pairs(G.c()), K = G.k(), kblocks = blocks16(K), ldo = kblocks * 16;
+  const std::int64_t V = f.width, R = f.rows_per_block, bands = (G.oh + R - 1) / R;
+  const std::int64_t blocks = G.n * G.od * bands;
+  // Where a block's channels-last rows are compacted when K is not a multiple of 16.
+  const std::int64_t compact_at = (R * V + 15) / 16 * 16 * ldo;
+#pragma omp parallel
+  {
+    configure_tiles();
+    const int thread = omp_get_thread_num();
+    float* out = f.rows + thread * f.rows_floats;
+    std::uint32_t* stage = f.stage + thread * 512;
+    for (int i = 0; i < 512; ++i) stage[i] = 0;
+    Block blk{};
+    blk.a_stride = G.sw * C2 * 4;
+    blk.w_block = f.segment_count * f.segment_rows * 16;
+    blk.segments = f.segments;
+    blk.segment_count = f.segment_count;
+    blk.full = f.segment_pairs / 16;
+    blk.tail = f.segment_pairs % 16;
+    blk.stage = stage;
+    blk.y_stride = ldo * 4;
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t band = b % bands, od = b / bands % G.od, n = b / (bands * G.od);
+      const std::int64_t oh0 = band * R, rows = smaller(R, G.oh - oh0);
+      const std::int64_t tiles = ((rows - 1) * V + G.ow + 15) / 16;
+      const std::uint32_t* plane = f.x + ((n * xs.d + od * G.sd) * xs.h + oh0 * G.sh) * xs.w * C2;
+      const auto tile_x = [&](std::int64_t q) {
+        return plane + ((q / V) * G.sh * xs.w + q % V * G.sw) * C2;
+      };
+      for (std::int64_t kb = 0; kb < kblocks; kb += 2) {
+        const int nb = static_cast<int>(smaller(2, kblocks - kb));
+        blk.w = f.w + kb * blk.w_block;
+        for (std::int64_t i = 0; i < tiles; i += 2) {
+          const int na = static_cast<int>(smaller(2, tiles - i));
+          blk.a[0] = tile_x(16 * i);
+          blk.a[1] = na == 2 ? tile_x(16 * (i + 1)) : blk.a[0];
+          blk.y = out + 16 * i * ldo + kb * 16;
+          run_block(na, nb, blk);
+        }
+      }
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float* row = out + r * V * ldo;
+        if (ldo != K) {
+          float* packed = out + compact_at;
+          for (std::int64_t p = 0; p < G.ow; ++p)
+            for (std::int64_t k = 0; k < K; ++k) packed[p * K + k] = row[p * ldo + k];
+          row = packed;
+        }
+        f.out.store(f.out.context, n, od, oh0 + r, row);
+      }
+    }
+    _tile_release();
+  }
+}
+
+}  // namespace convguard::cpu::bf16
