@@ -122,62 +122,75 @@ void forward_avx512(const ForwardArgs& f) {
   }
 }
 
+namespace {
+
+inline __mmask16 first(std::int64_t n) {
+  return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1);
+}
+
+// rows x cols (each at most 16) 16-bit values at src (rows src_row apart) stored transposed at
+// dst (cols x rows, rows dst_row apart); the block's missing rows and columns are masked off, so
+// a ragged edge costs a block, not one element at a time.
+void transpose_bits16(const std::uint16_t* src, std::int64_t src_row, std::int64_t rows,
+                      std::int64_t cols, std::uint16_t* dst, std::int64_t dst_row) {
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = i < rows ? _mm512_castsi512_ps(_mm512_cvtepu16_epi32(
+                          _mm256_maskz_loadu_epi16(first(cols), src + i * src_row)))
+                    : _mm512_setzero_ps();
+  transpose16(r);
+  for (int j = 0; j < cols; ++j)
+    _mm256_mask_storeu_epi16(dst + j * dst_row, first(rows),
+                             _mm512_cvtepi32_epi16(_mm512_castps_si512(r[j])));
+}
+
+}  // namespace
+
 void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
                        std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {
   if (dc == 1) {  // channels-last: 16 channels of a pixel per vector
-    for (std::int64_t w = 0; w < W; ++w) {
-      std::int64_t c = 0;
-      for (; c + 16 <= C; c += 16)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + w * dw + c),
-                            round_to_bf16(_mm512_loadu_ps(in + w * in_row + c)));
-      for (; c < C; ++c) dst[w * dw + c] = round_one(in[w * in_row + c]);
-    }
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; c += 16) {
+        const __mmask16 m = first(C - c);
+        _mm256_mask_storeu_epi16(dst + w * dw + c, m,
+                                 round_to_bf16(_mm512_maskz_loadu_ps(m, in + w * in_row + c)));
+      }
     return;
   }
-  if (dw == 1) {  // channels-first: 16 x 16 blocks transposed in registers
-    const std::int64_t W16 = W / 16 * 16, C16 = C / 16 * 16;
-    for (std::int64_t w = 0; w < W16; w += 16)
-      for (std::int64_t c = 0; c < C16; c += 16) {
+  if (dw == 1) {  // channels-first: 16 x 16 blocks transposed in registers, edges masked
+    for (std::int64_t w = 0; w < W; w += 16)
+      for (std::int64_t c = 0; c < C; c += 16) {
+        const std::int64_t pixels = smaller(16, W - w), channels = smaller(16, C - c);
         __m512 r[16];
-        for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + (w + i) * in_row + c);
-        transpose16(r);
         for (int i = 0; i < 16; ++i)
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (c + i) * dc + w),
-                              round_to_bf16(r[i]));
+          r[i] = i < pixels ? _mm512_maskz_loadu_ps(first(channels), in + (w + i) * in_row + c)
+                            : _mm512_setzero_ps();
+        transpose16(r);
+        for (int i = 0; i < channels; ++i)
+          _mm256_mask_storeu_epi16(dst + (c + i) * dc + w, first(pixels), round_to_bf16(r[i]));
       }
-    // The ragged edges one by one.
-    for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t w = c < C16 ? W16 : 0; w < W; ++w)
-        dst[c * dc + w] = round_one(in[w * in_row + c]);
     return;
   }
   for (std::int64_t c = 0; c < C; ++c)
     for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w * dw] = round_one(in[w * in_row + c]);
 }
 
-// A 16 x 16 block of bf16 bits: 16 rows of 16 from `src` (rows `src_row` apart) into `dst`
-// transposed (rows `dst_row` apart).
-void transpose_bits16(const std::uint16_t* src, std::int64_t src_row, std::uint16_t* dst,
-                      std::int64_t dst_row) {
+void transpose_words_avx512(const std::uint32_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t cols, std::uint32_t* dst, std::int64_t dst_row) {
   __m512 r[16];
   for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_castsi512_ps(_mm512_cvtepu16_epi32(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i * src_row))));
+    r[i] = i < rows ? _mm512_maskz_loadu_ps(first(cols), src + i * src_row) : _mm512_setzero_ps();
   transpose16(r);
-  for (int i = 0; i < 16; ++i)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i * dst_row),
-                        _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
+  for (int j = 0; j < cols; ++j) _mm512_storeu_ps(dst + j * dst_row, r[j]);
 }
 
 void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
                            std::int64_t W, std::int64_t C, std::uint16_t* out) {
-  if (sw == 1) {  // channels-first: 16 x 16 blocks transposed in registers
-    const std::int64_t W16 = W / 16 * 16, C16 = C / 16 * 16;
-    for (std::int64_t c = 0; c < C16; c += 16)
-      for (std::int64_t w = 0; w < W16; w += 16)
-        transpose_bits16(src + c * sc + w, sc, out + w * C + c, C);
-    for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t w = c < C16 ? W16 : 0; w < W; ++w) out[w * C + c] = src[c * sc + w];
+  if (sw == 1) {  // channels-first: 16 x 16 blocks transposed in registers, edges masked
+    for (std::int64_t c = 0; c < C; c += 16)
+      for (std::int64_t w = 0; w < W; w += 16)
+        transpose_bits16(src + c * sc + w, sc, smaller(16, C - c), smaller(16, W - w),
+                         out + w * C + c, C);
     return;
   }
   for (std::int64_t c = 0; c < C; ++c)

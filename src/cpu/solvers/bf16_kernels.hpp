@@ -93,6 +93,10 @@ void backward_weights_avx512(const BackwardWeightsArgs& a);
 // 1, else one by one.
 void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
                        std::uint16_t* dst, std::int64_t dc, std::int64_t dw);
+// rows x cols 32-bit words (each at most 16) at src (rows src_row apart) stored transposed at dst:
+// cols rows of 16 words, dst_row apart, the words past `rows` zero.
+void transpose_words_avx512(const std::uint32_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t cols, std::uint32_t* dst, std::int64_t dst_row);
 // bf16 bits at src + c * sc + w * sw into channels-last [W][C]: 16 x 16 blocks transposed in
 // registers when sw is 1 (channels-first), else one by one.
 void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
