@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The per-ISA kernel objects (*_avx512.cpp, *_avx2.cpp, compiled with wider-ISA flags) must define
-# no weak symbols: a library template instantiated there (std::vector, std::function, std::min)
-# is a weak copy compiled for that ISA, and the linker may keep it for the whole program, which
-# then faults on a CPU without the ISA. Only the exception personality's reference is allowed.
+# The per-ISA kernel objects (*_avx512.cpp, *_avx2.cpp, *_amx.cpp, compiled with wider-ISA
+# flags) must define no weak symbols: a library template instantiated there (std::vector,
+# std::function, std::min) is a weak copy compiled for that ISA, and the linker may keep it for
+# the whole program, which then faults on a CPU without the ISA. Only the exception personality's reference is allowed.
 #   isa_objects_test.sh OBJECT...
 set -euo pipefail
 checked=0 bad=0
 for o in "$@"; do
-  case "$o" in *_avx512*.o | *_avx2*.o) ;; *) continue ;; esac
+  case "$o" in *_avx512*.o | *_avx2*.o | *_amx*.o) ;; *) continue ;; esac
   checked=$((checked + 1))
   weak=$(nm -C --defined-only "$o" | awk '$2 ~ /^[WVuw]$/' | grep -v 'DW.ref.__gxx_personality_v0' || true)
   if [ -n "$weak" ]; then

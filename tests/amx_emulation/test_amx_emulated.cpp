@@ -1,0 +1,162 @@
+// cpu:bf16_direct:amx_bf16's kernel (bf16_amx.cpp) on emulated tiles (emulated_tiles.hpp), with
+// the solver's own packing and passes around it, verified against the fp64 reference: its
+// addressing on every build machine. This program has its own copy of the kernel; the scalar
+// helpers below stand in for bf16_direct_avx512.cpp's AVX-512 ones (so that file, which this
+// machine may not be able to run, is not linked in).
+#include "amx_emulation/emulated_tiles.hpp"
+// (emulated_tiles.hpp first: its names replace the intrinsics in the kernel.)
+#include "cpu/solvers/bf16_amx.cpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "convguard/canonical.hpp"
+#include "convguard/dtype.hpp"
+#include "convguard/registry.hpp"
+#include "convguard/trial.hpp"
+#include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_pack.hpp"
+#include "cpu/staged_solver.hpp"
+#include "random_problem.hpp"
+
+namespace convguard::cpu::bf16 {
+// bf16_direct_avx512.cpp's functions, one element at a time.
+void forward_avx512(const ForwardArgs&) {
+  ADD_FAILURE() << "the vdpbf16ps kernel is not part of this test";
+}
+void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
+                       std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {
+  for (std::int64_t c = 0; c < C; ++c)
+    for (std::int64_t w = 0; w < W; ++w)
+      dst[c * dc + w * dw] = float_to_bfloat(in[w * in_row + c]);
+}
+void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
+                           std::int64_t W, std::int64_t C, std::uint16_t* out) {
+  for (std::int64_t c = 0; c < C; ++c)
+    for (std::int64_t w = 0; w < W; ++w) out[w * C + c] = src[c * sc + w * sw];
+}
+void transpose_words_avx512(const std::uint32_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t cols, std::uint32_t* dst, std::int64_t dst_row) {
+  for (std::int64_t j = 0; j < cols; ++j)
+    for (std::int64_t i = 0; i < 16; ++i) dst[j * dst_row + i] = i < rows ? src[i * src_row + j] : 0u;
+}
+}  // namespace convguard::cpu::bf16
+
+namespace {
+
+using namespace convguard;
+constexpr auto kAmx = cpu::bf16::Kernel::amx_bf16;
+
+// The solver's forward or backward-data pass with the AMX kernel into t, its scratch filled
+// with NaN words first (the kernel's dropped pixels read some of it; none may reach an output).
+void run_amx(const Problem& p, TrialTensors& t) {
+  const auto G = detail::geometry(p);
+  ConvTensors c = t.view();
+  const std::uint32_t nan = 0xffffffffu;
+  if (p.direction == Direction::forward) {
+    const cpu::Sizes5 xs =
+        cpu::padded(cpu::Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, cpu::forward_padding(p));
+    std::vector<std::uint32_t> x(
+        static_cast<std::size_t>(xs.n * xs.d * xs.h * xs.w * ((G.c() + 1) / 2) +
+                                 cpu::bf16::x_slack_words(G, kAmx)),
+        nan);
+    std::vector<std::uint32_t> w(static_cast<std::size_t>(cpu::bf16::packed_filter_words(G, kAmx)),
+                                 nan);
+    cpu::bf16::pack_channel_pairs(cpu::bf16::Reader(c.x), cpu::forward_padding(p), x.data());
+    cpu::bf16::pack_filter(cpu::bf16::Reader(c.w), G,
+                           cpu::bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}},
+                           w.data(), cpu::bf16::filter_rows(G, kAmx));
+    cpu::bf16::forward(G, xs, x.data(), w.data(), cpu::bf16::Writer(c.y), kAmx);
+    return;
+  }
+  const cpu::Sizes5 ds = cpu::bf16::backward_data_dy_sizes(p);
+  const std::int64_t k2 = (G.k() + 1) / 2;
+  std::vector<std::uint32_t> dy(static_cast<std::size_t>(ds.n * ds.d * ds.h * ds.w * k2 + 16 * k2 + 16),
+                                nan);
+  std::vector<std::uint32_t> w(
+      static_cast<std::size_t>(cpu::bf16::backward_data_filter_words(p, kAmx)), nan);
+  cpu::bf16::backward_data(p, c, dy.data(), w.data(), kAmx);
+}
+
+void expect_verified(const std::string& text) {
+  auto p = parse_problem(text);
+  ASSERT_TRUE(p.is_ok()) << text;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 11, FillMode::uniform);
+  run_amx(*p, t);
+  const Solver* s = find_solver("cpu:bf16_direct:amx_bf16");
+  ASSERT_NE(s, nullptr);
+  TrialResult r;
+  ASSERT_TRUE(verify_output(*s, *p, t, TrialOptions{}, r).is_ok()) << text;
+  ASSERT_TRUE(r.verdict.has_value());
+  EXPECT_TRUE(r.verdict->ok) << r.verdict->message << "\n  problem: " << text;
+}
+
+// Shapes that take each path: whole and partial 16-word runs, a filter row's taps as one run
+// (width dilation 1) or one run per tap, tiles on output rows (stride 2) or across them
+// (stride 1), K and C not multiples of 16 or odd, 1D, 3D, both layouts, backward-data phases.
+TEST(AmxEmulated, ShapesVerify) {
+  for (const char* text : {
+           "--dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
+           "--dt=bf16 mb1ic64ih7iw7oc64oh7ow7kh1kw1",
+           "--dt=bf16 mb2ic3ih20iw20oc16oh7ow7kh7kw7sh2sw2ph2pw2",
+           "--dt=bf16 mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
+           "--dt=bf16 mb1ic40ih12iw12oc48oh8ow8kh3kw3dh1dw1",
+           "--dt=bf16 mb1ic33ih18iw18oc50oh18ow18kh3kw3ph1pw1",
+           "--dt=bf16 mb2ic16id5ih6iw7oc24od3oh4ow5kd3kh3kw3",
+           "--dt=bf16 mb1ic34ih15iw15oc17oh11ow11kh3kw3dh2dw2",
+           "--dt=bf16 mb3ic32ih1iw30oc16oh1ow28kh1kw3",
+           "--dt=bf16 mb2ic200ih9iw9oc40oh9ow9kh3kw3ph1pw1",
+           "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
+           "--dir=BWD_D --dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
+           "--dir=BWD_D --dt=bf16 mb2ic24ih14iw14oc40oh7ow7kh3kw3sh2sw2ph1pw1",
+           "--dir=BWD_D --dt=bf16 mb1ic3ih23iw23oc16oh9ow9kh7kw7sh2sw2ph2pw2",
+           "--dir=BWD_D --dt=bf16 --stag=axb --dtag=axb mb2ic64ih28iw28oc128oh14ow14kh1kw1sh2sw2",
+           "--dir=BWD_D --dt=bf16 --wtag=axb mb2ic34ih10iw10oc18oh10ow10kh3kw3ph1pw1",
+           "--dir=BWD_D --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+       })
+    expect_verified(text);
+}
+
+// The random bf16 problems the property test draws, forward and backward-data, one group.
+TEST(AmxEmulated, RandomProblemsVerify) {
+  int verified = 0;
+  for (std::uint64_t seed = 1; seed < 4000 && verified < 24; ++seed) {
+    Problem p = convguard::testing::random_wide_problem(seed);
+    if (p.dtype != DType::bf16 || p.g != 1 || p.direction == Direction::backward_weights)
+      continue;
+    if (p.direction == Direction::backward_data &&
+        (p.dilation[0] != 1 || p.dilation[1] != 1 || p.dilation[2] != 1))
+      continue;
+    SCOPED_TRACE(to_canonical(p));
+    expect_verified(to_canonical(p));
+    ++verified;
+  }
+  EXPECT_EQ(verified, 24);
+}
+
+// A run's last, partial tile is copied out: loaded in place it would take the next pixel's
+// words against the zero filter rows, and an Inf there would make NaN of an output whose window
+// does not hold it. 3 channels x 7 taps are one 14-word run of each 16-word tile.
+TEST(AmxEmulated, PartialRunsDoNotReadPastTheWindow) {
+  auto p = parse_problem("--dt=bf16 --stag=axb --dtag=axb mb1ic3ih1iw24oc16oh1ow18kh1kw7");
+  ASSERT_TRUE(p.is_ok());
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 5, FillMode::uniform);
+  auto* x = static_cast<std::uint16_t*>(t.x.data());
+  x[12 * 3 + 0] = 0x7f80;  // +Inf at pixel 12, channel 0: in the windows of outputs 6..12
+  run_amx(*p, t);
+  const auto* y = static_cast<const std::uint16_t*>(t.y.data());
+  for (int ow = 0; ow < 18; ++ow)
+    for (int k = 0; k < 16; ++k) {
+      const float v = bfloat_to_float(y[ow * 16 + k]);
+      if (ow < 6 || ow > 12) {
+        EXPECT_TRUE(std::isfinite(v)) << "output " << ow << ", channel " << k;
+      }
+    }
+}
+
+}  // namespace
