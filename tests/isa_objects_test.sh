@@ -2,7 +2,8 @@
 # The per-ISA kernel objects (*_avx512.cpp, *_avx2.cpp, *_amx.cpp, compiled with wider-ISA
 # flags) must define no weak symbols: a library template instantiated there (std::vector,
 # std::function, std::min) is a weak copy compiled for that ISA, and the linker may keep it for
-# the whole program, which then faults on a CPU without the ISA. Only the exception personality's reference is allowed.
+# the whole program, which then faults on a CPU without the ISA. Only the exception personality's
+# reference is allowed.
 #   isa_objects_test.sh OBJECT...
 set -euo pipefail
 checked=0 bad=0
