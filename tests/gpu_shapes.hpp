@@ -86,4 +86,17 @@ inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const P
   return outs;
 }
 
+// A 2D NHWC problem of an r x s filter over an h x w input (the tensor-core shapes' common part).
+inline Problem nhwc_problem(Direction d, DType t, int n, int c, int k, int h, int w, int r,
+                            int s) {
+  Problem p;
+  p.n = n, p.c = c, p.k = k;
+  p.input = {1, h, w};
+  p.filter = {1, r, s};
+  p.direction = d;
+  p.dtype = t;
+  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
+  return p;
+}
+
 }  // namespace convguard::testing

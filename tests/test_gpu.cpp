@@ -212,10 +212,10 @@ TEST(Gpu, LargeLayersVerifyBySampling) {
         (p->dtype != DType::f32 || (nhwc && p->c % 4 == 0 && p->k % 4 == 0))) {
       EXPECT_TRUE(wgmma_ran) << "gpu:wgmma_implicit_gemm(:tf32) declined " << text;
     }
-    // ... and every f16/bf16 backward-weights line with C and K multiples of 8 is
-    // gpu:wgmma_bwd_weights' (conv1's C = 3 stays gpu:tc_bwd_weights').
+    // ... and every f16/bf16 backward-weights line is gpu:wgmma_bwd_weights' but 3D ones with C
+    // or K not a multiple of 8 (those stay gpu:tc_bwd_weights').
     if (wgmma_here() && p->dtype != DType::f32 && p->direction == Direction::backward_weights &&
-        p->c % 8 == 0 && p->k % 8 == 0) {
+        ((p->c % 8 == 0 && p->k % 8 == 0) || p->spatial_dims != 3)) {
       EXPECT_TRUE(wgmma_bwdw_ran) << "gpu:wgmma_bwd_weights declined " << text;
     }
   }
@@ -634,6 +634,42 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
 // pixel counts off the 64-pixel stage (odd sizes), stride 2 and 3, padding 0-3 asymmetric,
 // dilation 2 and 3, batch 1-5, long reductions that split into many ranges, and more tiles than
 // SMs (32-pixel stages).
+// An NHWC backward-weights problem of an f x f filter, bf16 or f16.
+Problem nhwc_backward_weights(int n, int k, int c, int h, int w, int f, bool bf16) {
+  return convguard::testing::nhwc_problem(Direction::backward_weights,
+                                          bf16 ? DType::bf16 : DType::f16, n, c, k, h, w, f, f);
+}
+
+// gpu:wgmma_bwd_weights with C or K not a multiple of 8 (its kRagged form: each element loaded
+// alone, zero past the tensors, the padding and R*S*C; pairs of dw stored unaligned or cut):
+// first layers (C = 3), odd C and K, filters 1 to 7, strides, dilation, padding, both types;
+// then ResNet-50's conv1 at batch 8, whose long reduction is split.
+TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
+  REQUIRE_WGMMA_BWDW();
+  const int ks[] = {5, 13, 20, 64, 130}, cs[] = {1, 3, 5, 12, 67}, filters[] = {1, 3, 7};
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 45,
+                             [&](auto pick, int i) {
+                               const int f = filters[i / 15];
+                               Problem p = nhwc_backward_weights(
+                                   1 + i % 4, ks[i % 5], cs[i / 5 % 5], 14 + pick(0, 16),
+                                   15 + pick(0, 16), f, i % 2);
+                               p.stride = {1, 1 + i % 2, 1 + i % 3 / 2};
+                               p.dilation = {1, 1, 1 + (i % 7 == 3)};
+                               p.pad_begin = {0, pick(0, f / 2), pick(0, f / 2)};
+                               p.pad_end = {0, pick(0, f / 2), pick(0, f / 2)};
+                               return p;
+                             }),
+            45);
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 2,
+                             [](auto, int i) {
+                               Problem p = nhwc_backward_weights(8, 64, 3, 224, 224, 7, i);
+                               p.stride = {1, 2, 2};
+                               p.pad_begin = p.pad_end = {0, 3, 3};
+                               return p;
+                             }),
+            2);
+}
+
 TEST(Gpu, TensorCoreWgmmaBackwardWeightsOnItsShapes) {
   REQUIRE_WGMMA_BWDW();
   EXPECT_GT(verify_on_shapes("gpu:wgmma_bwd_weights", 90,
@@ -711,8 +747,8 @@ TEST(Gpu, WgmmaBackwardWeightsDeclinesWithReasons) {
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
            {"--dir=BWD_D " + nhwc + "mb2ic64ih14oc64oh14kh3ph1", "backward-weights only"},
-           {"--dir=BWD_W " + nhwc + "mb2ic3ih224oc64oh112kh7sh2ph3", "C and K multiples of 8"},
-           {"--dir=BWD_W " + nhwc + "mb2ic64ih14oc20oh14kh3ph1", "gpu:tc_bwd_weights"},
+           {"--dir=BWD_W " + nhwc + "mb2ic3id6ih6iw6oc16od4oh4ow4kd3kh3kw3", "3D with C or K"},
+           {"--dir=BWD_W " + nhwc + "mb2ic64id6ih6iw6oc20od4oh4ow4kd3kh3kw3", "gpu:tc_bwd_weights"},
            {"--dir=BWD_W " + nhwc + "g2mb2ic64ih14oc64oh14kh3ph1", "one group only"},
            {"--dir=BWD_W --dt=bf16 mb2ic64ih14oc64oh14kh3ph1", "dense NHWC"},
            {"--dir=BWD_W --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",

@@ -59,14 +59,8 @@ const Solver* wgmma_or_reason(std::string* why) {
   }
 
 Problem bwd_data(int n, int c, int k, int h, int w, int r, int s) {
-  Problem p;
-  p.n = n, p.c = c, p.k = k;
-  p.input = {1, h, w};
-  p.filter = {1, r, s};
-  p.direction = Direction::backward_data;
-  p.dtype = DType::bf16;
-  p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
-  return p;
+  return convguard::testing::nhwc_problem(Direction::backward_data, DType::bf16, n, c, k, h, w, r,
+                                          s);
 }
 
 }  // namespace

@@ -29,7 +29,12 @@ using tc::smem_addr;
 // 3D problem (a.depth): pixels over (n, od, oh, ow) with one more carry, columns over (t, r, s, c)
 // with the tap row rs / S counting (t, r) as in the implicit GEMMs (tc::Depth); the 2D lines stay
 // as they were.
-template <typename T, bool kSplit, int BK, bool k3D = false, bool kCluster = false>
+// kRagged (2D, no clusters): C or K not a multiple of 8, so a 16-byte chunk of 8 channels or
+// columns is not 16 aligned bytes of one pixel; each element is loaded alone (zero past the
+// tensors, the padding and R*S*C) and the chunk stored to shared memory whole. C = 3 (a first
+// layer) is the common case.
+template <typename T, bool kSplit, int BK, bool k3D = false, bool kCluster = false,
+          bool kRagged = false>
 __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     wgmma_bwd_weights(const __grid_constant__ Args a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -53,6 +58,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   const int row = tid / kPerRow, j0 = tid % kPerRow;
   std::int64_t b_off[kPer];  // x offset of column q's chunk from the pixel's (ih0, iw0)
   int b_r[kPer], b_s[kPer], b_t[kPer], dst[kPer];  // b_t: 3D, the depth tap's offset
+  int tap_r[kPer], tap_s[kPer], chan[kPer];         // kRagged: the chunk's first (r, s, c)
   bool a_ok[kPer], b_ok[kPer];
 #pragma unroll
   for (int q = 0; q < kPer; ++q) {
@@ -61,6 +67,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
     b_ok[q] = col < a.cols;
     const int cc = b_ok[q] ? col : 0, rs = cc / a.c, c = cc - rs * a.c;
     const int r = rs / a.s, s = rs - r * a.s;
+    tap_r[q] = r, tap_s[q] = s, chan[q] = c;
     b_r[q] = r * a.dh - a.ph, b_s[q] = s * a.dw_ - a.pw;
     b_off[q] = (static_cast<std::int64_t>(b_r[q]) * a.w_ + b_s[q]) * a.c + c;
     if constexpr (k3D) {  // r is the tap row (t, r)
@@ -93,8 +100,34 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
       x_pix =
           x + (((static_cast<std::int64_t>(n) * a.depth.d + id0) * a.h + ih0) * a.w_ + iw0) * a.c;
     }
+    if constexpr (kRagged) {
+      const auto* dy_bits = reinterpret_cast<const std::uint16_t*>(a_src);
+      const auto* x_bits = reinterpret_cast<const std::uint16_t*>(x);
+      const std::int64_t image = static_cast<std::int64_t>(n) * a.h;
 #pragma unroll
-    for (int q = 0; q < kPer; ++q) {
+      for (int q = 0; q < kPer; ++q) {
+        const int j = j0 + kPerRow * q, m = m0 + 8 * j, col = n0 + 8 * j;
+        std::uint32_t wa[4] = {0, 0, 0, 0}, wb[4] = {0, 0, 0, 0};
+        int r = tap_r[q], s = tap_s[q], c = chan[q];
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const int half = 16 * (e & 1);
+          if (p_ok && m + e < a.k) wa[e / 2] |= std::uint32_t{dy_bits[8 * kPerRow * q + e]} << half;
+          const int ih = ih0 + r * a.dh - a.ph, iw = iw0 + s * a.dw_ - a.pw;
+          if (p_ok && col + e < a.cols && static_cast<unsigned>(ih) < static_cast<unsigned>(a.h) &&
+              static_cast<unsigned>(iw) < static_cast<unsigned>(a.w_))
+            wb[e / 2] |= std::uint32_t{x_bits[((image + ih) * a.w_ + iw) * a.c + c]} << half;
+          if (++c == a.c) {  // the next column: (r, s, c) carried
+            c = 0;
+            if (++s == a.s) s = 0, ++r;
+          }
+        }
+        *reinterpret_cast<uint4*>(A + dst[q]) = make_uint4(wa[0], wa[1], wa[2], wa[3]);
+        *reinterpret_cast<uint4*>(B + dst[q]) = make_uint4(wb[0], wb[1], wb[2], wb[3]);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kPer && !kRagged; ++q) {
       const bool va = p_ok && a_ok[q];
       cp_async16(A + dst[q], va ? a_src + 8 * kPerRow * q : dy, va);
       bool vb = p_ok && b_ok[q] &&
@@ -153,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   if constexpr (kCluster)
     cluster_epilogue<T>(a, acc, smem, m0, n0, tid);
   else
-    store_tile<T, kSplit>(a, acc, m0, n0, tid);
+    store_tile<T, kSplit, kTile, kRagged>(a, acc, m0, n0, tid);
   // The splits' reduction pass, if one follows (launch below; no barrier first: the block's first
   // thread here triggers it, which is safe, the pass waiting for the whole grid's writes).
   wg::allow_dependents();
@@ -307,8 +340,10 @@ struct BwdwPlan : Plan {
     a.pixels = i32(p.n * od * p.output(1) * p.output(2));
     a.cols = i32(p.filter[0] * p.filter[1] * p.filter[2] * p.c);
     gx = (a.k + kTile - 1) / kTile;
-    bk = pixels_per_stage(static_cast<std::int64_t>(gx) * ((a.cols + kTile - 1) / kTile));
-    if (forced_tma() != 0 && tma_fits(p, a)) {
+    ragged = p.c % 8 != 0 || p.k % 8 != 0;
+    bk = ragged ? 64
+                : pixels_per_stage(static_cast<std::int64_t>(gx) * ((a.cols + kTile - 1) / kTile));
+    if (!ragged && forced_tma() != 0 && tma_fits(p, a)) {
       const int columns = forced_columns() ? forced_columns() : choose_columns();
       bulk = bk == kTmaBK || forced_tma() == 1 || columns != kTile;
       if (bulk) bk = kTmaBK, bn = columns;
@@ -349,8 +384,8 @@ struct BwdwPlan : Plan {
     // clusters than with a plane a split (12 to 61 stages a split;
     // docs/gpu/2026-11-28-bwdw-cluster).
     const int per_sm = pixels == 64 ? 1 : 2;
-    const bool clusters = forced_cluster_size() > 1 ||
-                          (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile);
+    const bool clusters = !ragged && (forced_cluster_size() > 1 ||
+                                      (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile));
     int splits = split_count(tiles, stages, per_sm, clusters);
     // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
     // the device runs at once (the smaller size on a tie); none when no size fits, and then the
@@ -397,6 +432,7 @@ struct BwdwPlan : Plan {
   int gx = 1;  // tiles along K
   bool three_d = false;
   bool bulk = false;  // the bulk-copy kernel (tma_fits), else the cp.async one
+  bool ragged = false;  // C or K not a multiple of 8: the cp.async kernel's kRagged form
   int bn = kTile;     // the bulk-copy kernel's tile columns (choose_columns)
   int bk = 64;
   int cluster = 1;  // blocks of a cluster along z (1: no cluster)
@@ -404,10 +440,10 @@ struct BwdwPlan : Plan {
   dim3 grid;
 };
 
-template <typename T, bool kSplit, int BK, bool k3D, bool kCluster>
+template <typename T, bool kSplit, int BK, bool k3D, bool kCluster, bool kRagged = false>
 Status launch_tile(const Args& a, const BwdwPlan& pl) {
   constexpr int bytes = kSmemBytes<BK>;
-  constexpr auto kernel = wgmma_bwd_weights<T, kSplit, BK, k3D, kCluster>;
+  constexpr auto kernel = wgmma_bwd_weights<T, kSplit, BK, k3D, kCluster, kRagged>;
   const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
   if (opt_in != kSuccess) return check(opt_in, "gpu:wgmma_bwd_weights shared memory opt-in");
   if constexpr (!kCluster) {
@@ -423,6 +459,8 @@ Status launch_tile(const Args& a, const BwdwPlan& pl) {
 
 template <typename T, bool kSplit, bool kCluster>
 Status launch_depth(const Args& a, const BwdwPlan& pl) {
+  if constexpr (!kCluster)  // (the plan gives ragged problems 64-pixel stages, no clusters)
+    if (pl.ragged) return launch_tile<T, kSplit, 64, false, false, true>(a, pl);
   if (pl.three_d)
     return pl.bk == 64 ? launch_tile<T, kSplit, 64, true, kCluster>(a, pl)
                        : launch_tile<T, kSplit, 32, true, kCluster>(a, pl);
@@ -480,9 +518,10 @@ Status WgmmaBwdWeightsSolver::check(const Problem& p) const {
         "backward-weights only (forward and backward-data: gpu:wgmma_implicit_gemm)");
   if (p.dtype == DType::f32) return not_applicable("f16/bf16 only");
   if (auto s = tc::dense_one_group(p); !s) return s;
-  if (p.c % 8 != 0 || p.k % 8 != 0)
+  if ((p.c % 8 != 0 || p.k % 8 != 0) && p.spatial_dims == 3)
     return not_applicable(
-        "C and K multiples of 8 only (16-byte chunks; others: gpu:tc_bwd_weights, ragged)");
+        "3D with C or K not a multiple of 8 (its element-wise loads are 1D/2D only; "
+        "gpu:tc_bwd_weights pads them)");
   if (auto s = tc::bwd_weights_fits(p); !s) return s;
   return wg::hopper_here<wgmma_bwd_weights<cg_bf16, false, 64>>();
 }

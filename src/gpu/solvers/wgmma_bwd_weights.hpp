@@ -1,8 +1,10 @@
 // gpu:wgmma_bwd_weights (CUDA, Hopper sm_90 only; the kernel is sm_90a code): backward-weights of
 // 1D/2D/3D convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core
-// instructions (wgmma), dense NHWC (NDHWC) x and dy and KRSC (KTRSC) dw, one group, C and K
-// multiples of 8 (others: gpu:tc_bwd_weights, whose ragged variant pads them); any stride,
-// dilation and padding. 3D: the kernel's k3D form (pixels over (n, od, oh, ow), columns over
+// instructions (wgmma), dense NHWC (NDHWC) x and dy and KRSC (KTRSC) dw, one group; any stride,
+// dilation and padding. C or K not a multiple of 8 (C = 3 first layers) in 1D/2D take the
+// kernel's kRagged form, whose loads go element by element (zero-filled) instead of by 16-byte
+// chunks: correct, but slower than gpu:tc_bwd_weights on conv1 (0.51 against 0.34 ms at b32 on
+// the H200), which the selection sees; 3D ones are declined to gpu:tc_bwd_weights. 3D: the kernel's k3D form (pixels over (n, od, oh, ow), columns over
 // (t, r, s, c), tc::Depth).
 //
 // GEMM view as gpu:tc_bwd_weights': dw[K][R*S*C] = sum over the N*OH*OW output pixels p of

@@ -124,8 +124,8 @@ __device__ __forceinline__ void cluster_epilogue(const Args& a, const float* acc
 // The unclustered epilogue: consumer thread `ctid` of the two warpgroups (warpgroup g holds rows
 // 64 g.. of the tile) stores its fragment, register 4f + 2h + {0, 1} holding row 16 warp + lane / 4
 // + 8h, columns 8f + 2 (lane % 4) + {0, 1}, as pairs to KRSC dw or (kSplit) this split's fp32
-// partial plane.
-template <typename T, bool kSplit, int BN = kTile>
+// partial plane. kRagged: R*S*C may be odd, so a pair may be unaligned or cut at the row's end.
+template <typename T, bool kSplit, int BN = kTile, bool kRagged = false>
 __device__ __forceinline__ void store_tile(const Args& a, const float* acc, int m0, int n0,
                                            int ctid) {
   const int group = ctid / 128, warp = (ctid % 128) / 32, lane = ctid % 32;
@@ -140,9 +140,13 @@ __device__ __forceinline__ void store_tile(const Args& a, const float* acc, int 
     for (int f = 0; f < BN / 8; ++f) {
       const int cx = out_col + f * 8;
       if (cx >= a.cols) continue;
-      tc::store_result(dw, kSplit ? a.partial : nullptr, plane,
-                       static_cast<std::int64_t>(row) * a.cols + cx, acc[4 * f + 2 * h],
-                       acc[4 * f + 2 * h + 1]);
+      const std::int64_t off = static_cast<std::int64_t>(row) * a.cols + cx;
+      if constexpr (kRagged)
+        tc::store_result_ragged(dw, kSplit ? a.partial : nullptr, plane, off, acc[4 * f + 2 * h],
+                                acc[4 * f + 2 * h + 1], cx + 1 < a.cols, a.cols % 2 == 0);
+      else
+        tc::store_result(dw, kSplit ? a.partial : nullptr, plane, off, acc[4 * f + 2 * h],
+                         acc[4 * f + 2 * h + 1]);
     }
   }
 }
