@@ -88,6 +88,17 @@ void run_block(const Block& b) {
       }
       _tile_loadd(6, w + 256 * j, 64);
       if constexpr (NB == 2) _tile_loadd(7, w + b.w_block + 256 * j, 64);
+      // The next step's filter tiles (the next 1 KiB of each block's rows, the next segment's
+      // first tile after a segment's last) into L1 while these products run: a reduction's
+      // filter tiles do not stay in L1 from one pixel tile to the next (72 KiB on res3's 3x3).
+      // 0.89x the AMX pass's time over ResNet-50 layers (docs/perf/2026-12-01-session25-emr
+      // call7, a noisy host); prefetching the next x tiles too gained nothing more.
+      for (int line = 0; line < 16; ++line) {
+        _mm_prefetch(reinterpret_cast<const char*>(w + 256 * (j + 1) + 16 * line), _MM_HINT_T0);
+        if constexpr (NB == 2)
+          _mm_prefetch(reinterpret_cast<const char*>(w + b.w_block + 256 * (j + 1) + 16 * line),
+                       _MM_HINT_T0);
+      }
       _tile_dpbf16ps(0, 4, 6);
       if constexpr (NB == 2) _tile_dpbf16ps(1, 4, 7);
       if constexpr (NA == 2) {
