@@ -626,16 +626,8 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
             50);
 }
 
-// gpu:wgmma_bwd_weights (Hopper only; skipped elsewhere with its reason): (1) the tensor-core
-// backward-weights shapes with C and K multiples of 8 (stride 1-2, dilation 1-2, asymmetric
-// padding 0-2, filters 1/2/3/5, odd sizes, 1D; most split the reduction, small ones do not);
-// (2) fixed edge shapes, full fp64 reference: K tails in one and two 128-row tiles (8, 56, 72,
-// 136, 200), column tails (C = 8, 24, 40 under 1x1, 3x3, 5x5),
-// pixel counts off the 64-pixel stage (odd sizes), stride 2 and 3, padding 0-3 asymmetric,
-// dilation 2 and 3, batch 1-5, long reductions that split into many ranges, and more tiles than
-// SMs (32-pixel stages).
 // An NHWC backward-weights problem of an f x f filter, bf16 or f16.
-Problem nhwc_backward_weights(int n, int k, int c, int h, int w, int f, bool bf16) {
+static Problem nhwc_backward_weights(int n, int k, int c, int h, int w, int f, bool bf16) {
   return convguard::testing::nhwc_problem(Direction::backward_weights,
                                           bf16 ? DType::bf16 : DType::f16, n, c, k, h, w, f, f);
 }
@@ -670,6 +662,14 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
             2);
 }
 
+// gpu:wgmma_bwd_weights (Hopper only; skipped elsewhere with its reason): (1) the tensor-core
+// backward-weights shapes with C and K multiples of 8 (stride 1-2, dilation 1-2, asymmetric
+// padding 0-2, filters 1/2/3/5, odd sizes, 1D; most split the reduction, small ones do not);
+// (2) fixed edge shapes, full fp64 reference: K tails in one and two 128-row tiles (8, 56, 72,
+// 136, 200), column tails (C = 8, 24, 40 under 1x1, 3x3, 5x5),
+// pixel counts off the 64-pixel stage (odd sizes), stride 2 and 3, padding 0-3 asymmetric,
+// dilation 2 and 3, batch 1-5, long reductions that split into many ranges, and more tiles than
+// SMs (32-pixel stages).
 TEST(Gpu, TensorCoreWgmmaBackwardWeightsOnItsShapes) {
   REQUIRE_WGMMA_BWDW();
   EXPECT_GT(verify_on_shapes("gpu:wgmma_bwd_weights", 90,

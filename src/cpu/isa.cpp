@@ -58,14 +58,19 @@ Status require_isa(Isa isa) {
                   wide ? "AVX-512F" : "AVX2", to_string(have)));
 }
 
-Status require_amx_bf16() {
-  if (auto s = require_isa(Isa::avx512); !s) return s;
+bool amx_bf16_in_cpu() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool leaf7 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
   constexpr unsigned kAmxBf16 = 1u << 22, kAmxTile = 1u << 24;  // CPUID.(7,0):EDX
-  if (!leaf7 || (edx & (kAmxBf16 | kAmxTile)) != (kAmxBf16 | kAmxTile))
-    return not_applicable("needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids "
-        "or later)");
+  return leaf7 && (edx & (kAmxBf16 | kAmxTile)) == (kAmxBf16 | kAmxTile);
+}
+
+Status require_amx_bf16() {
+  if (auto s = require_isa(Isa::avx512); !s) return s;
+  if (!amx_bf16_in_cpu())
+    return not_applicable(
+        "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
+        "later)");
   // Linux hands out the 8 KiB tile state only on request; the answer holds for the process.
   static const long granted = [] {
     constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
@@ -73,7 +78,7 @@ Status require_amx_bf16() {
   }();
   if (granted != 0)
     return not_applicable(
-        "the CPU has AMX but Linux did not grant the tile state (arch_prctl "
+        "the CPU has AMX but Linux did not grant the tile state to this process (arch_prctl "
         "ARCH_REQ_XCOMP_PERM failed: kernel before 5.16 or AMX disabled)");
   return Status::ok();
 }

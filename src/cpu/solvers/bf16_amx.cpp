@@ -48,7 +48,7 @@ struct Block {
   std::int64_t w_block;       // words between 16-lane blocks
   const AmxSegment* segments;
   std::int64_t segment_count, full, tail;  // per segment: whole tiles, words in the last one
-  std::uint32_t* stage;                    // 512 words, zero past `tail` in every row
+  std::uint32_t* stage;                    // 512 words, each row written whole
   float* y;                                // 32 pixels x 32 channels, rows y_stride bytes apart
   std::int64_t y_stride;
 };
@@ -139,7 +139,6 @@ void forward_amx(const AmxForwardArgs& f) {
     const int thread = omp_get_thread_num();
     float* out = f.rows + thread * f.rows_floats;
     std::uint32_t* stage = f.stage + thread * 512;
-    for (int i = 0; i < 512; ++i) stage[i] = 0;
     Block blk{};
     blk.a_stride = G.sw * C2 * 4;
     blk.w_block = f.segment_count * f.segment_rows * 16;

@@ -42,7 +42,14 @@ Status Bf16DirectSolver::check(const Problem& p) const {
   // The ISA first: a run that may not use it (CONVGUARD_CPU_ISA) or a CPU without it declines
   // every problem for that reason, which the property test recognises.
   if (kernel_ == bf16::Kernel::amx_bf16) {
-    if (auto s = require_amx_bf16(); !s) return s;
+    // The ISA's cap and CPUID first (the property test recognises a CPU's decline), the problem
+    // next, Linux's tile state last: asking for it enlarges the process's signal frames, which
+    // merely listing solvers for an f32 problem should not do.
+    if (auto s = require_isa(Isa::avx512); !s) return s;
+    if (!amx_bf16_in_cpu())
+      return not_applicable(
+          "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
+          "later)");
   } else {
     if (auto s = require_isa(Isa::avx512); !s) return s;
     if (!__builtin_cpu_supports("avx512bf16"))
@@ -58,6 +65,8 @@ Status Bf16DirectSolver::check(const Problem& p) const {
     }
   }
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
+  if (kernel_ == bf16::Kernel::amx_bf16)
+    if (auto s = require_amx_bf16(); !s) return s;
   return Status::ok();
 }
 

@@ -1,5 +1,6 @@
 // cpu:bf16_direct's forward kernel and bf16 stores (bf16_kernels.hpp: no library templates
-// here); compiled with -mavx512f -mavx512bf16.
+// here); compiled with -mavx512f -mavx512bw -mavx512vl -mavx512bf16 (every CPU with AVX512_BF16
+// has BW and VL: the masked 16-bit loads and stores of the transposes' ragged edges).
 #include <immintrin.h>
 #include <omp.h>
 

@@ -103,6 +103,8 @@ std::int64_t packed_filter_words(const detail::Geometry& G, Kernel kernel) {
 }
 
 std::int64_t x_slack_words(const detail::Geometry& G, Kernel kernel) {
+  // A last tile's 15 dropped pixels, sw pixels apart, read at most a window's extent past the
+  // last real pixel's (16 more words: a margin, not a need).
   return kernel == Kernel::amx_bf16 ? 16 * G.sw * pairs(G.c()) + 16 : 0;
 }
 

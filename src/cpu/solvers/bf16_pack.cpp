@@ -161,7 +161,9 @@ void pack_filter(const Reader& w, const detail::Geometry& G, const SubFilter& f,
   // element at a time.
   const Sizes5 fs = w.sizes();
   const bool even = I % 2 == 0;
-  const bool dense_taps = even && st[4] == 1 && st[3] == fs.w && st[2] == fs.h * fs.w;
+  // (A dimension of size 1 has any stride: shape5 gives a 2D filter's depth stride 0.)
+  const bool dense_taps = even && (fs.w == 1 || st[4] == 1) && (fs.h == 1 || st[3] == fs.w) &&
+                          (fs.d == 1 || st[2] == fs.h * fs.w);
   const std::int64_t Q = dense_taps ? fs.d * fs.h * fs.w : taps;
   std::vector<std::int64_t> row_of(static_cast<std::size_t>(taps));
   for (std::int64_t t = 0; t < taps; ++t) row_of[t] = dense_taps ? tap_at[t] : t;

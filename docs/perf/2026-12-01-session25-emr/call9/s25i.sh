@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 25 call 8: the final build (cdcd54f). CPU: the bf16 unit tests on AMX, the property and
+# Session 25 call 9: the final build after review (2D filters on the dense-tap packing, the tile
+# state requested after the cheap declines). The phase profile first; then as call 8. CPU: the bf16 unit tests on AMX, the property and
 # DType tests, the bf16 benchmark (ResNet-50 and standard, fwd and bwd_data; 4 jobs, 2 cores
 # each). GPU, at the same time on the other cores: the wgmma backward-weights tests (ragged
 # included), the property test.
@@ -9,7 +10,10 @@ S0=$(date +%s); t() { echo "$1 at $(( $(date +%s) - S0 ))s" >> $L/times.log; }
 mkdir -p /tmp/c && tar -C /tmp/c -xJf devbin/cpu25.tar.xz || exit 1
 tar xJf devbin/gp25.tar.xz || exit 1
 cpu() {
-  export LD_LIBRARY_PATH=/tmp/c/lib CUDA_VISIBLE_DEVICES= CONVGUARD_BLAS=/tmp/c/lib/libopenblas.so.0
+  export LD_LIBRARY_PATH=/tmp/c/lib:/usr/local/cuda/lib64 CUDA_VISIBLE_DEVICES= CONVGUARD_BLAS=/tmp/c/lib/libopenblas.so.0
+  args=(); for p in mb8ic3ih224iw224oc64oh112ow112kh7kw7sh2sw2ph3pw3 mb8ic128ih28iw28oc128oh28ow28kh3kw3ph1pw1 \
+    mb8ic512ih7iw7oc512oh7ow7kh3kw3ph1pw1 mb8ic512ih28iw28oc128oh28ow28kh1kw1; do args+=("--dt=bf16 $p"); done
+  OMP_NUM_THREADS=2 timeout 60 taskset -c 0,1 /tmp/c/amxprof "${args[@]}" > $L/prof.log 2>&1; t "prof rc $?"
   timeout -k 5 60 taskset -c 8-9 /tmp/c/unit_tests --gtest_filter='Property.Bf16*:DType.*' > $L/ut_bf16.log 2>&1; t "ut_bf16 rc $?"
   job() {  # CPUS NAME SUITE DIR
     timeout -k 5 330 taskset -c $1 /tmp/c/convguard_bench --suite data/suites/$3.txt --reps 3 --threads 2 \
@@ -35,4 +39,5 @@ cat $L/times.log
 grep -h -A2 "^geomean" $L/r50_*.log $L/std_*.log
 grep -h -E "verified fwd|PASSED|FAILED|SKIPPED" $L/ut_bf16.log | head; grep -h -E "^\[  (PASSED|FAILED)" $L/ut_property.log
 grep -E "OK \]|FAILED|PASSED" $L/gpu_tests.log | head -20
+cut -c1-150 $L/prof.log
 cd $OUT && tar cJf logs.tar.xz logs && rm -rf logs
