@@ -58,19 +58,18 @@ Status require_isa(Isa isa) {
                   wide ? "AVX-512F" : "AVX2", to_string(have)));
 }
 
-bool amx_bf16_in_cpu() {
+Status require_amx_bf16_cpu() {
+  if (auto s = require_isa(Isa::avx512); !s) return s;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool leaf7 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
   constexpr unsigned kAmxBf16 = 1u << 22, kAmxTile = 1u << 24;  // CPUID.(7,0):EDX
-  return leaf7 && (edx & (kAmxBf16 | kAmxTile)) == (kAmxBf16 | kAmxTile);
+  if (leaf7 && (edx & (kAmxBf16 | kAmxTile)) == (kAmxBf16 | kAmxTile)) return Status::ok();
+  return not_applicable(
+      "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
+      "later)");
 }
 
-Status require_amx_bf16() {
-  if (auto s = require_isa(Isa::avx512); !s) return s;
-  if (!amx_bf16_in_cpu())
-    return not_applicable(
-        "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
-        "later)");
+Status request_amx_tile_state() {
   // Linux hands out the 8 KiB tile state only on request; the answer holds for the process.
   static const long granted = [] {
     constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;

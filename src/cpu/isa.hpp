@@ -35,11 +35,12 @@ IsaLevel isa_level();
 const char* to_string(IsaLevel l);
 // ok when isa_level() allows `isa`; else not_applicable saying what it needs and what is allowed.
 [[nodiscard]] Status require_isa(Isa isa);
-// Whether CPUID reports AMX-TILE and AMX-BF16 (tdpbf16ps); asks nothing of Linux.
-bool amx_bf16_in_cpu();
-// ok when the CPU has AMX-TILE and AMX-BF16 (tdpbf16ps), the ISA cap allows AVX-512, and Linux
-// granted this process the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once: without
-// it the first tile instruction faults); else not_applicable saying which is missing.
-[[nodiscard]] Status require_amx_bf16();
+// ok when the ISA cap allows AVX-512 and CPUID reports AMX-TILE and AMX-BF16 (tdpbf16ps); else
+// not_applicable saying which is missing. Asks nothing of Linux.
+[[nodiscard]] Status require_amx_bf16_cpu();
+// ok when Linux granted this process the AMX tile data state (arch_prctl ARCH_REQ_XCOMP_PERM,
+// asked once: without it the first tile instruction faults); else not_applicable. Asking enlarges
+// the process's signal frames: call it only where AMX will be used.
+[[nodiscard]] Status request_amx_tile_state();
 
 }  // namespace convguard::cpu

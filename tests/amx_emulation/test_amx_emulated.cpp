@@ -41,7 +41,8 @@ void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64
 void transpose_words_avx512(const std::uint32_t* src, std::int64_t src_row, std::int64_t rows,
                             std::int64_t cols, std::uint32_t* dst, std::int64_t dst_row) {
   for (std::int64_t j = 0; j < cols; ++j)
-    for (std::int64_t i = 0; i < 16; ++i) dst[j * dst_row + i] = i < rows ? src[i * src_row + j] : 0u;
+    for (std::int64_t i = 0; i < 16; ++i)
+      dst[j * dst_row + i] = i < rows ? src[i * src_row + j] : 0u;
 }
 }  // namespace convguard::cpu::bf16
 
@@ -61,7 +62,7 @@ void run_amx(const Problem& p, TrialTensors& t) {
         cpu::padded(cpu::Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, cpu::forward_padding(p));
     std::vector<std::uint32_t> x(
         static_cast<std::size_t>(xs.n * xs.d * xs.h * xs.w * ((G.c() + 1) / 2) +
-                                 cpu::bf16::x_slack_words(G, kAmx)),
+                                 cpu::bf16::x_slack_words(G.sw, G.c(), kAmx)),
         nan);
     std::vector<std::uint32_t> w(static_cast<std::size_t>(cpu::bf16::packed_filter_words(G, kAmx)),
                                  nan);
@@ -74,8 +75,9 @@ void run_amx(const Problem& p, TrialTensors& t) {
   }
   const cpu::Sizes5 ds = cpu::bf16::backward_data_dy_sizes(p);
   const std::int64_t k2 = (G.k() + 1) / 2;
-  std::vector<std::uint32_t> dy(static_cast<std::size_t>(ds.n * ds.d * ds.h * ds.w * k2 + 16 * k2 + 16),
-                                nan);
+  const std::int64_t dy_words =
+      ds.n * ds.d * ds.h * ds.w * k2 + cpu::bf16::x_slack_words(1, G.k(), kAmx);
+  std::vector<std::uint32_t> dy(static_cast<std::size_t>(dy_words), nan);
   std::vector<std::uint32_t> w(
       static_cast<std::size_t>(cpu::bf16::backward_data_filter_words(p, kAmx)), nan);
   cpu::bf16::backward_data(p, c, dy.data(), w.data(), kAmx);

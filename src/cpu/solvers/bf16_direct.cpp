@@ -45,11 +45,7 @@ Status Bf16DirectSolver::check(const Problem& p) const {
     // The ISA's cap and CPUID first (the property test recognises a CPU's decline), the problem
     // next, Linux's tile state last: asking for it enlarges the process's signal frames, which
     // merely listing solvers for an f32 problem should not do.
-    if (auto s = require_isa(Isa::avx512); !s) return s;
-    if (!amx_bf16_in_cpu())
-      return not_applicable(
-          "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
-          "later)");
+    if (auto s = require_amx_bf16_cpu(); !s) return s;
   } else {
     if (auto s = require_isa(Isa::avx512); !s) return s;
     if (!__builtin_cpu_supports("avx512bf16"))
@@ -66,7 +62,7 @@ Status Bf16DirectSolver::check(const Problem& p) const {
   }
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
   if (kernel_ == bf16::Kernel::amx_bf16)
-    if (auto s = require_amx_bf16(); !s) return s;
+    if (auto s = request_amx_tile_state(); !s) return s;
   return Status::ok();
 }
 
@@ -94,16 +90,14 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
   }
   if (p.direction == Direction::backward_data) {
     // dy as padded channel pairs, and room for the whole filter (each phase packs a part).
-    // (The phases are stride-1 passes with K input channels: their slack is 16 * pairs(K).)
     const Sizes5 dy = bf16::backward_data_dy_sizes(p);
-    const std::int64_t slack = kernel_ == bf16::Kernel::amx_bf16 ? 16 * pairs(G.k()) + 16 : 0;
-    layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()) + slack);
+    layout.add(dy.n * dy.d * dy.h * dy.w * pairs(G.k()) + bf16::x_slack_words(1, G.k(), kernel_));
     layout.add(bf16::backward_data_filter_words(p, kernel_));
     return;
   }
   // x as padded channel pairs, and the packed filter.
   const Sizes5 in = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
-  layout.add(in.n * in.d * in.h * in.w * pairs(G.c()) + bf16::x_slack_words(G, kernel_));
+  layout.add(in.n * in.d * in.h * in.w * pairs(G.c()) + bf16::x_slack_words(G.sw, G.c(), kernel_));
   layout.add(bf16::packed_filter_words(G, kernel_));
 }
 

@@ -79,9 +79,10 @@ struct FilterRows;
 FilterRows filter_rows(const detail::Geometry& G, Kernel kernel);
 // Words of the packed filter for G with those rows.
 std::int64_t packed_filter_words(const detail::Geometry& G, Kernel kernel);
-// Readable words the forward pass of `kernel` needs past x's last window (AMX: its last tile's
-// dropped pixels).
-std::int64_t x_slack_words(const detail::Geometry& G, Kernel kernel);
+// Readable words the forward pass of `kernel` needs past the last window of an x of `channels`
+// read at width stride sw (AMX: its last tile's dropped pixels). Backward-data's phases are
+// stride-1 passes over dy's K channels.
+std::int64_t x_slack_words(std::int64_t sw, std::int64_t channels, Kernel kernel);
 // The forward kernel (bf16_entry.cpp, bf16_direct_avx512.cpp, bf16_amx.cpp): y, row by row, from
 // x pairs (xs: the padded sizes) and the filter packed with filter_rows(G, kernel). Each row is
 // stored by the thread that computed it, while it is still in that thread's cache.

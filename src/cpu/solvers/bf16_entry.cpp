@@ -25,10 +25,6 @@ struct Target {
   }
 };
 
-constexpr std::int64_t round16(std::int64_t n) {
-  return (n + 15) / 16 * 16;
-}
-
 // The AMX kernel's virtual row width and output rows per block: the pair that wastes the
 // fewest tile rows on dropped pixels, while every thread gets 4 blocks and a thread's block
 // buffer stays under 256 KiB (its rows are rounded and stored from L2 after the block: a whole
@@ -37,7 +33,7 @@ struct AmxBlocking {
   std::int64_t width = 0, rows = 1;
 };
 AmxBlocking amx_blocking(const detail::Geometry& G, const Sizes5& xs, std::int64_t threads) {
-  std::vector<std::int64_t> widths{round16(G.ow)};
+  std::vector<std::int64_t> widths{padded16(G.ow)};
   if (G.sh == 1 && G.sw == 1) widths.push_back(xs.w);  // runs across rows of the padded x
   const std::int64_t ldo = padded16(G.k());
   AmxBlocking best;
@@ -45,10 +41,10 @@ AmxBlocking amx_blocking(const detail::Geometry& G, const Sizes5& xs, std::int64
   for (const std::int64_t V : widths) {
     std::int64_t R = 1;
     while (R < G.oh && G.n * G.od * ((G.oh + R) / (R + 1)) >= 4 * threads &&
-           round16((R + 1) * V) * ldo * 4 <= (std::int64_t{256} << 10))
+           padded16((R + 1) * V) * ldo * 4 <= (std::int64_t{256} << 10))
       ++R;
     const double use =
-        static_cast<double>(R * G.ow) / static_cast<double>(round16((R - 1) * V + G.ow));
+        static_cast<double>(R * G.ow) / static_cast<double>(padded16((R - 1) * V + G.ow));
     if (use > best_use) best_use = use, best = {V, R};
   }
   return best;
@@ -67,7 +63,7 @@ void forward_on_amx(const detail::Geometry& G, const Sizes5& xs, const std::uint
   const std::int64_t threads = omp_get_max_threads();
   const AmxBlocking blocking = amx_blocking(G, xs, threads);
   const std::int64_t rows_floats =
-      round16(blocking.rows * blocking.width) * padded16(G.k()) + G.ow * G.k();
+      padded16(blocking.rows * blocking.width) * padded16(G.k()) + G.ow * G.k();
   struct AmxRows;
   struct AmxStage;
   AmxForwardArgs f{};
@@ -93,7 +89,7 @@ void forward_on_amx(const detail::Geometry& G, const Sizes5& xs, const std::uint
 FilterRows filter_rows(const detail::Geometry& G, Kernel kernel) {
   if (kernel != Kernel::amx_bf16) return {};
   const std::int64_t per = G.dw == 1 ? G.kw : 1;
-  return {per, round16(per * pairs(G.c()))};
+  return {per, padded16(per * pairs(G.c()))};
 }
 
 std::int64_t packed_filter_words(const detail::Geometry& G, Kernel kernel) {
@@ -102,10 +98,10 @@ std::int64_t packed_filter_words(const detail::Geometry& G, Kernel kernel) {
   return blocks16(G.k()) * (G.taps() / rows.taps_per_segment) * per_segment * 16;
 }
 
-std::int64_t x_slack_words(const detail::Geometry& G, Kernel kernel) {
+std::int64_t x_slack_words(std::int64_t sw, std::int64_t channels, Kernel kernel) {
   // A last tile's 15 dropped pixels, sw pixels apart, read at most a window's extent past the
   // last real pixel's (16 more words: a margin, not a need).
-  return kernel == Kernel::amx_bf16 ? 16 * G.sw * pairs(G.c()) + 16 : 0;
+  return kernel == Kernel::amx_bf16 ? 16 * sw * pairs(channels) + 16 : 0;
 }
 
 void forward(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,
