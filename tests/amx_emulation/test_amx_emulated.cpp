@@ -44,6 +44,18 @@ void transpose_words_avx512(const std::uint32_t* src, std::int64_t src_row, std:
     for (std::int64_t i = 0; i < 16; ++i)
       dst[j * dst_row + i] = i < rows ? src[i * src_row + j] : 0u;
 }
+void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t count, std::uint32_t* dst, std::int64_t dst_row) {
+  for (std::int64_t j = 0; j < (count + 1) / 2; ++j)
+    for (std::int64_t i = 0; i < 16; ++i) {
+      std::uint32_t lo = 0, hi = 0;
+      if (i < rows) {
+        lo = src[i * src_row + 2 * j];
+        if (2 * j + 1 < count) hi = src[i * src_row + 2 * j + 1];
+      }
+      dst[j * dst_row + i] = lo | hi << 16;
+    }
+}
 }  // namespace convguard::cpu::bf16
 
 namespace {
@@ -71,6 +83,25 @@ void run_amx(const Problem& p, TrialTensors& t) {
                            cpu::bf16::SubFilter{false, {G.kd, G.kh, G.kw}, {0, 0, 0}, {1, 1, 1}},
                            w.data(), cpu::bf16::filter_rows(G, kAmx));
     cpu::bf16::forward(G, xs, x.data(), w.data(), cpu::bf16::Writer(c.y), kAmx);
+    return;
+  }
+  if (p.direction == Direction::backward_weights) {
+    const cpu::bf16::AmxBwdwLayout L = cpu::bf16::amx_backward_weights_layout(G);
+    std::vector<std::uint16_t> x(static_cast<std::size_t>(L.x_elements), 0xffff);
+    std::vector<std::uint32_t> dy(static_cast<std::size_t>(L.dy_words), nan);
+    std::vector<float> dwt(static_cast<std::size_t>(L.splits * L.dwt_floats), std::nanf(""));
+    ASSERT_TRUE(cpu::bf16::backward_weights_on_amx(G, c, x.data(), dy.data(), dwt.data()));
+    // dW^T [taps * C][Kp] into the caller's filter, rounded as the solver's write_filter rounds.
+    const cpu::bf16::Reader shape(c.w);
+    auto* w = static_cast<std::uint16_t*>(c.w.data);
+    const auto& st = shape.strides();
+    for (std::int64_t k = 0; k < G.k(); ++k)
+      for (std::int64_t ch = 0; ch < G.c(); ++ch)
+        for (std::int64_t tap = 0; tap < G.taps(); ++tap) {
+          const std::int64_t a = tap / (G.kh * G.kw), b = tap / G.kw % G.kh, e = tap % G.kw;
+          w[k * st[0] + ch * st[1] + a * st[2] + b * st[3] + e * st[4]] =
+              float_to_bfloat(dwt[static_cast<std::size_t>((tap * G.c() + ch) * L.kp + k)]);
+        }
     return;
   }
   const cpu::Sizes5 ds = cpu::bf16::backward_data_dy_sizes(p);
@@ -119,17 +150,33 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_D --dt=bf16 --stag=axb --dtag=axb mb2ic64ih28iw28oc128oh14ow14kh1kw1sh2sw2",
            "--dir=BWD_D --dt=bf16 --wtag=axb mb2ic34ih10iw10oc18oh10ow10kh3kw3ph1pw1",
            "--dir=BWD_D --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+           // Backward-weights: one copy per phase (C >= 32, width stride 1), a copy per tap
+           // column (stride 2, or small C), odd OW, partial row tiles, K past 16 or odd, splits
+           // (few items, many chunks), 1D, 3D with depth phases, dilation, both layouts.
+           "--dir=BWD_W --dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb2ic64ih7iw7oc64oh7ow7kh3kw3ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb2ic3ih20iw20oc16oh7ow7kh7kw7sh2sw2ph2pw2",
+           "--dir=BWD_W --dt=bf16 mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
+           "--dir=BWD_W --dt=bf16 mb1ic40ih12iw12oc48oh10ow10kh3kw3",
+           "--dir=BWD_W --dt=bf16 mb1ic33ih18iw18oc50oh18ow18kh3kw3ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb4ic16ih40iw40oc16oh40ow40kh1kw1",
+           "--dir=BWD_W --dt=bf16 mb2ic48ih28iw28oc40oh14ow14kh1kw1sh2sw2",
+           "--dir=BWD_W --dt=bf16 mb2ic16id5ih6iw7oc24od3oh4ow5kd3kh3kw3",
+           "--dir=BWD_W --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb1ic34ih15iw15oc17oh11ow11kh3kw3dh2dw2",
+           "--dir=BWD_W --dt=bf16 mb3ic32ih1iw30oc16oh1ow28kh1kw3",
+           "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
+           "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
        })
     expect_verified(text);
 }
 
-// The random bf16 problems the property test draws, forward and backward-data, one group.
+// The random bf16 problems the property test draws, every direction, one group.
 TEST(AmxEmulated, RandomProblemsVerify) {
   int verified = 0;
-  for (std::uint64_t seed = 1; seed < 4000 && verified < 24; ++seed) {
+  for (std::uint64_t seed = 1; seed < 6000 && verified < 36; ++seed) {
     Problem p = convguard::testing::random_wide_problem(seed);
-    if (p.dtype != DType::bf16 || p.g != 1 || p.direction == Direction::backward_weights)
-      continue;
+    if (p.dtype != DType::bf16 || p.g != 1) continue;
     if (p.direction == Direction::backward_data &&
         (p.dilation[0] != 1 || p.dilation[1] != 1 || p.dilation[2] != 1))
       continue;
@@ -137,7 +184,7 @@ TEST(AmxEmulated, RandomProblemsVerify) {
     expect_verified(to_canonical(p));
     ++verified;
   }
-  EXPECT_EQ(verified, 24);
+  EXPECT_EQ(verified, 36);
 }
 
 // A run's last, partial tile is copied out: loaded in place it would take the next pixel's
@@ -159,6 +206,25 @@ TEST(AmxEmulated, PartialRunsDoNotReadPastTheWindow) {
         EXPECT_TRUE(std::isfinite(v)) << "output " << ow << ", channel " << k;
       }
     }
+}
+
+// Backward-weights' virtual pixels that are not output pixels have zero dy against real x
+// values: an Inf there would be 0 * Inf = NaN in a dW the reference leaves finite. The copy
+// reports any Inf or NaN in x, and the solver then runs the AVX512_BF16 kernel (not this test's:
+// it needs AVX512_BF16), so here only the report is checked, and that finite x is not reported.
+TEST(AmxEmulated, BackwardWeightsReportsNonFiniteX) {
+  auto p = parse_problem("--dir=BWD_W --dt=bf16 mb1ic32ih9iw9oc16oh9ow9kh3kw3ph1pw1");
+  ASSERT_TRUE(p.is_ok());
+  const auto G = detail::geometry(*p);
+  const cpu::bf16::AmxBwdwLayout L = cpu::bf16::amx_backward_weights_layout(G);
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(L.x_elements));
+  std::vector<std::uint32_t> dy(static_cast<std::size_t>(L.dy_words));
+  std::vector<float> dwt(static_cast<std::size_t>(L.splits * L.dwt_floats));
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 5, FillMode::uniform);
+  EXPECT_TRUE(cpu::bf16::backward_weights_on_amx(G, t.view(), x.data(), dy.data(), dwt.data()));
+  static_cast<std::uint16_t*>(t.x.data())[4 * 9 + 8] = 0x7f80;  // +Inf, channel 0, row 4, last
+  EXPECT_FALSE(cpu::bf16::backward_weights_on_amx(G, t.view(), x.data(), dy.data(), dwt.data()));
 }
 
 }  // namespace

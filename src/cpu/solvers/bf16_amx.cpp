@@ -183,4 +183,127 @@ void forward_amx(const AmxForwardArgs& f) {
   }
 }
 
+namespace {
+
+// Backward-weights: tiles 0-3 accumulate 32 rows of dW^T (two A tiles of r0 and r1 rows) by 32
+// output channels (two B tiles), 4 and 5 are A, 6 and 7 are B. A group's last rows fill a tile
+// partly: the tile is configured with fewer rows, so nothing past its rows is read or stored.
+void configure_bwdw_tiles(int r0, int r1) {
+  TileConfig c;
+  const int r[8] = {r0, r0, r1, r1, r0, r1, 16, 16};
+  for (int t = 0; t < 8; ++t) {
+    c.rows[t] = static_cast<std::uint8_t>(r[t]);
+    c.bytes_per_row[t] = 64;
+  }
+  _tile_loadconfig(&c);
+}
+
+struct BwdwBlock {
+  const std::uint16_t* a;  // the first A tile's first row at the block's first pixel
+  std::int64_t a_stride;   // bytes between rows (the second A tile: 16 rows on)
+  const std::uint32_t* b;  // the first B tile at the block's first pixel pair
+  std::int64_t b_stride;   // bytes between pixel pairs
+  std::int64_t steps;      // 32-pixel steps
+  float* out;              // dW^T at the block's first row and channel
+  std::int64_t out_stride;
+  bool accumulate;  // add to what `out` holds (a later block of the same range) or start at 0
+};
+
+template <int NA, int NB>
+void run_bwdw_block(const BwdwBlock& k) {
+  auto* out = reinterpret_cast<char*>(k.out);
+  char* out1 = out + 16 * k.out_stride;
+  if (k.accumulate) {
+    _tile_loadd(0, out, k.out_stride);
+    if constexpr (NB == 2) _tile_loadd(1, out + 64, k.out_stride);
+    if constexpr (NA == 2) {
+      _tile_loadd(2, out1, k.out_stride);
+      if constexpr (NB == 2) _tile_loadd(3, out1 + 64, k.out_stride);
+    }
+  } else {
+    _tile_zero(0);
+    if constexpr (NB == 2) _tile_zero(1);
+    if constexpr (NA == 2) {
+      _tile_zero(2);
+      if constexpr (NB == 2) _tile_zero(3);
+    }
+  }
+  const auto* a = reinterpret_cast<const char*>(k.a);
+  const char* a1 = a + 16 * k.a_stride;
+  const auto* b = reinterpret_cast<const char*>(k.b);
+  for (std::int64_t s = 0; s < k.steps; ++s, a += 64, a1 += 64, b += 16 * k.b_stride) {
+    _tile_loadd(4, a, k.a_stride);
+    if constexpr (NA == 2) _tile_loadd(5, a1, k.a_stride);
+    _tile_loadd(6, b, k.b_stride);
+    if constexpr (NB == 2) _tile_loadd(7, b + 64, k.b_stride);
+    _tile_dpbf16ps(0, 4, 6);
+    if constexpr (NB == 2) _tile_dpbf16ps(1, 4, 7);
+    if constexpr (NA == 2) {
+      _tile_dpbf16ps(2, 5, 6);
+      if constexpr (NB == 2) _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  _tile_stored(0, out, k.out_stride);
+  if constexpr (NB == 2) _tile_stored(1, out + 64, k.out_stride);
+  if constexpr (NA == 2) {
+    _tile_stored(2, out1, k.out_stride);
+    if constexpr (NB == 2) _tile_stored(3, out1 + 64, k.out_stride);
+  }
+}
+
+void run_bwdw_block(int na, int nb, const BwdwBlock& k) {
+  if (na == 2)
+    nb == 2 ? run_bwdw_block<2, 2>(k) : run_bwdw_block<2, 1>(k);
+  else
+    nb == 2 ? run_bwdw_block<1, 2>(k) : run_bwdw_block<1, 1>(k);
+}
+
+}  // namespace
+
+void backward_weights_amx(const AmxBackwardWeightsArgs& a) {
+  const std::int64_t mblocks = (a.rows + 31) / 32, kblocks = (a.kp + 31) / 32;
+  const std::int64_t items = a.splits * kblocks * a.groups * mblocks;
+  const std::int64_t per_split = (a.chunks + a.splits - 1) / a.splits;
+  const std::int64_t blocks = (per_split + a.block_chunks - 1) / a.block_chunks;
+  const std::int64_t split_floats = a.groups * a.rows * a.kp;
+#pragma omp parallel
+  {
+    int r0_now = 0, r1_now = 0;  // the tile rows configured on this thread (none yet)
+    // A static schedule gives each thread the same items in every block: each item's
+    // accumulators are its own, so no barrier between blocks.
+    for (std::int64_t block = 0; block < blocks; ++block) {
+#pragma omp for schedule(static) nowait
+      for (std::int64_t item = 0; item < items; ++item) {
+        const std::int64_t mb = item % mblocks, g = item / mblocks % a.groups;
+        const std::int64_t kb = item / (mblocks * a.groups) % kblocks;
+        const std::int64_t split = item / (mblocks * a.groups * kblocks);
+        const std::int64_t first = split * per_split + block * a.block_chunks;
+        const std::int64_t end =
+            smaller(smaller(first + a.block_chunks, (split + 1) * per_split), a.chunks);
+        if (first >= end) continue;
+        const std::int64_t m0 = mb * 32;
+        const int r0 = static_cast<int>(smaller(16, a.rows - m0));
+        const int r1 = static_cast<int>(smaller(16, a.rows - m0 - 16));
+        const int na = r1 > 0 ? 2 : 1;
+        if (r0 != r0_now || (na == 2 && r1 != r1_now)) {
+          configure_bwdw_tiles(r0, na == 2 ? r1 : r0);
+          r0_now = r0;
+          r1_now = na == 2 ? r1 : r0;
+        }
+        BwdwBlock k{};
+        k.a = a.x + a.group_x[g] + m0 * a.x_row + first * 32;
+        k.a_stride = 2 * a.x_row;
+        k.b = a.dy + first * 16 * a.kp + kb * 32;
+        k.b_stride = 4 * a.kp;
+        k.steps = end - first;
+        k.out = a.dwt + split * split_floats + (g * a.rows + m0) * a.kp + kb * 32;
+        k.out_stride = 4 * a.kp;
+        k.accumulate = block > 0;
+        run_bwdw_block(na, static_cast<int>(smaller(2, (a.kp - kb * 32) / 16)), k);
+      }
+    }
+    _tile_release();
+  }
+}
+
 }  // namespace convguard::cpu::bf16

@@ -52,9 +52,6 @@ Status Bf16DirectSolver::check(const Problem& p) const {
       return not_applicable("needs AVX512_BF16 (vdpbf16ps), which this CPU does not have");
   }
   if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
-  if (kernel_ == bf16::Kernel::amx_bf16 && p.direction == Direction::backward_weights)
-    return not_applicable(
-        "backward-weights is not implemented on AMX (cpu:bf16_direct:avx512_bf16 computes it)");
   if (p.direction == Direction::backward_data) {
     for (int d = 0; d < 3; ++d) {
       if (p.dilation[d] != 1) return not_applicable("backward-data with dilation 1 only");
@@ -82,10 +79,20 @@ void Bf16DirectSolver::scratch(const Problem& p, WorkspaceLayout& layout) const 
   if (p.direction == Direction::backward_weights) {
     // x as (pixel, pixel + stride) pairs, dy as pairs of adjacent output pixels, and dW^T [Q][Kp].
     const Sizes5 xs = padded(Sizes5{G.n, G.c(), G.id, G.ih, G.iw}, forward_padding(p));
+    // On AMX: x's copies and dy's pairs on its virtual grid and a dW^T per split, with room
+    // for the AVX512_BF16 kernel's buffers too (its fallback when x holds Inf or NaN).
     const std::int64_t kp = padded16(G.k());
-    layout.add(xs.elements());
-    layout.add(G.n * G.od * G.oh * pairs(G.ow) * kp);
-    layout.add(G.taps() * G.c() * kp);
+    std::int64_t x_words = xs.elements(), dy_words = G.n * G.od * G.oh * pairs(G.ow) * kp;
+    std::int64_t dwt_floats = G.taps() * G.c() * kp;
+    if (kernel_ == bf16::Kernel::amx_bf16) {
+      const bf16::AmxBwdwLayout L = bf16::amx_backward_weights_layout(G);
+      x_words = std::max(x_words, pairs(L.x_elements));
+      dy_words = std::max(dy_words, L.dy_words);
+      dwt_floats = std::max(dwt_floats, L.splits * L.dwt_floats);
+    }
+    layout.add(x_words);
+    layout.add(dy_words);
+    layout.add(dwt_floats);
     return;
   }
   if (p.direction == Direction::backward_data) {
@@ -120,6 +127,12 @@ Status Bf16DirectSolver::compute(const Problem& p, const StagedTensors& t, std::
       return Status::ok();
     case Direction::backward_weights: {
       float* dwt = layout.get(ws, first_scratch + 2);
+      if (kernel_ == bf16::Kernel::amx_bf16 &&
+          bf16::backward_weights_on_amx(G, caller, reinterpret_cast<std::uint16_t*>(in), second,
+                                        dwt)) {
+        write_filter(dwt, G, caller.w);
+        return Status::ok();
+      }
       bf16::pack_shifted_pairs(bf16::Reader(caller.x), forward_padding(p), G.sw, in);
       bf16::pack_pixel_pairs(bf16::Reader(caller.y), padded16(G.k()), second);
       bf16::backward_weights(G, t.xs, in, second, dwt);

@@ -5,8 +5,8 @@
 //
 // cpu:bf16_direct:amx_bf16 — the same packing and passes with the forward kernel on AMX tiles
 // (tdpbf16ps: a 16 x 32 by 32 x 16 bf16 product a step, bf16_amx.cpp), so forward and
-// backward-data; backward-weights is not implemented on AMX (its pairs run along pixels, and AMX
-// wants them along its rows) and is declined. Intel Sapphire Rapids and later, Linux 5.16+.
+// backward-data, and backward-weights with its own AMX kernel (x rows along virtual pixels
+// times dy as pixel pairs, bf16_amx_bwdw.cpp). Intel Sapphire Rapids and later, Linux 5.16+.
 //
 // Nothing is staged (StagingSpec::stage = false): bf16_pack.hpp reads the caller's bf16 tensors,
 // any layout and strides, straight into 32-bit pair layouts, and each finished output row is
@@ -34,6 +34,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 
 #include "cpu/staged_solver.hpp"
 
@@ -96,6 +97,22 @@ Sizes5 backward_data_dy_sizes(const Problem& p);
 std::int64_t backward_data_filter_words(const Problem& p, Kernel kernel);
 void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
                    std::uint32_t* filter, Kernel kernel);
+// Backward-weights on AMX (bf16_amx_bwdw.cpp): where the virtual pixel grid puts everything.
+struct AmxBwdwLayout {
+  bool per_column = false;  // a copy of x per tap column s (rows (s, c)), else one per phase
+  std::int64_t copies = 1, odv = 0, ohv = 0, wv = 0;   // copies per phase; the grid's sizes
+  std::vector<std::array<std::int64_t, 2>> phases;    // (depth, height) phases with a copy
+  std::vector<std::int64_t> group_phase, group_x;      // per group (tap or tap row)
+  std::int64_t rows = 0;                               // A rows per group (C or S * C)
+  std::int64_t pixels = 0, chunks = 0, x_row = 0, x_elements = 0;
+  std::int64_t kp = 0, dy_words = 0, splits = 1, block_chunks = 0, dwt_floats = 0;
+};
+AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G);
+// dW^T [taps * C][Kp] into dwt (room for layout.splits of them) through x's copies (xc:
+// x_elements) and dy's pairs (dyp: dy_words); false, with nothing computed, when x holds an Inf
+// or NaN (the caller then uses the AVX512_BF16 kernel).
+bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, std::uint16_t* xc,
+                             std::uint32_t* dyp, float* dwt);
 // The backward-weights kernel (bf16_entry.cpp, bf16_bwdw_avx512.cpp): dW^T [taps * C][Kp] (Kp: K
 // rounded up to 16) from x as shifted pairs (xs: the padded sizes) and dy as pixel pairs.
 void backward_weights(const detail::Geometry& G, const Sizes5& xs, const std::uint32_t* x,

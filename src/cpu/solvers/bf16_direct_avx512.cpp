@@ -198,4 +198,20 @@ void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64
     for (std::int64_t w = 0; w < W; ++w) out[w * C + c] = src[c * sc + w * sw];
 }
 
+void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t count, std::uint32_t* dst, std::int64_t dst_row) {
+  // 32 values of a row are 16 pair words already: one masked 16-bit load (any alignment, no
+  // read past the row's end, zeros there) per row, then a 16 x 16 word transpose.
+  for (std::int64_t w = 0; w < count; w += 32) {
+    const std::int64_t n = smaller(32, count - w);
+    const auto mask = static_cast<__mmask32>(n >= 32 ? 0xffffffffu : (1u << n) - 1);
+    __m512 r[16];
+    for (int i = 0; i < 16; ++i)
+      r[i] = i < rows ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask, src + i * src_row + w))
+                      : _mm512_setzero_ps();
+    transpose16(r);
+    for (std::int64_t j = 0; j < (n + 1) / 2; ++j) _mm512_storeu_ps(dst + (w / 2 + j) * dst_row, r[j]);
+  }
+}
+
 }  // namespace convguard::cpu::bf16

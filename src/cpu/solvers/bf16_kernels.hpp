@@ -77,6 +77,34 @@ struct AmxForwardArgs {
 };
 void forward_amx(const AmxForwardArgs& a);
 
+// cpu:bf16_direct:amx_bf16's backward-weights kernel (bf16_amx.cpp). dW^T [groups * rows][kp]
+// += A B over virtual pixels, 32 a step: A is `rows` rows of x values along pixels (bf16, rows
+// x_row elements apart, group g's row 0 at x + group_x[g]; tiles read 32 consecutive pixels of a
+// row at any element offset), B is dy as pairs of adjacent pixels [pixels / 2][kp] (AMX's B
+// layout as it is). A row of a group is one (tap, input channel) column of dW; the pixels are a
+// virtual grid on which every group reads x at one constant offset (bf16_amx_bwdw.cpp).
+// Work: `splits` ranges of the chunks, each range into its own dW^T (dwt + split * groups * rows
+// * kp) in blocks of block_chunks; within a block, items of 32 rows by 32 output channels, each
+// owning its accumulators: the order of every sum is fixed by the problem alone.
+struct AmxBackwardWeightsArgs {
+  const std::uint16_t* x;
+  std::int64_t x_row;
+  const std::int64_t* group_x;
+  std::int64_t groups, rows;
+  const std::uint32_t* dy;
+  std::int64_t kp;      // output channels padded to 16 (dy's words per pixel pair)
+  std::int64_t chunks;  // 32-pixel steps of the whole reduction
+  std::int64_t splits, block_chunks;
+  float* dwt;
+};
+void backward_weights_amx(const AmxBackwardWeightsArgs& a);
+
+// 16 rows (`rows` of them real, src_row elements apart) of `count` consecutive bf16 values as
+// pairs of adjacent values, transposed: ceil(count / 2) rows of 16 words at dst (dst_row words
+// apart). An odd count's last pair has a zero high half; the rows past `rows` are zero words.
+void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std::int64_t rows,
+                            std::int64_t count, std::uint32_t* dst, std::int64_t dst_row);
+
 struct BackwardWeightsArgs {
   detail::Geometry G;
   Sizes5 xs;                  // x's padded sizes
