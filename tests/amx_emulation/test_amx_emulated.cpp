@@ -150,8 +150,8 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_D --dt=bf16 --stag=axb --dtag=axb mb2ic64ih28iw28oc128oh14ow14kh1kw1sh2sw2",
            "--dir=BWD_D --dt=bf16 --wtag=axb mb2ic34ih10iw10oc18oh10ow10kh3kw3ph1pw1",
            "--dir=BWD_D --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
-           // Backward-weights: one copy per phase (C >= 32, width stride 1), a copy per tap
-           // column (stride 2, or small C), odd OW, partial row tiles, K past 16 or odd, splits
+           // Backward-weights: one copy per stride phase (C >= 32), a copy per tap column
+           // (C < 32), width and height phases with dilation, odd OW, partial row tiles, K past 16 or odd, splits
            // (few items, many chunks), 1D, 3D with depth phases, dilation, both layouts.
            "--dir=BWD_W --dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 mb2ic64ih7iw7oc64oh7ow7kh3kw3ph1pw1",
@@ -161,6 +161,10 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_W --dt=bf16 mb1ic33ih18iw18oc50oh18ow18kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 mb4ic16ih40iw40oc16oh40ow40kh1kw1",
            "--dir=BWD_W --dt=bf16 mb2ic48ih28iw28oc40oh14ow14kh1kw1sh2sw2",
+           "--dir=BWD_W --dt=bf16 mb2ic40ih15iw15oc24oh8ow8kh3kw3sh2sw2ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb1ic32ih17iw17oc16oh7ow7kh3kw3sh2sw2dh1dw1",
+           "--dir=BWD_W --dt=bf16 mb1ic32ih16iw17oc16oh5ow5kh3kw3sh3sw3dh1dw1ph1pw1",
+           "--dir=BWD_W --dt=bf16 mb1ic32id5ih6iw7oc16od2oh2ow3kd3kh3kw3sd2sh2sw2",
            "--dir=BWD_W --dt=bf16 mb2ic16id5ih6iw7oc24od3oh4ow5kd3kh3kw3",
            "--dir=BWD_W --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
            "--dir=BWD_W --dt=bf16 mb1ic34ih15iw15oc17oh11ow11kh3kw3dh2dw2",

@@ -207,6 +207,7 @@ struct BwdwBlock {
   float* out;              // dW^T at the block's first row and channel
   std::int64_t out_stride;
   bool accumulate;  // add to what `out` holds (a later block of the same range) or start at 0
+  std::int64_t prefetch;  // steps ahead whose A rows are prefetched into L1 (0: none)
 };
 
 template <int NA, int NB>
@@ -232,6 +233,15 @@ void run_bwdw_block(const BwdwBlock& k) {
   const char* a1 = a + 16 * k.a_stride;
   const auto* b = reinterpret_cast<const char*>(k.b);
   for (std::int64_t s = 0; s < k.steps; ++s, a += 64, a1 += 64, b += 16 * k.b_stride) {
+    if (k.prefetch && s + k.prefetch < k.steps) {
+      // A's 32 rows lie x_row apart, each a new line or two a step: more streams than the
+      // hardware prefetchers follow. B's rows are consecutive.
+      const char* pa = a + 64 * k.prefetch;
+      for (int r = 0; r < 16; ++r) {
+        _mm_prefetch(pa + r * k.a_stride, _MM_HINT_T0);
+        if constexpr (NA == 2) _mm_prefetch(pa + (16 + r) * k.a_stride, _MM_HINT_T0);
+      }
+    }
     _tile_loadd(4, a, k.a_stride);
     if constexpr (NA == 2) _tile_loadd(5, a1, k.a_stride);
     _tile_loadd(6, b, k.b_stride);
@@ -293,12 +303,13 @@ void backward_weights_amx(const AmxBackwardWeightsArgs& a) {
         BwdwBlock k{};
         k.a = a.x + a.group_x[g] + m0 * a.x_row + first * 32;
         k.a_stride = 2 * a.x_row;
-        k.b = a.dy + first * 16 * a.kp + kb * 32;
-        k.b_stride = 4 * a.kp;
+        k.b = a.dy + (kb * a.chunks + first) * 16 * 32;
+        k.b_stride = 128;
         k.steps = end - first;
         k.out = a.dwt + split * split_floats + (g * a.rows + m0) * a.kp + kb * 32;
         k.out_stride = 4 * a.kp;
         k.accumulate = block > 0;
+        k.prefetch = a.prefetch;
         run_bwdw_block(na, static_cast<int>(smaller(2, (a.kp - kb * 32) / 16)), k);
       }
     }

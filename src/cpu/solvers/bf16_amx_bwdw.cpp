@@ -8,10 +8,11 @@
 //   - each output plane gets Qd more depth planes and Qh more rows (the taps' reach past the
 //     last output row, in strides), so a tap (t, r) reads plane/row od + qd, oh + qh: the offset
 //     (qd * OHv + qh) * Wv; x rows at phase (t * dd mod sd, r * dh mod sh) get their own copy;
-//   - at width stride 1 (with C >= 32), a virtual row is the padded x row (Wv >= OW + (S-1) dw),
-//     and tap s reads at + s * dw: one copy per phase. Otherwise each tap column s gets its own
-//     copy (Wv = OW, x subsampled at the stride), and a group's rows are (s, c): S * C rows, so
-//     that small C (conv1: 3 channels x 7 taps = 21 rows) still fills most of a 16-row tile.
+//   - the width the same way (with C >= 32): Qw more columns, tap s reads at + s * dw / sw in
+//     the copy of its column phase s * dw mod sw (at stride 1, one copy: the padded x row). With
+//     C < 32 each tap column s gets its own copy instead (Wv = OW, x subsampled at the stride),
+//     and a group's rows are (s, c): S * C rows, so that small C (conv1: 3 channels x 7 taps =
+//     21 rows) still fills most of a 16-row tile.
 // Wv is even, so a virtual row starts on a pixel pair. dy is zero on every virtual pixel that is
 // not an output pixel, and x's copies hold real x values there: were one of them Inf or NaN, 0 *
 // Inf would put a NaN where the reference has none, so a copy that meets one reports it and the
@@ -34,139 +35,176 @@ constexpr std::int64_t round_up(std::int64_t v, std::int64_t to) {
   return (v + to - 1) / to * to;
 }
 
-inline bool finite_bits(std::uint16_t v) {
-  return (v & 0x7f80u) != 0x7f80u;
-}
-
 }  // namespace
 
 AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   AmxBwdwLayout L;
   const std::int64_t C = G.c(), S = G.kw;
-  L.per_column = G.sw > 1 || (C < 32 && S > 1);
+  L.per_column = C < 32 && S > 1;
   L.copies = L.per_column ? S : 1;
-  std::int64_t qd = 0, qh = 0;
+  std::int64_t qd = 0, qh = 0, qw = 0;
   for (std::int64_t t = 0; t < G.kd; ++t) qd = std::max(qd, t * G.dd / G.sd);
   for (std::int64_t r = 0; r < G.kh; ++r) qh = std::max(qh, r * G.dh / G.sh);
+  if (!L.per_column)
+    for (std::int64_t s = 0; s < S; ++s) qw = std::max(qw, s * G.dw / G.sw);
   L.odv = G.od + qd;
   L.ohv = G.oh + qh;
-  const std::int64_t width = L.per_column ? G.ow : G.ow + (S - 1) * G.dw;
-  L.wv = round_up(width, 2);
+  L.wv = round_up(G.ow + qw, 2);
   L.rows = L.per_column ? S * C : C;
   std::vector<std::int64_t> offset;
   std::int64_t max_offset = 0;
   for (std::int64_t t = 0; t < G.kd; ++t)
-    for (std::int64_t r = 0; r < G.kh; ++r) {
-      const std::array<std::int64_t, 2> phase{t * G.dd % G.sd, r * G.dh % G.sh};
-      auto at = std::find(L.phases.begin(), L.phases.end(), phase);
-      if (at == L.phases.end()) at = L.phases.insert(at, phase);
-      const std::int64_t p = at - L.phases.begin();
-      const std::int64_t base = ((t * G.dd / G.sd) * L.ohv + r * G.dh / G.sh) * L.wv;
+    for (std::int64_t r = 0; r < G.kh; ++r)
       for (std::int64_t s = 0; s < (L.per_column ? 1 : S); ++s) {
-        L.group_phase.push_back(p);
-        offset.push_back(base + s * G.dw);
+        const std::array<std::int64_t, 3> phase{t * G.dd % G.sd, r * G.dh % G.sh,
+                                                L.per_column ? 0 : s * G.dw % G.sw};
+        auto at = std::find(L.phases.begin(), L.phases.end(), phase);
+        if (at == L.phases.end()) at = L.phases.insert(at, phase);
+        L.group_phase.push_back(at - L.phases.begin());
+        offset.push_back(((t * G.dd / G.sd) * L.ohv + r * G.dh / G.sh) * L.wv +
+                         (L.per_column ? 0 : s * G.dw / G.sw));
         max_offset = std::max(max_offset, offset.back());
       }
-    }
   L.pixels = G.n * L.odv * L.ohv * L.wv;
   L.chunks = round_up(L.pixels, 32) / 32;
+  // Rows an odd number of cache lines apart: a tile's 16 rows then fall in 16 L1 sets (a pitch
+  // of a power of two's multiple put them in 2-4).
   L.x_row = round_up(L.chunks * 32 + max_offset, 32);
+  if (L.x_row / 32 % 2 == 0) L.x_row += 32;
   for (std::size_t g = 0; g < offset.size(); ++g)
     L.group_x.push_back(L.group_phase[g] * L.copies * C * L.x_row + offset[g]);
   L.x_elements = static_cast<std::int64_t>(L.phases.size()) * L.copies * C * L.x_row;
   L.kp = padded16(G.k());
-  L.dy_words = L.chunks * 16 * L.kp;
+  L.dy_words = L.chunks * 16 * round_up(G.k(), 32);
   // Splits of the reduction where there are few items, so that 16 threads have work; chosen from
   // the problem alone (never the thread count), so every thread count gives the same bits.
   const std::int64_t groups = static_cast<std::int64_t>(L.group_x.size());
   const std::int64_t items = groups * ((L.rows + 31) / 32) * ((L.kp + 31) / 32);
   while (items * L.splits < 32 && L.chunks >= 16 * L.splits * 2) L.splits *= 2;
-  // A block's x (every group's rows over its pixels) should stay in L2 (1 MiB of it) while
-  // every item passes over it; the accumulators are reloaded once a block.
-  const std::int64_t x_rows = static_cast<std::int64_t>(L.phases.size()) * L.copies * C;
-  L.block_chunks = std::clamp<std::int64_t>((std::int64_t{1} << 20) / (2 * x_rows) / 32, 4, 1024);
+  // Pixels per block, after the reloading of the accumulators (4 KiB an item a block) and the
+  // reuse of a block's x and dy from L2: 128 steps (4096 pixels) were the best or near it on
+  // every ResNet-50 layer (docs/perf/2026-12-01-session26-emr call1, block sizes 8 to 1024).
+  L.block_chunks = 128;
+  L.prefetch = 0;
   L.dwt_floats = G.taps() * C * L.kp;
   return L;
+}
+
+bool copy_x_to_grid(const detail::Geometry& G, const AmxBwdwLayout& L, const Reader& x,
+                    std::uint16_t* xc) {
+  const std::int64_t C = G.c(), wv = L.wv;
+  const std::int64_t phases = static_cast<std::int64_t>(L.phases.size());
+  const auto& st = x.strides();
+  const std::int64_t planes = G.n * L.odv, plane = L.ohv * wv;
+  // Per copy (phase p, column j), the virtual columns [lo, hi) that are x columns (w * sw + w0),
+  // the rest padding.
+  std::vector<std::array<std::int64_t, 3>> columns;
+  for (std::int64_t e = 0; e < phases * L.copies; ++e) {
+    const std::int64_t w0 = e % L.copies * G.dw + L.phases[e / L.copies][2] - G.pw;
+    const std::int64_t lo = std::clamp<std::int64_t>((-w0 + G.sw - 1) / G.sw, 0, wv);
+    const std::int64_t hi = std::clamp<std::int64_t>((G.iw - w0 + G.sw - 1) / G.sw, lo, wv);
+    columns.push_back({w0, lo, hi});
+  }
+  bool finite = true;
+  // One (phase, channel, n, od') plane of OHv virtual rows at a time, every copy of it while its
+  // x rows are in L1 (copies outermost read x from memory once per tap column).
+  const std::int64_t count = phases * C * planes;
+#pragma omp parallel for schedule(static) reduction(&& : finite)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t od = i % L.odv, n = i / L.odv % G.n, c = i / planes % C;
+    const std::int64_t p = i / (planes * C);
+    const std::int64_t id = od * G.sd + L.phases[p][0] - G.pd;
+    const std::uint16_t* base = x.data() + n * st[0] + c * st[1] + id * st[2];
+    unsigned bad = 0;
+    for (std::int64_t j = 0; j < L.copies; ++j) {
+      std::uint16_t* const first =
+          xc + ((p * L.copies + j) * C + c) * L.x_row + (n * L.odv + od) * plane;
+      if (id < 0 || id >= G.id) {
+        std::memset(first, 0, static_cast<std::size_t>(plane) * 2);
+        continue;
+      }
+      const auto [w0, lo, hi] = columns[static_cast<std::size_t>(p * L.copies + j)];
+      std::uint16_t* dst = first;
+      for (std::int64_t oh = 0; oh < L.ohv; ++oh, dst += wv) {
+        const std::int64_t ih = oh * G.sh + L.phases[p][1] - G.ph;
+        if (ih < 0 || ih >= G.ih) {
+          std::memset(dst, 0, static_cast<std::size_t>(wv) * 2);
+          continue;
+        }
+        const std::uint16_t* row = base + ih * st[3];
+        std::memset(dst, 0, static_cast<std::size_t>(lo) * 2);
+        if (G.sw == 1 && st[4] == 1) {
+          std::memcpy(dst + lo, row + (w0 + lo), static_cast<std::size_t>(hi - lo) * 2);
+        } else if (G.sw == 2 && st[4] == 1) {  // a constant stride, which the compiler vectorizes
+          const std::uint16_t* from = row + w0;
+          for (std::int64_t w = lo; w < hi; ++w) dst[w] = from[2 * w];
+        } else {
+          const std::int64_t step = G.sw * st[4];
+          const std::uint16_t* from = row + (lo * G.sw + w0) * st[4];
+          for (std::int64_t w = lo; w < hi; ++w, from += step) dst[w] = *from;
+        }
+        std::memset(dst + hi, 0, static_cast<std::size_t>(wv - hi) * 2);
+      }
+      // Any Inf or NaN in the plane just written (exponent bits all ones).
+      for (std::int64_t e = 0; e < plane; ++e) bad |= (first[e] & 0x7f80u) == 0x7f80u;
+    }
+    finite = finite && bad == 0;
+  }
+  if (!finite) return false;
+  // Past the last plane: zeros (the last steps and the largest offset read there).
+  const std::int64_t used = planes * plane;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < phases * L.copies * C; ++r)
+    std::memset(xc + r * L.x_row + used, 0, static_cast<std::size_t>(L.x_row - used) * 2);
+  return true;
+}
+
+void pack_dy_to_grid(const detail::Geometry& G, const AmxBwdwLayout& L, const Reader& dy,
+                     std::uint32_t* dyp) {
+  const std::int64_t K = G.k(), half = L.wv / 2, out_pairs = (G.ow + 1) / 2;
+  const std::int64_t block = L.chunks * 16 * 32;  // words of one 32-channel block
+  const std::int64_t kb16 = blocks16(K), planes = G.n * L.odv;
+  const auto& st = dy.strides();
+  // One (n, od', 16 channels) plane of OHv virtual rows at a time, zero off the output pixels
+  // and past K.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < planes * kb16; ++i) {
+    const std::int64_t kb = i % kb16, v = i / kb16, od = v % L.odv, n = v / L.odv;
+    std::uint32_t* dst = dyp + (kb / 2) * block + v * L.ohv * half * 32 + kb % 2 * 16;
+    const std::int64_t k0 = kb * 16, real = std::min<std::int64_t>(16, K - k0);
+    for (std::int64_t oh = 0; oh < L.ohv; ++oh, dst += half * 32) {
+      std::int64_t done = 0;
+      if (od < G.od && oh < G.oh) {
+        const std::uint16_t* src = dy.data() + n * st[0] + k0 * st[1] + od * st[2] + oh * st[3];
+        if (st[4] == 1) {
+          transpose_pairs_avx512(src, st[1], real, G.ow, dst, 32);
+        } else {
+          for (std::int64_t q = 0; q < out_pairs; ++q)
+            for (std::int64_t k = 0; k < 16; ++k) {
+              std::uint32_t lo = 0, hi = 0;
+              if (k < real) {
+                lo = src[k * st[1] + 2 * q * st[4]];
+                if (2 * q + 1 < G.ow) hi = src[k * st[1] + (2 * q + 1) * st[4]];
+              }
+              dst[q * 32 + k] = lo | hi << 16;
+            }
+        }
+        done = out_pairs;
+      }
+      for (std::int64_t q = done; q < half; ++q) std::memset(dst + q * 32, 0, 64);
+    }
+  }
+  // Past the last plane, in every block: zeros.
+  const std::int64_t used = planes * L.ohv * half * 32;
+  for (std::int64_t b = 0; b < (kb16 + 1) / 2; ++b)
+    std::memset(dyp + b * block + used, 0, static_cast<std::size_t>(block - used) * 4);
 }
 
 bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, std::uint16_t* xc,
                              std::uint32_t* dyp, float* dwt) {
   const AmxBwdwLayout L = amx_backward_weights_layout(G);
-  const Reader x(t.x), dy(t.y);
-  const std::int64_t C = G.c(), K = G.k(), kp = L.kp, wv = L.wv;
-  const std::int64_t phases = static_cast<std::int64_t>(L.phases.size());
-  const auto& xst = x.strides();
-  const std::int64_t plane_rows = G.n * L.odv * L.ohv;
-  // x's copies: one virtual row (phase, copy, channel, n, od', oh') at a time.
-  bool finite = true;
-  const std::int64_t rows = phases * L.copies * C * plane_rows;
-#pragma omp parallel for schedule(static) reduction(&& : finite)
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int64_t oh = i % L.ohv, od = i / L.ohv % L.odv, n = i / (L.ohv * L.odv) % G.n;
-    const std::int64_t c = i / plane_rows % C, j = i / (plane_rows * C) % L.copies;
-    const std::int64_t p = i / (plane_rows * C * L.copies);
-    std::uint16_t* dst = xc + ((p * L.copies + j) * C + c) * L.x_row + (i % plane_rows) * wv;
-    const std::int64_t id = od * G.sd + L.phases[p][0] - G.pd;
-    const std::int64_t ih = oh * G.sh + L.phases[p][1] - G.ph;
-    if (id < 0 || id >= G.id || ih < 0 || ih >= G.ih) {
-      std::memset(dst, 0, static_cast<std::size_t>(wv) * 2);
-      continue;
-    }
-    const std::uint16_t* row = x.data() + n * xst[0] + c * xst[1] + id * xst[2] + ih * xst[3];
-    const std::int64_t w0 = j * G.dw - G.pw;  // the x column under virtual column 0
-    if (G.sw == 1 && xst[4] == 1) {
-      const std::int64_t lo = std::clamp<std::int64_t>(-w0, 0, wv);
-      const std::int64_t hi = std::clamp<std::int64_t>(G.iw - w0, lo, wv);
-      std::memset(dst, 0, static_cast<std::size_t>(lo) * 2);
-      std::memcpy(dst + lo, row + (w0 + lo), static_cast<std::size_t>(hi - lo) * 2);
-      std::memset(dst + hi, 0, static_cast<std::size_t>(wv - hi) * 2);
-    } else {
-      for (std::int64_t w = 0; w < wv; ++w) {
-        const std::int64_t iw = w * G.sw + w0;
-        dst[w] = iw >= 0 && iw < G.iw ? row[iw * xst[4]] : std::uint16_t{0};
-      }
-    }
-    bool ok = true;
-    for (std::int64_t w = 0; w < wv; ++w) ok &= finite_bits(dst[w]);
-    finite = finite && ok;
-  }
-  if (!finite) return false;
-  // Past the last plane: zeros (the last steps and the largest offset read there).
-  const std::int64_t used = plane_rows * wv;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t r = 0; r < phases * L.copies * C; ++r)
-    std::memset(xc + r * L.x_row + used, 0, static_cast<std::size_t>(L.x_row - used) * 2);
-  // dy as pixel pairs on the same grid, zero off the output pixels and past K.
-  const auto& dst_ = dy.strides();
-  const std::int64_t kblocks = kp / 16, half = wv / 2, out_pairs = (G.ow + 1) / 2;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < plane_rows * kblocks; ++i) {
-    const std::int64_t kb = i % kblocks, v = i / kblocks;
-    const std::int64_t oh = v % L.ohv, od = v / L.ohv % L.odv, n = v / (L.ohv * L.odv);
-    std::uint32_t* dst = dyp + v * half * kp + kb * 16;
-    std::int64_t done = 0;
-    if (od < G.od && oh < G.oh) {
-      const std::int64_t k0 = kb * 16, real = std::min<std::int64_t>(16, K - k0);
-      const std::uint16_t* src = dy.data() + n * dst_[0] + k0 * dst_[1] + od * dst_[2] + oh * dst_[3];
-      if (dst_[4] == 1) {
-        transpose_pairs_avx512(src, dst_[1], real, G.ow, dst, kp);
-      } else {
-        for (std::int64_t q = 0; q < out_pairs; ++q)
-          for (std::int64_t k = 0; k < 16; ++k) {
-            std::uint32_t lo = 0, hi = 0;
-            if (k < real) {
-              lo = src[k * dst_[1] + 2 * q * dst_[4]];
-              if (2 * q + 1 < G.ow) hi = src[k * dst_[1] + (2 * q + 1) * dst_[4]];
-            }
-            dst[q * kp + k] = lo | hi << 16;
-          }
-      }
-      done = out_pairs;
-    }
-    for (std::int64_t q = done; q < half; ++q) std::memset(dst + q * kp, 0, 64);
-  }
-  std::memset(dyp + plane_rows * half * kp, 0,
-              static_cast<std::size_t>(L.dy_words - plane_rows * half * kp) * 4);
+  if (!copy_x_to_grid(G, L, Reader(t.x), xc)) return false;
+  pack_dy_to_grid(G, L, Reader(t.y), dyp);
   AmxBackwardWeightsArgs a{};
   a.x = xc;
   a.x_row = L.x_row;
@@ -174,10 +212,11 @@ bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, st
   a.groups = static_cast<std::int64_t>(L.group_x.size());
   a.rows = L.rows;
   a.dy = dyp;
-  a.kp = kp;
+  a.kp = L.kp;
   a.chunks = L.chunks;
   a.splits = L.splits;
   a.block_chunks = L.block_chunks;
+  a.prefetch = L.prefetch;
   a.dwt = dwt;
   backward_weights_amx(a);
   // The splits' sums added in split order.

@@ -65,6 +65,7 @@ class Bf16DirectSolver final : public StagedSolver {
 };
 
 namespace bf16 {
+class Reader;
 class Writer;
 // Where the forward kernel's output row (n, i, j) lands in `out`: row (n, first[0] + i * step[0],
 // first[1] + j * step[1]), pixels first[2], first[2] + step[2], ... (count of them; -1: the
@@ -101,13 +102,18 @@ void backward_data(const Problem& p, const ConvTensors& t, std::uint32_t* dy,
 struct AmxBwdwLayout {
   bool per_column = false;  // a copy of x per tap column s (rows (s, c)), else one per phase
   std::int64_t copies = 1, odv = 0, ohv = 0, wv = 0;   // copies per phase; the grid's sizes
-  std::vector<std::array<std::int64_t, 2>> phases;    // (depth, height) phases with a copy
+  std::vector<std::array<std::int64_t, 3>> phases;    // (depth, height, width) stride phases
   std::vector<std::int64_t> group_phase, group_x;      // per group (tap or tap row)
   std::int64_t rows = 0;                               // A rows per group (C or S * C)
   std::int64_t pixels = 0, chunks = 0, x_row = 0, x_elements = 0;
-  std::int64_t kp = 0, dy_words = 0, splits = 1, block_chunks = 0, dwt_floats = 0;
+  std::int64_t kp = 0, dy_words = 0, splits = 1, block_chunks = 0, prefetch = 0, dwt_floats = 0;
 };
 AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G);
+// Its steps (bf16_amx_bwdw.cpp): x's copies on the grid (false on an Inf or NaN), dy's pairs.
+bool copy_x_to_grid(const detail::Geometry& G, const AmxBwdwLayout& L, const Reader& x,
+                    std::uint16_t* xc);
+void pack_dy_to_grid(const detail::Geometry& G, const AmxBwdwLayout& L, const Reader& dy,
+                     std::uint32_t* dyp);
 // dW^T [taps * C][Kp] into dwt (room for layout.splits of them) through x's copies (xc:
 // x_elements) and dy's pairs (dyp: dy_words); false, with nothing computed, when x holds an Inf
 // or NaN (the caller then uses the AVX512_BF16 kernel).

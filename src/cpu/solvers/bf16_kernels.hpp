@@ -80,8 +80,10 @@ void forward_amx(const AmxForwardArgs& a);
 // cpu:bf16_direct:amx_bf16's backward-weights kernel (bf16_amx.cpp). dW^T [groups * rows][kp]
 // += A B over virtual pixels, 32 a step: A is `rows` rows of x values along pixels (bf16, rows
 // x_row elements apart, group g's row 0 at x + group_x[g]; tiles read 32 consecutive pixels of a
-// row at any element offset), B is dy as pairs of adjacent pixels [pixels / 2][kp] (AMX's B
-// layout as it is). A row of a group is one (tap, input channel) column of dW; the pixels are a
+// row at any element offset), B is dy as pairs of adjacent pixels in blocks of 32 output
+// channels, [kp / 32 rounded up][pixels / 2][32] (AMX's B layout, two B tiles side by side: a
+// tile's rows 128 bytes apart whatever K is; a pitch of kp words put K = 512's 16 rows in two
+// L1 sets). A row of a group is one (tap, input channel) column of dW; the pixels are a
 // virtual grid on which every group reads x at one constant offset (bf16_amx_bwdw.cpp).
 // Work: `splits` ranges of the chunks, each range into its own dW^T (dwt + split * groups * rows
 // * kp) in blocks of block_chunks; within a block, items of 32 rows by 32 output channels, each
@@ -92,9 +94,10 @@ struct AmxBackwardWeightsArgs {
   const std::int64_t* group_x;
   std::int64_t groups, rows;
   const std::uint32_t* dy;
-  std::int64_t kp;      // output channels padded to 16 (dy's words per pixel pair)
+  std::int64_t kp;      // output channels padded to 16 (dW^T's row)
   std::int64_t chunks;  // 32-pixel steps of the whole reduction
   std::int64_t splits, block_chunks;
+  std::int64_t prefetch;  // steps ahead whose x rows are prefetched into L1 (0: none)
   float* dwt;
 };
 void backward_weights_amx(const AmxBackwardWeightsArgs& a);
