@@ -284,7 +284,8 @@ void backward_weights_amx(const AmxBackwardWeightsArgs& a) {
     for (std::int64_t block = 0; block < blocks; ++block) {
 #pragma omp for schedule(static) nowait
       for (std::int64_t item = 0; item < items; ++item) {
-        const std::int64_t mb = item % mblocks, g = item / mblocks % a.groups;
+        const std::int64_t g = a.taps_fastest ? item % a.groups : item / mblocks % a.groups;
+        const std::int64_t mb = a.taps_fastest ? item / a.groups % mblocks : item % mblocks;
         const std::int64_t kb = item / (mblocks * a.groups) % kblocks;
         const std::int64_t split = item / (mblocks * a.groups * kblocks);
         const std::int64_t first = split * per_split + block * a.block_chunks;

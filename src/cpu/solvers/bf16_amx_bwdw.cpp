@@ -85,7 +85,7 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   // reuse of a block's x and dy from L2: 128 steps (4096 pixels) were the best or near it on
   // every ResNet-50 layer (docs/perf/2026-12-01-session26-emr call1, block sizes 8 to 1024).
   L.block_chunks = 128;
-  L.prefetch = 0;
+  L.prefetch = 2;
   L.dwt_floats = G.taps() * C * L.kp;
   return L;
 }
@@ -217,6 +217,7 @@ bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, st
   a.splits = L.splits;
   a.block_chunks = L.block_chunks;
   a.prefetch = L.prefetch;
+  a.taps_fastest = false;
   a.dwt = dwt;
   backward_weights_amx(a);
   // The splits' sums added in split order.
