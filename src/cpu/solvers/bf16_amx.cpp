@@ -284,8 +284,9 @@ void backward_weights_amx(const AmxBackwardWeightsArgs& a) {
     for (std::int64_t block = 0; block < blocks; ++block) {
 #pragma omp for schedule(static) nowait
       for (std::int64_t item = 0; item < items; ++item) {
-        const std::int64_t g = a.taps_fastest ? item % a.groups : item / mblocks % a.groups;
-        const std::int64_t mb = a.taps_fastest ? item / a.groups % mblocks : item % mblocks;
+        // Taps fastest: consecutive items read the same dy tiles and x at nearby offsets
+        // (call 3: equal or up to 10% faster than rows fastest at 128 steps a block).
+        const std::int64_t g = item % a.groups, mb = item / a.groups % mblocks;
         const std::int64_t kb = item / (mblocks * a.groups) % kblocks;
         const std::int64_t split = item / (mblocks * a.groups * kblocks);
         const std::int64_t first = split * per_split + block * a.block_chunks;

@@ -81,9 +81,11 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   const std::int64_t groups = static_cast<std::int64_t>(L.group_x.size());
   const std::int64_t items = groups * ((L.rows + 31) / 32) * ((L.kp + 31) / 32);
   while (items * L.splits < 32 && L.chunks >= 16 * L.splits * 2) L.splits *= 2;
-  // Pixels per block, after the reloading of the accumulators (4 KiB an item a block) and the
+  // Pixels per block, after the reloading of the accumulators (8 KiB an item a block) and the
   // reuse of a block's x and dy from L2: 128 steps (4096 pixels) were the best or near it on
-  // every ResNet-50 layer (docs/perf/2026-12-01-session26-emr call1, block sizes 8 to 1024).
+  // every ResNet-50 layer (docs/perf/2026-12-01-session26-emr, calls 1-3: 8 to 1024 steps;
+  // smaller blocks lost although their x and dy would stay in L1). x rows prefetched 2 steps
+  // ahead: 1.2-1.5x faster kernels (call 2).
   L.block_chunks = 128;
   L.prefetch = 2;
   L.dwt_floats = G.taps() * C * L.kp;
@@ -217,7 +219,6 @@ bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, st
   a.splits = L.splits;
   a.block_chunks = L.block_chunks;
   a.prefetch = L.prefetch;
-  a.taps_fastest = false;
   a.dwt = dwt;
   backward_weights_amx(a);
   // The splits' sums added in split order.

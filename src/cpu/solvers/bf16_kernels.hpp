@@ -98,7 +98,6 @@ struct AmxBackwardWeightsArgs {
   std::int64_t chunks;  // 32-pixel steps of the whole reduction
   std::int64_t splits, block_chunks;
   std::int64_t prefetch;  // steps ahead whose x rows are prefetched into L1 (0: none)
-  bool taps_fastest;      // items in (split, kb, mb, g) order, else (split, kb, g, mb)
   float* dwt;
 };
 void backward_weights_amx(const AmxBackwardWeightsArgs& a);
