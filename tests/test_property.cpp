@@ -108,7 +108,7 @@ TEST(Property, WideChannelsEveryApplicableSolverMatchesTheReference) {
 
 // cpu:bf16_direct in each of its directions on wide-channel bf16 problems (both layouts; explicit
 // strides, odd channel counts and dilation come from the general sets above): those hold few of
-// them. Its AMX copy (forward and backward-data only) on CPUs with AMX.
+// them. Its AMX copy on CPUs with AMX, and cpu:bf16_planar:amx_bf16 (forward only) there.
 void expect_bf16_direct_verifies(std::string_view id, const std::vector<Direction>& directions) {
   const Solver* s = find_solver(id);
   ASSERT_NE(s, nullptr);
@@ -147,6 +147,10 @@ TEST(Property, Bf16DirectVerifiesInEveryDirection) {
   expect_bf16_direct_verifies(
       "cpu:bf16_direct:avx512_bf16",
       {Direction::forward, Direction::backward_data, Direction::backward_weights});
+}
+
+TEST(Property, Bf16PlanarOnAmxVerifiesForward) {
+  expect_bf16_direct_verifies("cpu:bf16_planar:amx_bf16", {Direction::forward});
 }
 
 TEST(Property, Bf16DirectOnAmxVerifiesInEveryDirection) {

@@ -2,6 +2,7 @@
 // been measured for a problem (specialised and faster families first, the reference last).
 // Adding a solver: one file pair under solvers/ and one line here (docs/adding-a-solver.md).
 #include "convguard/registry.hpp"
+#include "cpu/solvers/bf16_amx_planar.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bwdw.hpp"
 #include "cpu/solvers/bwdw_gemm.hpp"
@@ -20,6 +21,7 @@ namespace convguard {
 
 std::span<const Solver* const> cpu_solvers() {
   static const cpu::DepthwiseSolver depthwise;
+  static const cpu::Bf16PlanarAmxSolver bf16_planar_amx;
   static const cpu::Bf16DirectSolver bf16_amx(cpu::bf16::Kernel::amx_bf16);
   static const cpu::Bf16DirectSolver bf16_direct(cpu::bf16::Kernel::avx512_bf16);
   static const cpu::BwdwSolver bwdw_avx512(cpu::Isa::avx512);
@@ -51,6 +53,7 @@ std::span<const Solver* const> cpu_solvers() {
   static const cpu::RefSolver ref;
   static const Solver* const list[] = {
       &depthwise,
+      &bf16_planar_amx,
       &bf16_amx,
       &nchw_gemm_bf16,
       &bf16_direct,

@@ -17,6 +17,7 @@
 #include "convguard/dtype.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "cpu/solvers/bf16_amx_planar.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
 #include "cpu/staged_solver.hpp"
@@ -114,13 +115,27 @@ void run_amx(const Problem& p, TrialTensors& t) {
   cpu::bf16::backward_data(p, c, dy.data(), w.data(), kAmx);
 }
 
-void expect_verified(const std::string& text) {
+// cpu:bf16_planar:amx_bf16's forward pass into t, its scratch filled with NaN first (the grid's
+// pixels that are not outputs, and x's rows past the last plane, may read it; none may reach y).
+void run_planar(const Problem& p, TrialTensors& t) {
+  const auto G = detail::geometry(p);
+  const cpu::bf16::PlanarSizes z = cpu::bf16::planar_sizes(G);
+  std::vector<std::uint32_t> x(static_cast<std::size_t>(z.x_words), 0xffffffffu);
+  std::vector<std::uint16_t> w(static_cast<std::size_t>(z.w_elements), 0xffff);
+  cpu::bf16::forward_planar(G, t.view(), x.data(), w.data());
+}
+
+void expect_verified(const std::string& text, bool planar = false) {
   auto p = parse_problem(text);
   ASSERT_TRUE(p.is_ok()) << text;
   TrialTensors t(*p);
   fill_inputs(*p, t, 11, FillMode::uniform);
-  run_amx(*p, t);
-  const Solver* s = find_solver("cpu:bf16_direct:amx_bf16");
+  if (planar)
+    run_planar(*p, t);
+  else
+    run_amx(*p, t);
+  const Solver* s =
+      find_solver(planar ? "cpu:bf16_planar:amx_bf16" : "cpu:bf16_direct:amx_bf16");
   ASSERT_NE(s, nullptr);
   TrialResult r;
   ASSERT_TRUE(verify_output(*s, *p, t, TrialOptions{}, r).is_ok()) << text;
@@ -173,6 +188,28 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
        })
     expect_verified(text);
+}
+
+// cpu:bf16_planar:amx_bf16: C a multiple of 32 or not (padded pairs, odd C), K past 32 or not,
+// grid pixels dropped (OW not a multiple of 32, the taps' extra rows and columns), stride and
+// dilation phases in every dimension, 1D, 3D, channels-last tensors (transposed stores, strided
+// gathers), a filter whose taps are not dense (channels-last filter).
+TEST(AmxEmulated, PlanarForwardVerifies) {
+  for (const char* text : {
+           "--dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
+           "--dt=bf16 mb2ic64ih7iw7oc96oh7ow7kh3kw3ph1pw1",
+           "--dt=bf16 mb1ic33ih12iw13oc20oh10ow11kh3kw3",
+           "--dt=bf16 mb2ic40ih14iw14oc48oh14ow14kh1kw1",
+           "--dt=bf16 mb2ic48ih15iw15oc40oh8ow8kh3kw3sh2sw2ph1pw1",
+           "--dt=bf16 mb1ic32ih17iw17oc16oh7ow7kh3kw3sh2sw2dh1dw1",
+           "--dt=bf16 mb2ic64ih14iw14oc64oh7ow7kh1kw1sh2sw2",
+           "--dt=bf16 mb3ic32ih1iw30oc16oh1ow28kh1kw3",
+           "--dt=bf16 mb2ic32id5ih6iw7oc24od3oh4ow5kd3kh3kw3",
+           "--dt=bf16 mb1ic35id5ih6iw7oc17od2oh2ow3kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+           "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
+           "--dt=bf16 --wtag=axb mb2ic64ih10iw10oc33oh10ow10kh3kw3ph1pw1",
+       })
+    expect_verified(text, true);
 }
 
 // The random bf16 problems the property test draws, every direction, one group.

@@ -319,4 +319,43 @@ void backward_weights_amx(const AmxBackwardWeightsArgs& a) {
   }
 }
 
+void forward_amx_planar(const AmxPlanarForwardArgs& a) {
+  const std::int64_t kblocks = a.kp32 / 32;
+#pragma omp parallel
+  {
+    configure_tiles();
+    alignas(64) float block[32 * 32];
+    const std::int64_t b_stride = 4 * a.x_row;
+#pragma omp for schedule(static)
+    for (std::int64_t chunk = 0; chunk < a.chunks; ++chunk) {
+      for (std::int64_t kb = 0; kb < kblocks; ++kb) {
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        for (std::int64_t g = 0; g < a.groups; ++g) {
+          const std::uint32_t* b = a.x + a.group_x[g] + chunk * 32;
+          const std::uint16_t* w = a.w + (g * a.pair_blocks * a.kp32 + kb * 32) * 32;
+          for (std::int64_t cb = 0; cb < a.pair_blocks; ++cb, b += 16 * a.x_row, w += a.kp32 * 32) {
+            _tile_loadd(4, w, 64);
+            _tile_loadd(5, w + 16 * 32, 64);
+            _tile_loadd(6, b, b_stride);
+            _tile_loadd(7, b + 16, b_stride);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+          }
+        }
+        _tile_stored(0, block, 128);
+        _tile_stored(1, block + 16, 128);
+        _tile_stored(2, block + 16 * 32, 128);
+        _tile_stored(3, block + 16 * 32 + 16, 128);
+        a.store(a.context, chunk, kb * 32, smaller(32, a.k - kb * 32), block);
+      }
+    }
+    _tile_release();
+  }
+}
+
 }  // namespace convguard::cpu::bf16

@@ -26,6 +26,7 @@
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_kernels.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
+#include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu::bf16 {
 
@@ -51,7 +52,6 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   L.ohv = G.oh + qh;
   L.wv = round_up(G.ow + qw, 2);
   L.rows = L.per_column ? S * C : C;
-  std::vector<std::int64_t> offset;
   std::int64_t max_offset = 0;
   for (std::int64_t t = 0; t < G.kd; ++t)
     for (std::int64_t r = 0; r < G.kh; ++r)
@@ -61,9 +61,9 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
         auto at = std::find(L.phases.begin(), L.phases.end(), phase);
         if (at == L.phases.end()) at = L.phases.insert(at, phase);
         L.group_phase.push_back(at - L.phases.begin());
-        offset.push_back(((t * G.dd / G.sd) * L.ohv + r * G.dh / G.sh) * L.wv +
+        L.group_offset.push_back(((t * G.dd / G.sd) * L.ohv + r * G.dh / G.sh) * L.wv +
                          (L.per_column ? 0 : s * G.dw / G.sw));
-        max_offset = std::max(max_offset, offset.back());
+        max_offset = std::max(max_offset, L.group_offset.back());
       }
   L.pixels = G.n * L.odv * L.ohv * L.wv;
   L.chunks = round_up(L.pixels, 32) / 32;
@@ -71,8 +71,9 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   // of a power of two's multiple put them in 2-4).
   L.x_row = round_up(L.chunks * 32 + max_offset, 32);
   if (L.x_row / 32 % 2 == 0) L.x_row += 32;
-  for (std::size_t g = 0; g < offset.size(); ++g)
-    L.group_x.push_back(L.group_phase[g] * L.copies * C * L.x_row + offset[g]);
+  L.max_offset = max_offset;
+  for (std::size_t g = 0; g < L.group_offset.size(); ++g)
+    L.group_x.push_back(L.group_phase[g] * L.copies * C * L.x_row + L.group_offset[g]);
   L.x_elements = static_cast<std::int64_t>(L.phases.size()) * L.copies * C * L.x_row;
   L.kp = padded16(G.k());
   L.dy_words = L.chunks * 16 * round_up(G.k(), 32);
@@ -221,12 +222,8 @@ bool backward_weights_on_amx(const detail::Geometry& G, const ConvTensors& t, st
   a.prefetch = L.prefetch;
   a.dwt = dwt;
   backward_weights_amx(a);
-  // The splits' sums added in split order.
-  if (L.splits > 1) {
-#pragma omp parallel for schedule(static)
-    for (std::int64_t e = 0; e < L.dwt_floats; ++e)
-      for (std::int64_t s = 1; s < L.splits; ++s) dwt[e] += dwt[s * L.dwt_floats + e];
-  }
+  // The splits' sums added in split order (each element read before it is written).
+  if (L.splits > 1) add_partials_in_order(dwt, L.splits, L.dwt_floats, dwt, nullptr);
   return true;
 }
 

@@ -103,7 +103,9 @@ struct AmxBwdwLayout {
   bool per_column = false;  // a copy of x per tap column s (rows (s, c)), else one per phase
   std::int64_t copies = 1, odv = 0, ohv = 0, wv = 0;   // copies per phase; the grid's sizes
   std::vector<std::array<std::int64_t, 3>> phases;    // (depth, height, width) stride phases
-  std::vector<std::int64_t> group_phase, group_x;      // per group (tap or tap row)
+  std::vector<std::int64_t> group_phase, group_offset;  // per group (tap or tap row): its
+  std::vector<std::int64_t> group_x;                    // copy, offset on the grid, x offset
+  std::int64_t max_offset = 0;
   std::int64_t rows = 0;                               // A rows per group (C or S * C)
   std::int64_t pixels = 0, chunks = 0, x_row = 0, x_elements = 0;
   std::int64_t kp = 0, dy_words = 0, splits = 1, block_chunks = 0, prefetch = 0, dwt_floats = 0;

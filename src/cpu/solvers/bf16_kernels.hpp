@@ -102,6 +102,27 @@ struct AmxBackwardWeightsArgs {
 };
 void backward_weights_amx(const AmxBackwardWeightsArgs& a);
 
+// cpu:bf16_planar:amx_bf16's forward kernel (bf16_amx.cpp): y^T tiles, output channels by
+// pixels. A is the filter [groups][pair_blocks][kp32][32] (16 output channels x 32 input channels
+// a tile, rows 64 bytes apart), B is x as channel-pair rows along virtual pixels (a tile: 16 pair
+// rows x_row words apart, 16 consecutive pixels at any word offset; group g's row 0 at x +
+// group_x[g]). Each item, 32 channels by one 32-pixel step, reduces over every group and pair
+// block with its accumulators in tiles, then hands the [32 channels][32 pixels] fp32 block to
+// `store` (which drops the pixels that are not outputs).
+struct AmxPlanarForwardArgs {
+  const std::uint32_t* x;
+  std::int64_t x_row;
+  const std::int64_t* group_x;
+  std::int64_t groups, pair_blocks;
+  const std::uint16_t* w;
+  std::int64_t kp32, k;
+  std::int64_t chunks;
+  void (*store)(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
+                const float* block);
+  const void* context;
+};
+void forward_amx_planar(const AmxPlanarForwardArgs& a);
+
 // 16 rows (`rows` of them real, src_row elements apart) of `count` consecutive bf16 values as
 // pairs of adjacent values, transposed: ceil(count / 2) rows of 16 words at dst (dst_row words
 // apart). An odd count's last pair has a zero high half; the rows past `rows` are zero words.

@@ -1,0 +1,222 @@
+#include "cpu/solvers/bf16_amx_planar.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/tensor_iter.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/solvers/bf16_direct.hpp"
+#include "cpu/solvers/bf16_kernels.hpp"
+#include "cpu/solvers/bf16_pack.hpp"
+
+namespace convguard::cpu {
+namespace bf16 {
+namespace {
+
+using detail::Geometry;
+
+constexpr std::int64_t round_up(std::int64_t v, std::int64_t to) {
+  return (v + to - 1) / to * to;
+}
+
+// Where everything lies: the grid (copies per phase: C >= 32, so never per tap column), x's
+// pair rows (x_row words apart, an odd number of lines), the filter's blocks.
+struct Planar {
+  AmxBwdwLayout grid;
+  std::int64_t pair_blocks = 0, pairs_padded = 0, x_row = 0, kp32 = 0;
+  std::vector<std::int64_t> group_x;
+  PlanarSizes sizes;
+};
+
+Planar planar(const Geometry& G) {
+  Planar z;
+  z.grid = amx_backward_weights_layout(G);
+  z.pair_blocks = blocks16(pairs(G.c()));
+  z.pairs_padded = z.pair_blocks * 16;
+  z.x_row = round_up(z.grid.chunks * 32 + z.grid.max_offset, 16);
+  if (z.x_row / 16 % 2 == 0) z.x_row += 16;
+  for (std::size_t g = 0; g < z.grid.group_offset.size(); ++g)
+    z.group_x.push_back(z.grid.group_phase[g] * z.pairs_padded * z.x_row + z.grid.group_offset[g]);
+  z.kp32 = round_up(G.k(), 32);
+  z.sizes.x_words = static_cast<std::int64_t>(z.grid.phases.size()) * z.pairs_padded * z.x_row;
+  z.sizes.w_elements =
+      static_cast<std::int64_t>(z.group_x.size()) * z.pair_blocks * z.kp32 * 32;
+  return z;
+}
+
+// x as channel-pair rows on the grid: one (phase, pair, n, od') plane of OHv rows at a time. The
+// padded pairs (past C) are zero rows; what lies past the last plane is read only by grid pixels
+// that are not outputs.
+void copy_pairs_to_grid(const Geometry& G, const Planar& z, const Reader& x, std::uint32_t* xw) {
+  const AmxBwdwLayout& L = z.grid;
+  const std::int64_t C = G.c(), wv = L.wv, planes = G.n * L.odv, plane = L.ohv * wv;
+  const std::int64_t phases = static_cast<std::int64_t>(L.phases.size());
+  const auto& st = x.strides();
+  const std::int64_t count = phases * z.pairs_padded * planes;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t od = i % L.odv, n = i / L.odv % G.n, cp = i / planes % z.pairs_padded;
+    const std::int64_t p = i / (planes * z.pairs_padded);
+    std::uint32_t* dst = xw + (p * z.pairs_padded + cp) * z.x_row + (n * L.odv + od) * plane;
+    const std::int64_t id = od * G.sd + L.phases[p][0] - G.pd, c0 = 2 * cp;
+    if (c0 >= C || id < 0 || id >= G.id) {
+      std::memset(dst, 0, static_cast<std::size_t>(plane) * 4);
+      continue;
+    }
+    const std::int64_t w0 = L.phases[p][2] - G.pw;
+    const std::int64_t lo = std::clamp<std::int64_t>((-w0 + G.sw - 1) / G.sw, 0, wv);
+    const std::int64_t hi = std::clamp<std::int64_t>((G.iw - w0 + G.sw - 1) / G.sw, lo, wv);
+    const std::uint16_t* base0 = x.data() + n * st[0] + c0 * st[1] + id * st[2];
+    const std::uint16_t* base1 = c0 + 1 < C ? base0 + st[1] : nullptr;
+    for (std::int64_t oh = 0; oh < L.ohv; ++oh, dst += wv) {
+      const std::int64_t ih = oh * G.sh + L.phases[p][1] - G.ph;
+      if (ih < 0 || ih >= G.ih) {
+        std::memset(dst, 0, static_cast<std::size_t>(wv) * 4);
+        continue;
+      }
+      std::memset(dst, 0, static_cast<std::size_t>(lo) * 4);
+      const std::uint16_t* r0 = base0 + ih * st[3] + w0 * st[4];
+      const std::uint16_t* r1 = base1 ? base1 + ih * st[3] + w0 * st[4] : nullptr;
+      if (G.sw == 1 && st[4] == 1 && r1) {  // constant strides, which the compiler vectorizes
+        for (std::int64_t w = lo; w < hi; ++w) dst[w] = r0[w] | std::uint32_t{r1[w]} << 16;
+      } else {
+        const std::int64_t step = G.sw * st[4];
+        for (std::int64_t w = lo; w < hi; ++w)
+          dst[w] = r0[w * step] | (r1 ? std::uint32_t{r1[w * step]} << 16 : 0u);
+      }
+      std::memset(dst + hi, 0, static_cast<std::size_t>(wv - hi) * 4);
+    }
+  }
+}
+
+// The filter as [tap][32-channel block][kp32][32] bf16, zero past C and K: each output channel's
+// [C][taps] transposed to [taps][C] (16 x 16 blocks where taps are dense), then cut into blocks.
+void pack_planar_filter(const Geometry& G, const Planar& z, const Reader& w, std::uint16_t* wp) {
+  const std::int64_t C = G.c(), K = G.k(), taps = G.taps();
+  const auto& st = w.strides();
+  const bool dense_taps = st[3] == G.kw * st[4] && st[2] == G.kh * st[3];
+  std::memset(wp, 0, static_cast<std::size_t>(z.sizes.w_elements) * 2);
+#pragma omp parallel
+  {
+    std::vector<std::uint16_t> rows(static_cast<std::size_t>(taps * C));
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < K; ++k) {
+      if (dense_taps) {
+        load_bf16_rows_avx512(w.data() + k * st[0], st[1], st[4], taps, C, rows.data());
+      } else {
+        for (std::int64_t tap = 0; tap < taps; ++tap)
+          for (std::int64_t c = 0; c < C; ++c)
+            rows[static_cast<std::size_t>(tap * C + c)] =
+                w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+      }
+      for (std::int64_t tap = 0; tap < taps; ++tap)
+        for (std::int64_t cb = 0; cb < z.pair_blocks; ++cb)
+          std::memcpy(wp + ((tap * z.pair_blocks + cb) * z.kp32 + k) * 32,
+                      rows.data() + tap * C + cb * 32,
+                      static_cast<std::size_t>(std::min<std::int64_t>(32, C - cb * 32)) * 2);
+    }
+  }
+}
+
+// Each item's [32 channels][32 grid pixels] block into y: the runs of output pixels in it, rounded
+// to bf16 (store_bf16_avx512: pixels by 16 where y is channels-first, transposed 16 x 16 where it
+// is channels-last).
+struct Output {
+  const Geometry& G;
+  const AmxBwdwLayout& L;
+  std::uint16_t* y;
+  std::array<std::int64_t, 5> st;
+  static void store(const void* context, std::int64_t chunk, std::int64_t k0,
+                    std::int64_t channels, const float* block) {
+    const auto& [G, L, y, st] = *static_cast<const Output*>(context);
+    const std::int64_t first = chunk * 32, end = std::min(first + 32, L.pixels);
+    for (std::int64_t v = first; v < end;) {
+      const std::int64_t w = v % L.wv, row = v / L.wv;
+      const std::int64_t oh = row % L.ohv, od = row / L.ohv % L.odv, n = row / (L.ohv * L.odv);
+      if (w >= G.ow || oh >= G.oh || od >= G.od) {
+        v += L.wv - w;  // the rest of this grid row
+        continue;
+      }
+      const std::int64_t run = std::min(G.ow - w, end - v);
+      store_bf16_avx512(block + (v - first), 32, channels, run,
+                        y + n * st[0] + k0 * st[1] + od * st[2] + oh * st[3] + w * st[4], st[4],
+                        st[1]);
+      v += run;
+    }
+  }
+};
+
+}  // namespace
+
+PlanarSizes planar_sizes(const Geometry& G) {
+  return planar(G).sizes;
+}
+
+void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
+                    std::uint16_t* wp) {
+  const Planar z = planar(G);
+  copy_pairs_to_grid(G, z, Reader(t.x), xw);
+  pack_planar_filter(G, z, Reader(t.w), wp);
+  const auto& yst = detail::shape5(t.y.desc).strides;
+  const Output out{G, z.grid, static_cast<std::uint16_t*>(t.y.data),
+                   {yst[0], yst[1], yst[2], yst[3], yst[4]}};
+  AmxPlanarForwardArgs a{};
+  a.x = xw;
+  a.x_row = z.x_row;
+  a.group_x = z.group_x.data();
+  a.groups = static_cast<std::int64_t>(z.group_x.size());
+  a.pair_blocks = z.pair_blocks;
+  a.w = wp;
+  a.kp32 = z.kp32;
+  a.k = G.k();
+  a.chunks = z.grid.chunks;
+  a.store = &Output::store;
+  a.context = &out;
+  forward_amx_planar(a);
+}
+
+}  // namespace bf16
+
+Status Bf16PlanarAmxSolver::check(const Problem& p) const {
+  if (auto s = validate(p); !s) return s;
+  if (auto s = require_amx_bf16_cpu(); !s) return s;
+  if (p.dtype != DType::bf16) return not_applicable("bf16 problems only");
+  if (p.direction != Direction::forward)
+    return not_applicable("forward only (cpu:bf16_direct:amx_bf16 computes the backward passes)");
+  if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
+  if (p.c_per_group() < 32)
+    return not_applicable(fmt::format(
+        "C >= 32 only (C={}): most of each 16-pair tile would be zeros; cpu:bf16_direct:amx_bf16 "
+        "takes small C",
+        p.c_per_group()));
+  return request_amx_tile_state();
+}
+
+StagingSpec Bf16PlanarAmxSolver::staging(const Problem& p) const {
+  StagingSpec s;
+  // The caller's bf16 tensors are read and written directly; x_pad only sizes xs.
+  s.stage = false;
+  s.x_pad = forward_padding(p);
+  return s;
+}
+
+void Bf16PlanarAmxSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
+  const bf16::PlanarSizes z = bf16::planar_sizes(detail::geometry(p));
+  layout.add(z.x_words);                 // 32-bit pair words, reserved as floats
+  layout.add((z.w_elements + 1) / 2);  // bf16 pairs
+}
+
+Status Bf16PlanarAmxSolver::compute(const Problem&, const StagedTensors& t,
+                                    std::span<std::byte> ws, const WorkspaceLayout& layout,
+                                    int first_scratch) const {
+  bf16::forward_planar(t.geo, *t.caller,
+                       reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch)),
+                       reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1)));
+  return Status::ok();
+}
+
+}  // namespace convguard::cpu

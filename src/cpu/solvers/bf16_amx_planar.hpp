@@ -1,0 +1,47 @@
+// cpu:bf16_planar:amx_bf16 — bf16 forward on AMX tiles with the pixels along the tiles' columns:
+// each product is 16 output channels x 32 input channels of the filter times 16 channel pairs x
+// 16 pixels of x, into a 16 channels x 16 pixels block of y. So x is read as planar rows of
+// channel pairs (two channels' rows interleaved, no transpose) and each output channel's pixels
+// come out as one row, which is how a channels-first (NCHW) y is stored: no transposes either
+// side, where cpu:bf16_direct:amx_bf16 (pixels along the tiles' rows) transposes x to
+// channels-last pairs and y back (most of its time on 1x1 layers, docs/perf.md).
+//
+// x is copied onto cpu:bf16_direct's virtual pixel grid for AMX (bf16_amx_bwdw.cpp: per stride
+// phase, every tap at one constant offset from the output pixel), as channel pairs; the filter
+// is packed per call as [tap][32-channel block][K rounded to 32][32]. An item, 32 output
+// channels by 32 grid pixels, keeps its 4 accumulators in tiles over the whole reduction; the
+// grid's pixels that are not output pixels are computed and dropped (each output pixel's column
+// of a product depends on its own x column only, so nothing they read reaches an output).
+// Forward only, one group, C >= 32 (smaller C would leave most of a 16-pair tile zero); any
+// stride, dilation and padding; 1D, 2D, 3D; any layout (channels-first rows are copied whole).
+#pragma once
+
+#include "cpu/staged_solver.hpp"
+
+namespace convguard::cpu {
+
+class Bf16PlanarAmxSolver final : public StagedSolver {
+ public:
+  std::string_view id() const override { return "cpu:bf16_planar:amx_bf16"; }
+  [[nodiscard]] Status check(const Problem& p) const override;
+
+ protected:
+  StagingSpec staging(const Problem& p) const override;
+  void scratch(const Problem& p, WorkspaceLayout& layout) const override;
+  [[nodiscard]] Status compute(const Problem& p, const StagedTensors& t, std::span<std::byte> ws,
+                               const WorkspaceLayout& layout, int first_scratch) const override;
+};
+
+namespace bf16 {
+// Words of x's pair copy and bf16 elements of the packed filter for problem geometry G.
+struct PlanarSizes {
+  std::int64_t x_words = 0, w_elements = 0;
+};
+PlanarSizes planar_sizes(const detail::Geometry& G);
+// The whole forward pass into t.y (the copy, the filter, the kernel): the solver's compute, and
+// the emulation test's entry.
+void forward_planar(const detail::Geometry& G, const ConvTensors& t, std::uint32_t* xw,
+                    std::uint16_t* wp);
+}  // namespace bf16
+
+}  // namespace convguard::cpu
