@@ -63,10 +63,19 @@ Status require_amx_bf16_cpu() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool leaf7 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
   constexpr unsigned kAmxBf16 = 1u << 22, kAmxTile = 1u << 24;  // CPUID.(7,0):EDX
-  if (leaf7 && (edx & (kAmxBf16 | kAmxTile)) == (kAmxBf16 | kAmxTile)) return Status::ok();
-  return not_applicable(
-      "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
-      "later)");
+  if (!leaf7 || (edx & (kAmxBf16 | kAmxTile)) != (kAmxBf16 | kAmxTile))
+    return not_applicable(
+        "needs AMX-TILE and AMX-BF16, which this CPU does not have (Intel Sapphire Rapids or "
+        "later)");
+  // The packing and stores around the tiles (bf16_direct_avx512.cpp) and backward-weights'
+  // fallback for Inf or NaN in x use AVX512_BF16, BW and VL: every AMX CPU has them, a VM's
+  // masked CPUID may not.
+  if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512vl"))
+    return not_applicable(
+        "needs AVX512_BF16, BW and VL next to AMX, which this CPU does not have (a masked "
+        "CPUID?)");
+  return Status::ok();
 }
 
 Status request_amx_tile_state() {

@@ -35,8 +35,9 @@ IsaLevel isa_level();
 const char* to_string(IsaLevel l);
 // ok when isa_level() allows `isa`; else not_applicable saying what it needs and what is allowed.
 [[nodiscard]] Status require_isa(Isa isa);
-// ok when the ISA cap allows AVX-512 and CPUID reports AMX-TILE and AMX-BF16 (tdpbf16ps); else
-// not_applicable saying which is missing. Asks nothing of Linux.
+// ok when the ISA cap allows AVX-512 and CPUID reports AMX-TILE and AMX-BF16 (tdpbf16ps), and
+// AVX512_BF16, BW and VL (the code around the tiles); else not_applicable saying which is
+// missing. Asks nothing of Linux.
 [[nodiscard]] Status require_amx_bf16_cpu();
 // ok when Linux granted this process the AMX tile data state (arch_prctl ARCH_REQ_XCOMP_PERM,
 // asked once: without it the first tile instruction faults); else not_applicable. Asking enlarges

@@ -29,6 +29,19 @@ namespace convguard::testing::amx {
 // registers are, with the rows and bytes per row LDTILECFG set for each.
 inline thread_local unsigned char tiles[8][16][64];
 inline thread_local int tile_rows[8], tile_bytes[8];
+inline thread_local bool configured = false;
+
+// Any tile instruction without a configuration (none yet, or after TILERELEASE) is #UD.
+inline void require_configured() {
+  if (!configured) std::abort();
+}
+
+// TILERELEASE: the tiles return to their initial state, unconfigured.
+inline void release() {
+  configured = false;
+  for (int t = 0; t < 8; ++t) tile_rows[t] = tile_bytes[t] = 0;
+  std::memset(tiles, 0, sizeof tiles);
+}
 
 // LDTILECFG's 64-byte operand: palette at byte 0, bytes per row (16-bit) at 16 + 2t, rows at
 // 48 + t. Loading a configuration zeroes every tile.
@@ -40,6 +53,7 @@ inline void load_config(const void* config) {
     tile_bytes[t] = bytes;
     tile_rows[t] = c[48 + t];
   }
+  configured = true;
   std::memset(tiles, 0, sizeof tiles);
 }
 
@@ -53,6 +67,7 @@ inline float bf16_value(std::uint16_t bits) {
 // TILELOADD reads the configured rows and bytes and zeroes the rest of the tile; TILESTORED
 // writes the configured rows and bytes only.
 inline void load(int t, const void* base, long stride) {
+  require_configured();
   std::memset(tiles[t], 0, sizeof tiles[t]);
   for (int r = 0; r < tile_rows[t]; ++r)
     std::memcpy(tiles[t][r], static_cast<const char*>(base) + r * stride,
@@ -60,12 +75,14 @@ inline void load(int t, const void* base, long stride) {
 }
 
 inline void store(int t, void* base, long stride) {
+  require_configured();
   for (int r = 0; r < tile_rows[t]; ++r)
     std::memcpy(static_cast<char*>(base) + r * stride, tiles[t][r],
                 static_cast<std::size_t>(tile_bytes[t]));
 }
 
 inline void zero(int t) {
+  require_configured();
   std::memset(tiles[t], 0, sizeof tiles[t]);
 }
 
@@ -73,6 +90,7 @@ inline void zero(int t) {
 // M = C's rows, N = C's bytes / 4, K = A's bytes / 4; the SDM's #UD conditions (A's rows not M,
 // B's rows not K, B's bytes not C's) end the test.
 inline void dpbf16ps(int c, int a, int b) {
+  require_configured();
   const int M = tile_rows[c], N = tile_bytes[c] / 4, K = tile_bytes[a] / 4;
   if (tile_rows[a] != M || tile_rows[b] != K || tile_bytes[b] != tile_bytes[c]) std::abort();
   for (int m = 0; m < M; ++m)
@@ -114,6 +132,6 @@ inline void store_words(void* p, const Words& v) {
 #define _tile_zero(t) ::convguard::testing::amx::zero(t)
 #define _tile_dpbf16ps(c, a, b) ::convguard::testing::amx::dpbf16ps(c, a, b)
 #define _tile_loadconfig(config) ::convguard::testing::amx::load_config(config)
-#define _tile_release() (void)0
+#define _tile_release() ::convguard::testing::amx::release()
 #define _mm512_maskz_loadu_epi32(mask, p) ::convguard::testing::amx::maskz_load(mask, p)
 #define _mm512_storeu_si512(p, v) ::convguard::testing::amx::store_words(p, v)

@@ -186,6 +186,11 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_W --dt=bf16 mb3ic32ih1iw30oc16oh1ow28kh1kw3",
            "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
+           // One item and 517 steps: 32 splits of 17 would leave the last one empty (its dW^T
+           // summed unwritten, NaN here); more than 128 steps: a second block reloads the
+           // accumulators, partial-row tiles included.
+           "--dir=BWD_W --dt=bf16 mb1ic16ih129iw128oc16oh129ow128kh1kw1",
+           "--dir=BWD_W --dt=bf16 mb2ic48ih48iw48oc40oh48ow48kh3kw3ph1pw1",
        })
     expect_verified(text);
 }

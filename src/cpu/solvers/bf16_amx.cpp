@@ -1,5 +1,6 @@
-// cpu:bf16_direct:amx_bf16's forward kernel (bf16_kernels.hpp: no library templates here);
-// compiled with -mamx-tile -mamx-bf16 -mavx512f.
+// The AMX kernels (bf16_kernels.hpp: no library templates here), compiled with -mamx-tile
+// -mamx-bf16 -mavx512f: cpu:bf16_direct:amx_bf16's forward and backward-weights, and
+// cpu:bf16_planar:amx_bf16's forward. What follows is the first.
 //
 // AMX multiplies whole tiles: tdpbf16ps adds a 16 x 32 bf16 tile of A times a 32 x 16 bf16 tile
 // of B (stored as 16 rows of 16 bf16 pairs) into a 16 x 16 fp32 tile. The pair layouts of

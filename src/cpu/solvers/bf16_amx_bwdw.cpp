@@ -82,6 +82,10 @@ AmxBwdwLayout amx_backward_weights_layout(const detail::Geometry& G) {
   const std::int64_t groups = static_cast<std::int64_t>(L.group_x.size());
   const std::int64_t items = groups * ((L.rows + 31) / 32) * ((L.kp + 31) / 32);
   while (items * L.splits < 32 && L.chunks >= 16 * L.splits * 2) L.splits *= 2;
+  // As many splits as ranges of ceil(chunks / splits) steps have steps: 517 steps in 32 splits
+  // of 17 leave the last one none, whose dW^T would be summed unwritten.
+  const std::int64_t per_split = (L.chunks + L.splits - 1) / L.splits;
+  L.splits = (L.chunks + per_split - 1) / per_split;
   // Pixels per block, after the reloading of the accumulators (8 KiB an item a block) and the
   // reuse of a block's x and dy from L2: 128 steps (4096 pixels) were the best or near it on
   // every ResNet-50 layer (docs/perf/2026-12-01-session26-emr, calls 1-3: 8 to 1024 steps;

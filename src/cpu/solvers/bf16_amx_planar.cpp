@@ -157,10 +157,13 @@ PlanarSizes planar_sizes(const Geometry& G) {
 }
 
 void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::uint16_t* wp) {
+                    std::uint16_t* wp, PlanarTimes* times) {
   const Planar z = planar(G);
+  const double t0 = times ? omp_get_wtime() : 0;
   copy_pairs_to_grid(G, z, Reader(t.x), xw);
+  const double t1 = times ? omp_get_wtime() : 0;
   pack_planar_filter(G, z, Reader(t.w), wp);
+  const double t2 = times ? omp_get_wtime() : 0;
   const auto& yst = detail::shape5(t.y.desc).strides;
   const Output out{G, z.grid, static_cast<std::uint16_t*>(t.y.data),
                    {yst[0], yst[1], yst[2], yst[3], yst[4]}};
@@ -177,6 +180,7 @@ void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
   a.store = &Output::store;
   a.context = &out;
   forward_amx_planar(a);
+  if (times) *times = {(t1 - t0) * 1e3, (t2 - t1) * 1e3, (omp_get_wtime() - t2) * 1e3};
 }
 
 }  // namespace bf16

@@ -38,10 +38,14 @@ struct PlanarSizes {
   std::int64_t x_words = 0, w_elements = 0;
 };
 PlanarSizes planar_sizes(const detail::Geometry& G);
-// The whole forward pass into t.y (the copy, the filter, the kernel): the solver's compute, and
-// the emulation test's entry.
+// Milliseconds of each step of one forward_planar (for profiling; the solver passes none).
+struct PlanarTimes {
+  double copy_x = 0, pack_filter = 0, kernel = 0;
+};
+// The whole forward pass into t.y (the copy, the filter, the kernel with its stores): the
+// solver's compute, and the emulation test's entry.
 void forward_planar(const detail::Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::uint16_t* wp);
+                    std::uint16_t* wp, PlanarTimes* times = nullptr);
 }  // namespace bf16
 
 }  // namespace convguard::cpu

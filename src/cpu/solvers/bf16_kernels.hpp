@@ -81,7 +81,8 @@ void forward_amx(const AmxForwardArgs& a);
 // += A B over virtual pixels, 32 a step: A is `rows` rows of x values along pixels (bf16, rows
 // x_row elements apart, group g's row 0 at x + group_x[g]; tiles read 32 consecutive pixels of a
 // row at any element offset), B is dy as pairs of adjacent pixels in blocks of 32 output
-// channels, [kp / 32 rounded up][pixels / 2][32] (AMX's B layout, two B tiles side by side: a
+// channels, [kp / 32 rounded up][chunks * 16][32] (pixels rounded up to whole steps, zero past
+// the grid) (AMX's B layout, two B tiles side by side: a
 // tile's rows 128 bytes apart whatever K is; a pitch of kp words put K = 512's 16 rows in two
 // L1 sets). A row of a group is one (tap, input channel) column of dW; the pixels are a
 // virtual grid on which every group reads x at one constant offset (bf16_amx_bwdw.cpp).
