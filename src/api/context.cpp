@@ -10,6 +10,7 @@
 
 #include "backends/device_memory.hpp"
 #include "convguard/registry.hpp"
+#include "core/host_buffer.hpp"
 #include "db/select.hpp"
 #include "probe/device.hpp"
 #include "probe/sweep.hpp"
@@ -40,7 +41,7 @@ class ChosenPlan final : public ConvPlan {
       if (mem_) {
         if (auto st = mem_->allocate(&buffer_, ws_, "workspace"); !st) return st;
       } else {
-        buffer_ = std::aligned_alloc(64, (ws_ + 63) / 64 * 64);
+        buffer_ = allocate_host_buffer(ws_);
         if (!buffer_)
           return {StatusCode::out_of_memory, "workspace of " + std::to_string(ws_) + " bytes"};
       }

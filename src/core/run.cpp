@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "convguard/solver.hpp"
+#include "core/host_buffer.hpp"
 
 namespace convguard {
 
@@ -22,7 +23,7 @@ Status convolve(const Solver& s, const Problem& p, const ConvTensors& t) {
   if (!ws) return ws.status();
   std::unique_ptr<std::byte, decltype(&std::free)> buf(nullptr, &std::free);
   if (*ws > 0) {
-    buf.reset(static_cast<std::byte*>(std::aligned_alloc(64, (*ws + 63) / 64 * 64)));
+    buf.reset(static_cast<std::byte*>(allocate_host_buffer(*ws)));
     if (!buf) return {StatusCode::out_of_memory, "workspace of " + std::to_string(*ws) + " bytes"};
   }
   return s.run(**plan, t, std::span<std::byte>(buf.get(), *ws));

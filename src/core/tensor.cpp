@@ -5,6 +5,8 @@
 #include <new>
 #include <numeric>
 
+#include "core/host_buffer.hpp"
+
 namespace convguard {
 
 // Both saturate at INT64_MAX instead of wrapping (validate() keeps valid problems far below it;
@@ -54,7 +56,7 @@ HostTensor::HostTensor(const TensorDesc& desc) : desc_(desc) {
   bytes_ = bytes;
   // The guard after the data starts right at its end, not at the rounded size: a write one
   // element past the span must land in it.
-  data_.reset(std::aligned_alloc(64, rounded / 64 * 64 + 2 * kGuardBytes));
+  data_.reset(allocate_host_buffer(rounded / 64 * 64 + 2 * kGuardBytes));
   if (!data_) throw std::bad_alloc();  // callers turn it into status oom, never a crash
   fill_guard_zones(data_.get(), bytes_);
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "convguard/reference.hpp"
+#include "core/host_buffer.hpp"
 
 namespace convguard {
 
@@ -117,7 +118,7 @@ TrialResult run_trial(const Solver& s, const Problem& p, TrialTensors& t, const 
   if (*ws > 0) {
     std::size_t rounded = 0;
     if (!__builtin_add_overflow(*ws, std::size_t{63} + 2 * kGuard, &rounded))
-      buf.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded / 64 * 64)));
+      buf.reset(static_cast<std::byte*>(allocate_host_buffer(rounded / 64 * 64)));
     if (!buf) {
       r.status = {StatusCode::out_of_memory, "workspace of " + std::to_string(*ws) + " bytes"};
       return r;

@@ -93,31 +93,50 @@ void copy_pairs_to_grid(const Geometry& G, const Planar& z, const Reader& x, std
   }
 }
 
-// The filter as [tap][32-channel block][kp32][32] bf16, zero past C and K: each output channel's
-// [C][taps] transposed to [taps][C] (16 x 16 blocks where taps are dense), then cut into blocks.
+// The filter as [tap][32-channel block][kp32][32] bf16, zero past C and K. 16 output channels at
+// a time: each one's [C][taps] transposed to [taps][C padded to 32] (16 x 16 blocks where taps are
+// dense), then every (tap, block)'s 16 rows written as one contiguous kilobyte. Writing a row per
+// output channel instead scattered 64-byte stores over taps x blocks streams kp32 x 64 bytes apart
+// (one L1 set at 512 channels): res5's 3x3 filter took 2.6 ms, with a memset of the whole.
 void pack_planar_filter(const Geometry& G, const Planar& z, const Reader& w, std::uint16_t* wp) {
   const std::int64_t C = G.c(), K = G.k(), taps = G.taps();
+  const std::int64_t c_pad = z.pair_blocks * 32, k_blocks = z.kp32 / 16;
   const auto& st = w.strides();
   const bool dense_taps = st[3] == G.kw * st[4] && st[2] == G.kh * st[3];
-  std::memset(wp, 0, static_cast<std::size_t>(z.sizes.w_elements) * 2);
 #pragma omp parallel
   {
-    std::vector<std::uint16_t> rows(static_cast<std::size_t>(taps * C));
+    // [16 output channels][taps][c_pad], and one channel's [taps][C] where C is not c_pad.
+    std::vector<std::uint16_t> rows(static_cast<std::size_t>(16 * taps * c_pad));
+    std::vector<std::uint16_t> one(C == c_pad ? 0 : static_cast<std::size_t>(taps * C));
 #pragma omp for schedule(static)
-    for (std::int64_t k = 0; k < K; ++k) {
-      if (dense_taps) {
-        load_bf16_rows_avx512(w.data() + k * st[0], st[1], st[4], taps, C, rows.data());
-      } else {
-        for (std::int64_t tap = 0; tap < taps; ++tap)
-          for (std::int64_t c = 0; c < C; ++c)
-            rows[static_cast<std::size_t>(tap * C + c)] =
-                w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+    for (std::int64_t kb = 0; kb < k_blocks; ++kb) {
+      for (std::int64_t i = 0; i < 16; ++i) {
+        const std::int64_t k = kb * 16 + i;
+        std::uint16_t* row = rows.data() + i * taps * c_pad;
+        if (k >= K) {
+          std::memset(row, 0, static_cast<std::size_t>(taps * c_pad) * 2);
+          continue;
+        }
+        std::uint16_t* out = C == c_pad ? row : one.data();
+        if (dense_taps) {
+          load_bf16_rows_avx512(w.data() + k * st[0], st[1], st[4], taps, C, out);
+        } else {
+          for (std::int64_t tap = 0; tap < taps; ++tap)
+            for (std::int64_t c = 0; c < C; ++c)
+              out[tap * C + c] = w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+        }
+        if (C == c_pad) continue;
+        for (std::int64_t tap = 0; tap < taps; ++tap) {
+          std::memcpy(row + tap * c_pad, out + tap * C, static_cast<std::size_t>(C) * 2);
+          std::memset(row + tap * c_pad + C, 0, static_cast<std::size_t>(c_pad - C) * 2);
+        }
       }
       for (std::int64_t tap = 0; tap < taps; ++tap)
-        for (std::int64_t cb = 0; cb < z.pair_blocks; ++cb)
-          std::memcpy(wp + ((tap * z.pair_blocks + cb) * z.kp32 + k) * 32,
-                      rows.data() + tap * C + cb * 32,
-                      static_cast<std::size_t>(std::min<std::int64_t>(32, C - cb * 32)) * 2);
+        for (std::int64_t cb = 0; cb < z.pair_blocks; ++cb) {
+          std::uint16_t* dst = wp + ((tap * z.pair_blocks + cb) * z.kp32 + kb * 16) * 32;
+          for (std::int64_t i = 0; i < 16; ++i)
+            std::memcpy(dst + i * 32, rows.data() + (i * taps + tap) * c_pad + cb * 32, 64);
+        }
     }
   }
 }
