@@ -22,7 +22,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
        -Iinclude -Isrc -Itools/convguard -DCONVGUARD_FUZZ)
 core=(src/core/canonical.cpp src/core/descriptor_lex.cpp src/core/descriptor_rules.cpp
       src/core/problem.cpp src/core/tensor.cpp src/core/dtype.cpp src/core/status.cpp
-      src/core/text_file.cpp src/core/memory.cpp src/core/solver_id.cpp src/core/safe_text.cpp)
+      src/core/text_file.cpp src/core/memory.cpp src/core/solver_id.cpp src/core/safe_text.cpp
+      src/core/host_buffer.cpp)
 declare -A extra=(
   [problem_string]=""
   [suite_file]=""
