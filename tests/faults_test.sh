@@ -34,6 +34,17 @@ launch() {
   exec python3 -c 'import os, signal, sys
 os.setsid(); signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$@"
 }
+# started PID: waits (up to 10 s) until PID, started by `launch`, is the prober itself. The delay
+# before a signal counts from there: under load python's start-up took longer than the shortest
+# delays, and a Ctrl-C sent to a process group that setsid had not made yet reached nobody, so
+# the sweep ran to its end and 21 of CI's 40 INT rounds counted no signal.
+started() {
+  for _ in $(seq 200); do
+    [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$CG" ] && return 0
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.05
+  done
+}
 gone() {  # gone PID...: each has exited (a zombie until it is reaped counts), waiting up to 10 s
   for _ in $(seq 100); do
     [ $# -eq 0 ] || ! ps -o stat= -p "$(echo "$@" | tr ' ' ,)" | grep -qv Z && return 0
@@ -43,7 +54,7 @@ gone() {  # gone PID...: each has exited (a zombie until it is reaped counts), w
 }
 
 # run_faults KIND: KIND is KILL (kill -9 of the prober) or INT (Ctrl-C), until 20 signals have
-# reached a running prober. A sweep that finishes before its signal is checked (every planted
+# reached a running prober (at most 60 rounds). A sweep that finishes before its signal is checked (every planted
 # status) and does not count; the next round starts a new database.
 run_faults() {
   local kind=$1 sig=-9 target rc_want=137 running_max=1 cycle=1 round pid rc delay workers why
@@ -52,12 +63,13 @@ run_faults() {
   db=$TMP/$kind-1.db
   echo '[]' >"$TMP/before.json"
   : >"$TMP/in_flight"
-  for round in $(seq 40); do
+  for round in $(seq 60); do
     [ "$stopped" -ge 20 ] && break
     delay=$(python3 -c "print(($RANDOM % 750 + 50) / 1000)")
     launch "$CG" probe --db "$db" --plugin "$CHAOS" --solvers "$SOLVERS" "${PROBLEMS[@]}" \
       --timing 0 --json >"$TMP/run.jsonl" 2>"$TMP/run.err" &
     pid=$!
+    started $pid
     # The trial the last kill -9 cut off runs first: killing the prober inside it again would
     # make it count against its solver, as designed (a trial that takes its prober down twice;
     # probe_test.sh tests that), so this kill comes after that trial has finished.
