@@ -40,22 +40,24 @@ os.setsid(); signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1],
 # the sweep ran to its end and 21 of CI's 40 INT rounds counted no signal.
 started() {
   for _ in $(seq 200); do
-    [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$CG" ] && return 0
-    kill -0 "$1" 2>/dev/null || return 0
+    [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$CG" ] || ! alive "$1" && return 0
     sleep 0.05
   done
 }
-gone() {  # gone PID...: each has exited (a zombie until it is reaped counts), waiting up to 10 s
+alive() {  # alive PID...: one of them has not exited (a zombie until it is reaped has)
+  ps -o stat= -p "$(echo "$@" | tr ' ' ,)" | grep -qv Z
+}
+gone() {  # gone PID...: each has exited, waiting up to 10 s
   for _ in $(seq 100); do
-    [ $# -eq 0 ] || ! ps -o stat= -p "$(echo "$@" | tr ' ' ,)" | grep -qv Z && return 0
+    [ $# -eq 0 ] || ! alive "$@" && return 0
     sleep 0.1
   done
   return 1
 }
 
 # run_faults KIND: KIND is KILL (kill -9 of the prober) or INT (Ctrl-C), until 20 signals have
-# reached a running prober (at most 60 rounds). A sweep that finishes before its signal is checked (every planted
-# status) and does not count; the next round starts a new database.
+# reached a running prober (at most 60 rounds). A sweep that finishes before its signal is
+# checked (every planted status) and does not count; the next round starts a new database.
 run_faults() {
   local kind=$1 sig=-9 target rc_want=137 running_max=1 cycle=1 round pid rc delay workers why
   local bad=0 stopped=0 cut=0 finished=0 db
