@@ -7,9 +7,9 @@
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
 // verified against the fp64 reference. Also the bf16 variant on random dense problems.
-// Forward strides (column phases). Also: the declines (backward-data's stride, a forward stride
-// beyond the dilated filter, padding beyond the filter's extent), with their reasons, and the same
-// bits on every thread count.
+// Strides (forward's column phases, backward-data's stride phases). Also: the declines (more than
+// 64 backward-data phases, a stride beyond the dilated filter, padding beyond the filter's
+// extent), with their reasons, and the same bits on every thread count.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -56,7 +56,7 @@ constexpr const char* kShapes[] = {
     "mb1ic5ih6iw23oc3oh6ow23kh3kw3ph1pw1",
     "mb1ic2ih13iw8oc1oh13ow8kh3kw3ph1pw1",
     "mb1ic4ih5iw17oc12oh5ow17kh3kw3ph1pw1",
-    // Forward strides (column phases; backward-data declines them): the 7 x 7 stride-2 first
+    // Strides (forward: column phases; backward-data: stride phases): the 7 x 7 stride-2 first
     // layer, a 3 x 3 stride 2 on odd sizes, stride 3 with dilation and asymmetric padding, a stride
     // along one axis only (each way), a 2 x 2 stride 2, a dilated 2 x 2 as wide as its stride 4
     // (column phases no tap reads), 1D, 3D with every axis strided, and the first layer at 224
@@ -71,6 +71,23 @@ constexpr const char* kShapes[] = {
     "mb2ic3iw37oc5ow19kw5sw2pw2",
     "g2mb1ic6id9ih11iw13oc8od4oh5ow4kd3kh3kw3sd2sh2sw3pd1ph1pw1",
     "mb1ic3ih224oc16oh112kh7sh2ph3",
+    // Strided backward-data's phases: ResNet-50's stride-2 3 x 3 (dx 56 -> dy 28: phases of one,
+    // two and four taps; flattened 7 x 7 phases at dx 14; rows zipped from two phases a vector at
+    // a time), odd dx sizes (phases 7 and 6 wide, 7 and 6 rows), dx rows and columns past what dy reaches (end padding below zero), a dilated
+    // 3 x 3 at stride 2 (one phase has every tap, the other none: zeros), stride 3 with a
+    // 3-wide filter (one tap a phase), 3 x 2 strides, a 2 x 2 at stride 2 with no padding, a wide
+    // 1D row, and 3D strided along depth only.
+    "mb2ic8ih56iw56oc6oh28ow28kh3kw3sh2sw2ph1pw1",
+    "mb1ic7ih14iw14oc13oh7ow7kh3kw3sh2sw2ph1pw1",
+    "mb1ic4ih13iw13oc5oh7ow7kh3kw3sh2sw2ph1pw1",
+    "mb1ic4ih12iw11oc3oh5ow5kh3kw3sh2sw2ph0pw0",
+    "mb1ic3ih15iw17oc6oh6ow7kh3kw3sh2sw2dh1dw1ph2pw2",
+    "mb1ic5ih12iw12oc4oh4ow4kh3kw3sh3sw3ph0pw0",
+    "mb1ic6ih15iw12oc5oh5ow6kh3kw3sh3sw2ph1pw1",
+    "mb2ic2ih10iw10oc7oh5ow5kh2kw2sh2sw2",
+    "mb1ic3iw200oc4ow100kw3sw2pw1",
+    "mb1ic3ih9iw45oc5oh5ow23kh3kw3sh2sw2ph1pw1",  // 23 and 22 wide: whole zips, an odd tail
+    "mb1ic3id8ih6iw7oc4od4oh6ow7kd3kh3kw3sd2sh1sw1pd1ph1pw1",
 };
 
 }  // namespace
@@ -93,10 +110,6 @@ TEST(RowsConv, OwnShapesMatchTheReference) {
                                                                      : Direction::backward_data;
           p->dtype = t;
           p->x_layout = p->w_layout = p->y_layout = l;
-          if (p->direction == Direction::backward_data && p->stride != Dims3{1, 1, 1}) {
-            EXPECT_FALSE(s->check(*p).is_ok()) << id << " " << to_canonical(*p);
-            continue;
-          }
           // The bf16 variant takes dense channels-first bf16 only.
           if (bf16_in_place && (t != DType::bf16 || l != Layout::nchw)) {
             EXPECT_FALSE(s->check(*p).is_ok()) << id << " " << to_canonical(*p);
@@ -146,11 +159,13 @@ TEST(RowsConv, DeclinesWithItsReasons) {
     const char* text;
     const char* reason;
   } cases[] = {
-      {"cpu:bwdd_rows:avx512", "--dir=BWD_D mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+      {"cpu:bwdd_rows:avx512", "--dir=BWD_D mb1ic3ih45iw45oc4oh5ow5kh9kw9sh9sw9",
+       "more than 64 stride phases"},
       {"cpu:bwdd_rows:avx512", "--dir=BWD_D mb1ic3ih9oc4oh13kh3ph3",
        "beyond (filter - 1) x dilation"},
       {"cpu:bwdd_rows:avx512", "mb1ic3ih9oc4oh9kh3ph1", "backward-data only"},
-      {"cpu:bwdd_rows:avx2", "--dir=BWD_D mb1ic3ih9oc4oh5kh3sh2ph1", "stride 1 only"},
+      {"cpu:bwdd_rows:avx2", "--dir=BWD_D mb2ic6ih14iw14oc9oh7ow7kh1kw1sh2sw2",
+       "beyond the dilated filter"},
       {"cpu:fwd_rows:avx2", "mb2ic6ih14iw14oc9oh7ow7kh1kw1sh2sw2", "beyond the dilated filter"},
       {"cpu:fwd_rows:avx512", "mb1ic3ih20iw20oc5oh5ow5kh2kw2sh4sw4ph0pw0",
        "beyond the dilated filter"},
@@ -180,9 +195,9 @@ TEST(RowsConv, DeclinesWithItsReasons) {
 }
 
 // The same bits on every thread count, flattened rows and per-row tiles alike, including outputs
-// over 4 MiB (non-temporal stores in the flat path's whole vectors), and forward at stride 2
-// (column phases; backward-data declines it): work items follow the thread count, each output's
-// sum must not.
+// over 4 MiB (non-temporal stores in the flat path's whole vectors), and stride 2 (forward's
+// column phases, backward-data's stride phases): work items follow the thread count, each
+// output's sum must not.
 TEST(RowsConv, SameBitsOnEveryThreadCount) {
   for (const char* text : {"mb16ic16ih33iw33oc64oh33ow33kh3kw3ph1pw1",       // flat, 4.5 MB out
                            "mb2ic8ih20iw64oc13oh20ow64kh3kw3ph1pw1",         // per row
@@ -197,7 +212,6 @@ TEST(RowsConv, SameBitsOnEveryThreadCount) {
       ASSERT_TRUE(p.is_ok()) << text;
       p->direction = std::string(id).starts_with("cpu:fwd_rows") ? Direction::forward
                                                                  : Direction::backward_data;
-      if (p->direction == Direction::backward_data && p->stride != Dims3{1, 1, 1}) continue;
       if (std::string(id).ends_with("_bf16")) p->dtype = DType::bf16;
       convguard::testing::expect_same_bits_on_every_thread_count(*s, *p,
                                                                  std::string(id) + " " + text);

@@ -1,5 +1,5 @@
-// cpu:fwd_rows:{avx512,avx2,avx512_bf16} and cpu:bwdd_rows:{...} — forward (any stride) and
-// stride-1 backward-data as dot products along output rows, on channels-first tensors. Both are one
+// cpu:fwd_rows:{avx512,avx2,avx512_bf16} and cpu:bwdd_rows:{...} — forward and backward-data
+// (any stride) as dot products along output rows, on channels-first tensors. Both are one
 // computation (rows_conv_kernels.hpp): an output row of a block of output channels is a sum over
 // (input channel, tap) of a filter value times a run of the zero-padded input. Forward: output
 // y, input x padded by the padding. Backward-data: output dx, input dy padded by (dilated filter
@@ -7,10 +7,13 @@
 // the output row, so a few channels fill every lane (a first layer's 3 dx channels: 3 x 8
 // vectors per tile on AVX-512, 3 x 3 on AVX2) and each input load serves every channel of the tile.
 // A forward stride splits each windowed input row into column phases (rows_conv_entry.hpp), so a
-// strided first layer (7 x 7, stride 2) runs the same tiles. Measured selection decides against
-// them where a channel-vectorised family wins. Declined: a forward stride beyond the dilated
-// filter's extent (a 1 x 1 stride 2: rows and phases no tap reads); backward-data at stride > 1,
-// or with a padding beyond the dilated filter's extent (dy rows no dx pixel reads).
+// strided first layer (7 x 7, stride 2) runs the same tiles. A backward-data stride splits dx
+// into stride phases (its pixels by residue), each a stride-1 pass over dy with the taps that
+// reach it, all reading one window, their outputs interleaved into dx rows (rows_conv_entry.hpp:
+// Phase). Measured selection decides against them where a channel-vectorised family wins.
+// Declined: a stride beyond the dilated filter's extent (a 1 x 1 stride 2: rows and phases no tap
+// reads); backward-data with more than 64 stride phases, or with a padding beyond the dilated
+// filter's extent (dy rows no dx pixel reads).
 // The bf16 variants (AVX512_BF16) read and write the caller's dense channels-first bf16 tensors
 // with nothing staged; the fp32 ones (AVX-512, and AVX2 with tiles of half the accumulators)
 // take anything on the staging's buffers.

@@ -37,6 +37,14 @@ struct F32 {
   static void interleave(const float* const* from, std::int64_t count, float* to) {
     std::memcpy(to, from[0], sizeof(float) * count);
   }
+  // to[2 j] = even[j], to[2 j + 1] = odd[j] for the kLanes j (stride-2 phases into a dx row).
+  static void zip2(const float* even, const float* odd, float* to, bool stream) {
+    const __m256 e = _mm256_loadu_ps(even), o = _mm256_loadu_ps(odd);
+    // Per 128-bit half: e0 o0 e1 o1 | e4 o4 e5 o5, and e2 o2 e3 o3 | e6 o6 e7 o7.
+    const __m256 low = _mm256_unpacklo_ps(e, o), high = _mm256_unpackhi_ps(e, o);
+    store_whole(to, stream, _mm256_permute2f128_ps(low, high, 0x20));
+    store_whole(to + 8, stream, _mm256_permute2f128_ps(low, high, 0x31));
+  }
 };
 
 }  // namespace

@@ -38,6 +38,14 @@ struct F32 {
   static void interleave(const float* const* from, std::int64_t count, float* to) {
     std::memcpy(to, from[0], sizeof(float) * count);
   }
+  // to[2 j] = even[j], to[2 j + 1] = odd[j] for the kLanes j (stride-2 phases into a dx row).
+  static void zip2(const float* even, const float* odd, float* to, bool stream) {
+    const __m512 e = _mm512_loadu_ps(even), o = _mm512_loadu_ps(odd);
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    store_whole(to, stream, _mm512_permutex2var_ps(e, lo, o));
+    store_whole(to + 16, stream, _mm512_permutex2var_ps(e, hi, o));
+  }
 };
 
 }  // namespace

@@ -46,6 +46,20 @@ struct Bf16 {
     for (std::int64_t i = 0; i < count; ++i)
       to[i] = from[0][i] | (from[1] ? std::uint32_t{from[1][i]} << 16 : 0u);
   }
+  // to[2 j] = even[j], to[2 j + 1] = odd[j] for the kLanes j (stride-2 phases into a dx row): each
+  // pair one 32-bit word, even[j] in its low half (the lower address).
+  static void zip2(const std::uint16_t* even, const std::uint16_t* odd, std::uint16_t* to,
+                   bool stream) {
+    const __m512i e =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even)));
+    const __m512i o =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd)));
+    const __m512i pairs = _mm512_or_si512(e, _mm512_slli_epi32(o, 16));
+    if (stream && reinterpret_cast<std::uintptr_t>(to) % 64 == 0)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(to), pairs);
+    else
+      _mm512_storeu_si512(to, pairs);
+  }
 };
 
 }  // namespace

@@ -21,6 +21,22 @@ constexpr std::int64_t kWindowSlack = 8 * 16;
 // never built whole: a work item (image, group, dx depth slice, kRowsPerItem dx rows) copies the
 // part its rows read into a per-thread window (kg x kd planes x window_rows x padded width, in
 // L2), so dy is read from memory about once and no padded copy goes through memory.
+// Strided backward-data (rows_conv.cpp: phases_of): dx split by its pixels' stride residues (qd,
+// qh, qw) into phases. Along an axis of stride s, padding p and dilation dl, the pixels q, q + s,
+// q + 2 s, ... of residue q are reached only by the taps kt with (q + p - kt dl) % s == 0, and
+// phase pixel i of that residue reads dy at i + (q + p - kt dl) / s: a stride-1 correlation of dy
+// with those taps of the flipped filter, run by the stride-1 tiles. Every phase of a work item
+// reads the same window (dy's rows and planes from the lowest offset any tap has, Args::top), so
+// it is filled once; each phase's tiles write the thread's phase outputs, which are then
+// interleaved into the item's dx rows.
+struct Phase {
+  std::int64_t q[3];           // its residue along d, h, w
+  std::int64_t od, oh, ow;     // its dx pixels along d, h, w (0 when the residue passes dx)
+  std::int64_t depth;          // its reduction rows; 0: no tap reaches it, its dx pixels are 0
+  const std::int64_t* tap_at;  // per reduction row: its offset in the window (Args::tap_at)
+  const void* w;               // its filter words, laid out as Args::w with its depth
+};
+
 struct Args {
   std::int64_t n, g, cg, kg, depth;  // images, groups, channels per group (dx, dy), kg x taps
   std::int64_t id, ih, iw;           // dx sizes
@@ -32,7 +48,8 @@ struct Args {
   // reads window rows from r * sh, and a window row holds sw column phases of phase_w words each,
   // word t of phase p being padded column t * sw + p, so that the pixels a tap reads for
   // consecutive dx columns are consecutive words (tap kw: phase kw * dw % sw, from word kw * dw /
-  // sw) and the tiles run as at stride 1. Backward-data: strides 1 (check()).
+  // sw) and the tiles run as at stride 1. Backward-data: strides 1, its strides being phases
+  // (below).
   std::int64_t window_rows, padded_w;
   std::int64_t sd, sh, sw;
   const std::int64_t* tap_at;  // per reduction row j: its offset in the window from dx's row
@@ -52,17 +69,29 @@ struct Args {
   // A thread's part of `windows`: its window, the slack, and with column phases a padded row in
   // input order that fill_window splits into them.
   std::int64_t thread_words() const {
-    return window_floats() + kWindowSlack + (sw > 1 ? padded_w : 0);
+    return window_floats() + kWindowSlack + (sw > 1 ? padded_w : 0) + phase_words();
   }
   std::int64_t window_planes;  // kg (fp32) or ceil(kg / 2) (bf16 pairs)
   // Whole aligned vectors are stored non-temporally (staged_solver.hpp: streams_output).
   bool stream_out;
+  // Strided backward-data: phase_count phases (Phase above), the first of residue 0 (the most
+  // pixels along every axis), and dx's strides. The window then steps as at stride 1 (sd, sh, sw
+  // are 1, kd counts window planes one dy plane apart, dd is 1, top is where the lowest offset
+  // any tap has lands), and a thread's words end with the phase outputs: per phase, kBlockChannels
+  // channels x kRowsPerItem rows x phase_pitch elements (the first phase's width).
+  const Phase* phases = nullptr;
+  int phase_count = 0;
+  std::int64_t dx_stride[3] = {1, 1, 1};
+  std::int64_t phase_words() const;
 };
 // Channels a filter block holds (the most rows a register tile has).
 constexpr int kBlockChannels = 6;
 // dx rows a work item computes (a multiple of no tile's row count but 1, 2, 4, 8: others end an
 // item with a short tile whose missing rows are not stored).
 constexpr int kRowsPerItem = 8;
+inline std::int64_t Args::phase_words() const {
+  return phase_count == 0 ? 0 : phase_count * kBlockChannels * kRowsPerItem * phases[0].ow;
+}
 void run_avx512(const Args& a);
 void run_avx2(const Args& a);
 void run_bf16_avx512(const Args& a);

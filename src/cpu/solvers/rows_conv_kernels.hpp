@@ -291,43 +291,159 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
   std::memset(window + a.window_floats(), 0, sizeof(*window) * kWindowSlack);
 }
 
+// One phase of strided backward-data (Phase) for channels [c0, c0 + mr) of block b over the
+// item's window: its rows from phase row i0 (at most kRowsPerItem) into `out`, kRowsPerItem rows
+// of ph.ow elements per channel. A phase no tap reaches, or whose pixels the item does not have,
+// computes nothing (interleave_phases writes the zeros).
 template <class P>
-void run(const Args& a) {
+void run_phase(const Args& a, const Phase& ph, std::int64_t grp, std::int64_t b, int mr,
+               std::int64_t d, std::int64_t i0, const typename P::Word* window,
+               typename P::T* out) {
+  if (ph.depth == 0 || d >= ph.od || i0 >= ph.oh || ph.ow == 0) return;
+  Args pa = a;  // the phase's tiles: its width, reduction rows and filter, into `out`
+  pa.iw = ph.ow, pa.depth = ph.depth, pa.tap_at = ph.tap_at, pa.stream_out = false;
   const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
-  const std::int64_t plane = a.id * a.ih * a.iw;
-  const std::int64_t row_groups = (a.ih + kRowsPerItem - 1) / kRowsPerItem;
-  const bool flat = flattens<P>(a);
+  const auto* w =
+      static_cast<const typename P::Word*>(ph.w) + (grp * blocks + b) * ph.depth * kBlockChannels;
+  const Shape<P> shape = shape_for<P>(mr, ph.ow, flattens<P>(pa));
+  const std::int64_t rows = lesser(kRowsPerItem, ph.oh - i0);
+  for (std::int64_t h = 0; h < rows; h += shape.rows)
+    shape.fn(pa, window + h * a.padded_w, w, out + h * ph.ow, kRowsPerItem * ph.ow,
+             static_cast<int>(lesser(rows - h, shape.rows)));
+}
+
+// A dx row of a.iw pixels from its two column phases (stride 2): even[j] at 2 j, odd[j] at 2 j +
+// 1, whole vectors by the policy's zip2 where both phases have kLanes more pixels, the rest one by
+// one (the odd phase is a pixel shorter when the row's width is odd).
+template <class P>
+void zip_pair(const Args& a, const typename P::T* even, const typename P::T* odd,
+              typename P::T* to) {
+  constexpr int L = P::kLanes;
+  const std::int64_t odd_w = a.iw / 2;
+  std::int64_t j = 0;
+  for (; j + L <= odd_w; j += L) P::zip2(even + j, odd + j, to + 2 * j, a.stream_out);
+  for (; 2 * j < a.iw; ++j) {
+    to[2 * j] = even[j];
+    if (2 * j + 1 < a.iw) to[2 * j + 1] = odd[j];
+  }
+}
+
+// The item's dx rows of channels [c0, c0 + mr) from the phase outputs (run_phase): dx pixel
+// (qd + sd d, qh + sh (i0 + r), qw + sw j) is phase (qd, qh, qw)'s (d, i0 + r, j). Every dx element
+// of the item is written once, zeros where the phase has no tap.
+template <class P>
+void interleave_phases(const Args& a, const typename P::T* out, typename P::T* dx,
+                       std::int64_t plane, int mr, std::int64_t d, std::int64_t i0) {
+  using T = typename P::T;
+  const std::int64_t sd = a.dx_stride[0], sh = a.dx_stride[1], sw = a.dx_stride[2];
+  const std::int64_t per_phase = kBlockChannels * kRowsPerItem * a.phases[0].ow;
+  for (int m = 0; m < mr; ++m)
+    for (std::int64_t qd = 0; qd < sd; ++qd)
+      for (std::int64_t qh = 0; qh < sh; ++qh) {
+        const Phase& rows_of_phase = a.phases[(qd * sh + qh) * sw];
+        if (d >= rows_of_phase.od) continue;
+        const std::int64_t rows = lesser(kRowsPerItem, rows_of_phase.oh - i0);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          T* to = dx + m * plane + ((qd + sd * d) * a.ih + qh + sh * (i0 + r)) * a.iw;
+          const std::int64_t k0 = (qd * sh + qh) * sw;
+          if (sw == 2 && a.phases[k0].depth > 0 && a.phases[k0 + 1].depth > 0) {
+            zip_pair<P>(a, out + k0 * per_phase + (m * kRowsPerItem + r) * a.phases[k0].ow,
+                        out + (k0 + 1) * per_phase + (m * kRowsPerItem + r) * a.phases[k0 + 1].ow,
+                        to);
+            continue;
+          }
+          for (std::int64_t qw = 0; qw < sw; ++qw) {
+            const std::int64_t k = k0 + qw;
+            const Phase& ph = a.phases[k];
+            const T* from = out + k * per_phase + (m * kRowsPerItem + r) * ph.ow;
+            if (ph.depth == 0)
+              for (std::int64_t j = 0; j < ph.ow; ++j) to[qw + sw * j] = T{};
+            else
+              for (std::int64_t j = 0; j < ph.ow; ++j) to[qw + sw * j] = from[j];
+          }
+        }
+      }
+}
+
+// Work items (image, group, depth slice d of `depths`, rows [h0, h0 + kRowsPerItem) of `rows`)
+// shared among the threads, each item's window filled in its thread's words before
+// body(n, grp, d, h0, window, after_window) runs (after_window: the thread's words past the window
+// and its slack).
+template <class P, class Body>
+void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, const Body& body) {
+  const std::int64_t row_groups = (rows + kRowsPerItem - 1) / kRowsPerItem;
 #pragma omp parallel
   {
     auto* window =
         reinterpret_cast<typename P::Word*>(a.windows) + omp_get_thread_num() * a.thread_words();
-    auto* row = window + a.window_floats() + kWindowSlack;  // with column phases
+    auto* after_window = window + a.window_floats() + kWindowSlack;
 #pragma omp for collapse(3) schedule(dynamic)
     for (std::int64_t n = 0; n < a.n; ++n)
       for (std::int64_t grp = 0; grp < a.g; ++grp)
-        for (std::int64_t item = 0; item < a.id * row_groups; ++item) {
+        for (std::int64_t item = 0; item < depths * row_groups; ++item) {
           const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
-          fill_window<P>(a, n, grp, d, h0, window, row);
-          // The item's last row (its window holds these rows' inputs and no more).
-          const std::int64_t h_end = h0 + kRowsPerItem < a.ih ? h0 + kRowsPerItem : a.ih;
-          for (std::int64_t b = 0; b < blocks; ++b) {
-            const std::int64_t c0 = b * kBlockChannels;
-            const int mr =
-                static_cast<int>(a.cg - c0 < kBlockChannels ? a.cg - c0 : kBlockChannels);
-            const Shape<P> shape = shape_for<P>(mr, a.iw, flat);
-            const auto* w = static_cast<const typename P::Word*>(a.w) +
-                            (grp * blocks + b) * a.depth * kBlockChannels;
-            for (std::int64_t h = h0; h < h_end; h += shape.rows) {
-              const int rows = static_cast<int>(h_end - h < shape.rows ? h_end - h : shape.rows);
-              auto* dx = static_cast<typename P::T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane +
-                         (d * a.ih + h) * a.iw;
-              shape.fn(a, window + (h - h0) * a.row_step(), w, dx, plane, rows);
-            }
-          }
+          // With column phases (sw > 1) fill_window pads each row in after_window first.
+          fill_window<P>(a, n, grp, d, h0, window, after_window);
+          body(n, grp, d, h0, window, after_window);
         }
     // Non-temporal stores are weakly ordered: drained before the region's closing barrier.
     if (a.stream_out) _mm_sfence();
   }
+}
+
+// Strided backward-data (Phase): work items over the first phase's depth slices and rows (the
+// most any phase has), their windows one dy row and plane apart; per channel block each item runs
+// every phase into the thread's phase outputs (after its window: sw is 1 here, so fill_window
+// never pads a row there) and interleaves them into dx.
+template <class P>
+void run_phased(const Args& a) {
+  using T = typename P::T;
+  const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
+  const std::int64_t plane = a.id * a.ih * a.iw;
+  const Phase& first = a.phases[0];
+  const std::int64_t per_phase = kBlockChannels * kRowsPerItem * first.ow;
+  for_each_item<P>(
+      a, first.od, first.oh,
+      [&](std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t i0,
+          const typename P::Word* window, typename P::Word* after_window) {
+        T* out = reinterpret_cast<T*>(after_window);
+        for (std::int64_t b = 0; b < blocks; ++b) {
+          const std::int64_t c0 = b * kBlockChannels;
+          const int mr = static_cast<int>(lesser(a.cg - c0, kBlockChannels));
+          for (int k = 0; k < a.phase_count; ++k)
+            run_phase<P>(a, a.phases[k], grp, b, mr, d, i0, window, out + k * per_phase);
+          interleave_phases<P>(a, out,
+                               static_cast<T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane, plane,
+                               mr, d, i0);
+        }
+      });
+}
+
+template <class P>
+void run(const Args& a) {
+  if (a.phase_count > 0) return run_phased<P>(a);
+  const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
+  const std::int64_t plane = a.id * a.ih * a.iw;
+  const bool flat = flattens<P>(a);
+  const auto item = [&](std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
+                        const typename P::Word* window, typename P::Word*) {
+    // The item's last row (its window holds these rows' inputs and no more).
+    const std::int64_t h_end = lesser(h0 + kRowsPerItem, a.ih);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t c0 = b * kBlockChannels;
+      const int mr = static_cast<int>(lesser(a.cg - c0, kBlockChannels));
+      const Shape<P> shape = shape_for<P>(mr, a.iw, flat);
+      const auto* w =
+          static_cast<const typename P::Word*>(a.w) + (grp * blocks + b) * a.depth * kBlockChannels;
+      for (std::int64_t h = h0; h < h_end; h += shape.rows) {
+        const int rows = static_cast<int>(lesser(h_end - h, shape.rows));
+        auto* dx = static_cast<typename P::T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane +
+                   (d * a.ih + h) * a.iw;
+        shape.fn(a, window + (h - h0) * a.row_step(), w, dx, plane, rows);
+      }
+    }
+  };
+  for_each_item<P>(a, a.id, a.ih, item);
 }
 
 }  // namespace
