@@ -53,8 +53,7 @@ struct RowsView {
 // A thread's window at most (check() declines larger ones), and its phase outputs.
 constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 // Strided backward-data's phases at most (sd x sh x sw): each thread holds every phase's outputs
-// for an item, and every phase runs its own tiles per item (only strides up to 4 x 4 x 4 are
-// tested).
+// for an item, and every phase runs its own tiles per item (tested up to 4 x 4 x 4).
 constexpr std::int64_t kMaxPhases = 64;
 
 // The filter as [g][output channel block][input channel (pair)][reduction tap][6] words, zero
@@ -107,46 +106,44 @@ void pack_filter(const RowsView& v, const T* w, std::span<const std::int64_t> ta
     }
 }
 
-// Strided backward-data's phases (rows_conv_entry.hpp: Phase) along one axis: for residue q,
-// the taps that reach it (ascending) and each one's dy offset (q + pad - kt dil) / stride.
+// Strided backward-data's phases (rows_conv_entry.hpp: Phase) along one axis of stride s, padding
+// pad, dilation dil and k taps. Tap kt reaches one residue, the q in [0, s) with q + pad - kt dil
+// a multiple of s, at the dy offset off(kt) = (q + pad - kt dil) / s = ceil((pad - kt dil) / s),
+// which falls as kt grows: the offsets run from off(k - 1) (lowest) to off(0) (highest). O(1), so
+// that check() costs nothing whatever the filter (the per-residue tap lists, O(k), are built in
+// compute(), taps_by_residue).
 struct AxisPhases {
-  std::int64_t stride = 1, lowest = 0, highest = 0;      // the offsets' range over every residue
-  std::vector<std::vector<std::int64_t>> taps, offsets;  // per residue
+  std::int64_t stride = 1, pad = 0, dil = 1, k = 1;
+  std::int64_t offset(std::int64_t kt) const {
+    const std::int64_t a = pad - kt * dil;
+    return a >= 0 ? (a + stride - 1) / stride : -(-a / stride);
+  }
+  std::int64_t residue(std::int64_t kt) const { return offset(kt) * stride - (pad - kt * dil); }
+  std::int64_t lowest() const { return offset(k - 1); }
+  std::int64_t highest() const { return offset(0); }
+  // Phase q's pixels along a dx extent n: q, q + stride, ... below n.
+  std::int64_t pixels(std::int64_t q, std::int64_t n) const {
+    return q < n ? (n - q + stride - 1) / stride : 0;
+  }
 };
-AxisPhases axis_phases(std::int64_t stride, std::int64_t pad, std::int64_t dil, std::int64_t k) {
-  AxisPhases a;
-  a.stride = stride;
-  a.taps.resize(static_cast<std::size_t>(stride)),
-      a.offsets.resize(static_cast<std::size_t>(stride));
-  bool any = false;
-  for (std::int64_t q = 0; q < stride; ++q)
-    for (std::int64_t kt = k - 1; kt >= 0; --kt)  // ascending offsets: the window read in order
-      if (const std::int64_t at = q + pad - kt * dil; (at % stride + stride) % stride == 0) {
-        const std::int64_t off = (at - (at % stride + stride) % stride) / stride;
-        a.taps[static_cast<std::size_t>(q)].push_back(kt);
-        a.offsets[static_cast<std::size_t>(q)].push_back(off);
-        a.lowest = any ? std::min(a.lowest, off) : off;
-        a.highest = any ? std::max(a.highest, off) : off;
-        any = true;
-      }
-  return a;
+// Per residue, the taps that reach it in ascending offset (falling kt: the window read in order).
+std::vector<std::vector<std::int64_t>> taps_by_residue(const AxisPhases& a) {
+  std::vector<std::vector<std::int64_t>> taps(static_cast<std::size_t>(a.stride));
+  for (std::int64_t kt = a.k - 1; kt >= 0; --kt)
+    taps[static_cast<std::size_t>(a.residue(kt))].push_back(kt);
+  return taps;
 }
 
-// Strided backward-data's window and phases: the view's window with stride 1 (one dy row and
-// plane apart), from each axis's lowest offset (top), as many rows and planes as the offsets span.
+// Strided backward-data's window: the view's window with stride 1 (one dy row and plane apart),
+// from each axis's lowest offset (top), as many rows and planes as the offsets span.
 struct PhasePlan {
   AxisPhases axes[3];
-  std::int64_t count() const { return axes[0].stride * axes[1].stride * axes[2].stride; }
-  std::int64_t span(int d) const { return axes[d].highest - axes[d].lowest; }
-  // Phase q's pixels along axis d of a dx extent n: q, q + stride, ... below n.
-  std::int64_t pixels(int d, std::int64_t q, std::int64_t n) const {
-    return q < n ? (n - q + axes[d].stride - 1) / axes[d].stride : 0;
-  }
+  std::int64_t span(int d) const { return axes[d].highest() - axes[d].lowest(); }
 };
 PhasePlan phase_plan(const Problem& p) {
   PhasePlan plan;
   for (int d = 0; d < 3; ++d)
-    plan.axes[d] = axis_phases(p.stride[d], p.pad_begin[d], p.dilation[d], p.filter[d]);
+    plan.axes[d] = {p.stride[d], p.pad_begin[d], p.dilation[d], p.filter[d]};
   return plan;
 }
 
@@ -178,8 +175,8 @@ RowsView view_of(const Problem& p, bool bf16) {
   v.bf16 = bf16;
   if (v.phased) {  // the window one dy row and plane apart, from the lowest offset (PhasePlan)
     const PhasePlan plan = phase_plan(p);
-    for (int d = 0; d < 3; ++d) v.top[d] = -plan.axes[d].lowest, v.reach[d] = plan.span(d);
-    v.window_kd = plan.span(0) + 1, v.window_out_w = plan.pixels(2, 0, v.out[2]);
+    for (int d = 0; d < 3; ++d) v.top[d] = -plan.axes[d].lowest(), v.reach[d] = plan.span(d);
+    v.window_kd = plan.span(0) + 1, v.window_out_w = plan.axes[2].pixels(0, v.out[2]);
   }
   return v;
 }
@@ -191,26 +188,26 @@ template <class Pack>
 std::vector<rows_conv::Phase> plan_phases(const RowsView& v, const PhasePlan& plan,
                                           std::int64_t* tap_at, float* w, const Pack& pack) {
   const AxisPhases(&ax)[3] = plan.axes;
+  const std::vector<std::vector<std::int64_t>> by_residue[3] = {
+      taps_by_residue(ax[0]), taps_by_residue(ax[1]), taps_by_residue(ax[2])};
   const std::int64_t rows = v.window_rows(), pitch = v.padded_w();
   std::vector<rows_conv::Phase> phases;
-  for (std::size_t qd = 0; qd < ax[0].taps.size(); ++qd)
-    for (std::size_t qh = 0; qh < ax[1].taps.size(); ++qh)
-      for (std::size_t qw = 0; qw < ax[2].taps.size(); ++qw) {
+  for (std::int64_t qd = 0; qd < ax[0].stride; ++qd)
+    for (std::int64_t qh = 0; qh < ax[1].stride; ++qh)
+      for (std::int64_t qw = 0; qw < ax[2].stride; ++qw) {
         rows_conv::Phase ph{};
-        const std::size_t q[3] = {qd, qh, qw};
-        for (int d = 0; d < 3; ++d) ph.q[d] = static_cast<std::int64_t>(q[d]);
-        ph.od = plan.pixels(0, ph.q[0], v.out[0]), ph.oh = plan.pixels(1, ph.q[1], v.out[1]);
-        ph.ow = plan.pixels(2, ph.q[2], v.out[2]);
+        ph.q[0] = qd, ph.q[1] = qh, ph.q[2] = qw;
+        ph.od = ax[0].pixels(qd, v.out[0]), ph.oh = ax[1].pixels(qh, v.out[1]);
+        ph.ow = ax[2].pixels(qw, v.out[2]);
         std::vector<std::int64_t> taps, at;  // w's taps and their window offsets
-        for (std::size_t a = 0; a < ax[0].taps[qd].size(); ++a)
-          for (std::size_t b = 0; b < ax[1].taps[qh].size(); ++b)
-            for (std::size_t c = 0; c < ax[2].taps[qw].size(); ++c) {
-              taps.push_back((ax[0].taps[qd][a] * v.k[1] + ax[1].taps[qh][b]) * v.k[2] +
-                             ax[2].taps[qw][c]);
-              at.push_back(((ax[0].offsets[qd][a] - ax[0].lowest) * rows + ax[1].offsets[qh][b] -
-                            ax[1].lowest) *
-                               pitch +
-                           ax[2].offsets[qw][c] - ax[2].lowest);
+        for (const std::int64_t td : by_residue[0][static_cast<std::size_t>(qd)])
+          for (const std::int64_t th : by_residue[1][static_cast<std::size_t>(qh)])
+            for (const std::int64_t tw : by_residue[2][static_cast<std::size_t>(qw)]) {
+              taps.push_back((td * v.k[1] + th) * v.k[2] + tw);
+              at.push_back(
+                  ((ax[0].offset(td) - ax[0].lowest()) * rows + ax[1].offset(th) - ax[1].lowest()) *
+                      pitch +
+                  ax[2].offset(tw) - ax[2].lowest());
             }
         const auto count = static_cast<std::int64_t>(taps.size());
         ph.depth = v.planes() * count;
@@ -249,12 +246,11 @@ Status RowsConvSolver::check(const Problem& p) const {
   // Strided backward-data: a phase per stride residue, each with its outputs in every thread's
   // words (rows_conv_entry.hpp: Phase).
   if (strided_backward_data(p))
-    for (int d = 0; d < 3; ++d)
-      if (p.stride[d] > kMaxPhases || p.stride[0] * p.stride[1] * p.stride[2] > kMaxPhases)
-        return not_applicable(fmt::format(
-            "backward-data at strides {}x{}x{}: more than {} stride phases (cpu:nchw_gemm, "
-            "cpu:implicit_gemm)",
-            p.stride[0], p.stride[1], p.stride[2], kMaxPhases));
+    if (bounded_product({p.stride[0], p.stride[1], p.stride[2]}, kMaxPhases) > kMaxPhases)
+      return not_applicable(fmt::format(
+          "backward-data at strides {}x{}x{}: more than {} stride phases (cpu:nchw_gemm, "
+          "cpu:implicit_gemm)",
+          p.stride[0], p.stride[1], p.stride[2], kMaxPhases));
   // A stride beyond the dilated filter's extent leaves window rows and column phases no tap reads,
   // copied for nothing: ResNet-50's 1x1 stride-2 layers ran 1.4-1.7x slower than the GEMMs
   // (AMD EPYC Zen 1, 2 threads; docs/perf.md, session 21).

@@ -21,7 +21,7 @@ constexpr std::int64_t kWindowSlack = 8 * 16;
 // never built whole: a work item (image, group, dx depth slice, kRowsPerItem dx rows) copies the
 // part its rows read into a per-thread window (kg x kd planes x window_rows x padded width, in
 // L2), so dy is read from memory about once and no padded copy goes through memory.
-// Strided backward-data (rows_conv.cpp: phases_of): dx split by its pixels' stride residues (qd,
+// Strided backward-data (rows_conv.cpp: plan_phases): dx split by its pixels' stride residues (qd,
 // qh, qw) into phases. Along an axis of stride s, padding p and dilation dl, the pixels q, q + s,
 // q + 2 s, ... of residue q are reached only by the taps kt with (q + p - kt dl) % s == 0, and
 // phase pixel i of that residue reads dy at i + (q + p - kt dl) / s: a stride-1 correlation of dy
@@ -78,7 +78,7 @@ struct Args {
   // pixels along every axis), and dx's strides. The window then steps as at stride 1 (sd, sh, sw
   // are 1, kd counts window planes one dy plane apart, dd is 1, top is where the lowest offset
   // any tap has lands), and a thread's words end with the phase outputs: per phase, kBlockChannels
-  // channels x kRowsPerItem rows x phase_pitch elements (the first phase's width).
+  // channels x kRowsPerItem rows x the first phase's width (phases[0].ow) elements.
   const Phase* phases = nullptr;
   int phase_count = 0;
   std::int64_t dx_stride[3] = {1, 1, 1};
