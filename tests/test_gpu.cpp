@@ -632,19 +632,14 @@ static Problem nhwc_backward_weights(int n, int k, int c, int h, int w, int f, b
                                           bf16 ? DType::bf16 : DType::f16, n, c, k, h, w, f, f);
 }
 
-// gpu:wgmma_bwd_weights with C or K not a multiple of 8 (its kRagged form: each element loaded
-// alone, zero past the tensors, the padding and R*S*C; pairs of dw stored unaligned or cut):
-// first layers (C = 3), odd C and K, filters 1 to 7, strides, dilation, padding, both types;
-// then ResNet-50's conv1 at batch 8, whose long reduction is split.
-TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
-  REQUIRE_WGMMA_BWDW();
+static void verify_wgmma_bwdw_ragged() {
   const int ks[] = {5, 13, 20, 64, 130}, cs[] = {1, 3, 5, 12, 67}, filters[] = {1, 3, 7};
   EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 45,
                              [&](auto pick, int i) {
                                const int f = filters[i / 15];
-                               Problem p = nhwc_backward_weights(
-                                   1 + i % 4, ks[i % 5], cs[i / 5 % 5], 14 + pick(0, 16),
-                                   15 + pick(0, 16), f, i % 2);
+                               Problem p = nhwc_backward_weights(1 + i % 4, ks[i % 5],
+                                                                 cs[i / 5 % 5], 14 + pick(0, 16),
+                                                                 15 + pick(0, 16), f, i % 2);
                                p.stride = {1, 1 + i % 2, 1 + i % 3 / 2};
                                p.dilation = {1, 1, 1 + (i % 7 == 3)};
                                p.pad_begin = {0, pick(0, f / 2), pick(0, f / 2)};
@@ -652,6 +647,21 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
                                return p;
                              }),
             45);
+  // Padded problems that reach the other plans: K = 136 over 5x5 taps (clusters: K and the
+  // padded R*S*C at least 128), C = 60 padded to 64 (the bulk-copy kernel where its walk fits),
+  // and a single row (H = 1) under a 1 x 7 filter; each with the kRagged loads as well when the
+  // test forces them.
+  EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 6,
+                             [](auto pick, int i) {
+                               Problem p = i < 2   ? nhwc_backward_weights(4, 136, 3, 40, 44, 5, i)
+                                           : i < 4 ? nhwc_backward_weights(2, 64, 60, 18, 20, 3, i)
+                                                   : nhwc_backward_weights(3, 72, 5, 1, 300, 1, i);
+                               if (i >= 4) p.filter = {1, 1, 7}, p.pad_begin = {0, 0, pick(0, 3)};
+                               if (i < 4) p.pad_begin = p.pad_end = {0, 1, 1};
+                               p.stride = {1, 1, 1 + i % 2};
+                               return p;
+                             }),
+            6);
   EXPECT_EQ(verify_on_shapes("gpu:wgmma_bwd_weights", 2,
                              [](auto, int i) {
                                Problem p = nhwc_backward_weights(8, 64, 3, 224, 224, 7, i);
@@ -660,6 +670,44 @@ TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
                                return p;
                              }),
             2);
+}
+
+// gpu:wgmma_bwd_weights with C or K not a multiple of 8: C padded to 8-channel chunks in the
+// workspace where K is a multiple of 8 (64 here), else its kRagged form (each element loaded
+// alone, zero past the tensors, the padding and R*S*C; pairs of dw stored unaligned or cut); then
+// every shape again with the kRagged form forced (CONVGUARD_WGMMA_BWDW_PAD=0). First layers (C =
+// 3), odd C and K, filters 1 to 7, strides, dilation, padding, both types; then ResNet-50's conv1
+// at batch 8, whose long reduction is split, and whose workspace holds the padded x.
+TEST(Gpu, TensorCoreWgmmaBackwardWeightsRagged) {
+  REQUIRE_WGMMA_BWDW();
+  // The caller's CONVGUARD_WGMMA_BWDW_PAD, restored however the test ends.
+  struct RestorePad {
+    const char* was = std::getenv("CONVGUARD_WGMMA_BWDW_PAD");
+    std::string value = was ? was : "";
+    ~RestorePad() {
+      if (was)
+        setenv("CONVGUARD_WGMMA_BWDW_PAD", value.c_str(), 1);
+      else
+        unsetenv("CONVGUARD_WGMMA_BWDW_PAD");
+    }
+  } restore;
+  Problem conv1 = nhwc_backward_weights(8, 64, 3, 224, 224, 7, true);
+  conv1.stride = {1, 2, 2};
+  conv1.pad_begin = conv1.pad_end = {0, 3, 3};
+  std::size_t workspace[2] = {};
+  for (const bool pad : {true, false}) {
+    SCOPED_TRACE(pad ? "C padded where K % 8 == 0" : "kRagged loads only");
+    if (pad)
+      unsetenv("CONVGUARD_WGMMA_BWDW_PAD");
+    else
+      setenv("CONVGUARD_WGMMA_BWDW_PAD", "0", 1);
+    verify_wgmma_bwdw_ragged();
+    const auto ws = find_solver("gpu:wgmma_bwd_weights")->workspace_bytes(conv1);
+    ASSERT_TRUE(ws.is_ok());
+    workspace[pad ? 0 : 1] = *ws;
+  }
+  // Padded, the workspace holds conv1's x at 8 channels besides whatever the splits take.
+  EXPECT_GE(workspace[0], workspace[1] + std::size_t{8} * 224 * 224 * 8 * 2);
 }
 
 // gpu:wgmma_bwd_weights (Hopper only; skipped elsewhere with its reason): (1) the tensor-core

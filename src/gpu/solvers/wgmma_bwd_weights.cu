@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads, BK == 64 ? 1 : 2)
   const int row = tid / kPerRow, j0 = tid % kPerRow;
   std::int64_t b_off[kPer];  // x offset of column q's chunk from the pixel's (ih0, iw0)
   int b_r[kPer], b_s[kPer], b_t[kPer], dst[kPer];  // b_t: 3D, the depth tap's offset
-  int tap_r[kPer], tap_s[kPer], chan[kPer];         // kRagged: the chunk's first (r, s, c)
+  int tap_r[kPer], tap_s[kPer], chan[kPer];        // kRagged: the chunk's first (r, s, c)
   bool a_ok[kPer], b_ok[kPer];
 #pragma unroll
   for (int q = 0; q < kPer; ++q) {
@@ -325,8 +325,40 @@ int pixels_per_stage(std::int64_t out_tiles) {
   return out_tiles > sms && out_tiles <= 2 * sms ? 32 : 64;
 }
 
+// C not a multiple of 8 with K one (2D/1D: a first layer's C = 3): run as the problem on x padded
+// to C rounded up to 8 channels of zeros (pad_channels, into the workspace), whose chunks the
+// 16-byte loads and the non-ragged kernels and plans take, into a dw of that many channels in the
+// workspace, of which each tap's first C are then copied to the caller's dw (take_channels). The
+// kRagged form's element-wise loads stay for K not a multiple of 8, and where
+// CONVGUARD_WGMMA_BWDW_PAD=0 (for measuring).
+bool pads_channels(const Problem& p) {
+  const char* off = std::getenv("CONVGUARD_WGMMA_BWDW_PAD");  // read each time: tests set it
+  return !(off && std::string_view(off) == "0") && p.c % 8 != 0 && p.k % 8 == 0 &&
+         p.spatial_dims != 3;
+}
+Problem gemm_problem(const Problem& p) {
+  Problem g = p;
+  if (pads_channels(p)) g.c = (p.c + 7) / 8 * 8;
+  return g;
+}
+
+constexpr std::size_t kWorkspaceAlign = 256;
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+}
+
 struct BwdwPlan : Plan {
-  explicit BwdwPlan(const Problem& p) : Plan(p) {
+  explicit BwdwPlan(const Problem& user) : BwdwPlan(user, gemm_problem(user)) {}
+  // p: the problem the kernels run (user's, or with its channels padded: pads_channels).
+  BwdwPlan(const Problem& user, const Problem& p) : Plan(user) {
+    pad_c = p.c != user.c;
+    if (pad_c) {
+      const std::int64_t elems = user.n * user.input[0] * user.input[1] * user.input[2];
+      padded_x_bytes = static_cast<std::size_t>(elems * p.c) * 2;  // 16-bit types
+      padded_dw_bytes =
+          static_cast<std::size_t>(p.k * p.filter[0] * p.filter[1] * p.filter[2] * p.c) * 2;
+      pixels_in = elems;
+    }
     auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
     a.h = i32(p.input[1]), a.w_ = i32(p.input[2]), a.c = i32(p.c), a.k = i32(p.k);
     a.s = i32(p.filter[2]);
@@ -370,6 +402,11 @@ struct BwdwPlan : Plan {
   std::size_t partial_bytes() const {
     return planes > 1 ? static_cast<std::size_t>(planes) * a.k * a.cols * sizeof(float) : 0;
   }
+  // The workspace: the splits' partial planes, then (pad_c) the padded x and dw, 256-aligned.
+  std::size_t workspace_bytes() const {
+    return pad_c ? aligned(partial_bytes()) + aligned(padded_x_bytes) + padded_dw_bytes
+                 : partial_bytes();
+  }
   // How the reduction is split for the kernel (bulk, bn, bk): z blocks a tile (splits, in
   // clusters of `cluster`), per_split stages each.
   struct Splits {
@@ -384,8 +421,9 @@ struct BwdwPlan : Plan {
     // clusters than with a plane a split (12 to 61 stages a split;
     // docs/gpu/2026-11-28-bwdw-cluster).
     const int per_sm = pixels == 64 ? 1 : 2;
-    const bool clusters = !ragged && (forced_cluster_size() > 1 ||
-                                      (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile));
+    const bool clusters =
+        !ragged && (forced_cluster_size() > 1 ||
+                    (forced_cluster_size() == 0 && a.k >= kTile && a.cols >= kTile));
     int splits = split_count(tiles, stages, per_sm, clusters);
     // The cluster size that keeps the most of those splits in whole clusters, no more clusters than
     // the device runs at once (the smaller size on a tie); none when no size fits, and then the
@@ -431,9 +469,12 @@ struct BwdwPlan : Plan {
   Args a{};
   int gx = 1;  // tiles along K
   bool three_d = false;
-  bool bulk = false;  // the bulk-copy kernel (tma_fits), else the cp.async one
+  bool bulk = false;    // the bulk-copy kernel (tma_fits), else the cp.async one
   bool ragged = false;  // C or K not a multiple of 8: the cp.async kernel's kRagged form
-  int bn = kTile;     // the bulk-copy kernel's tile columns (choose_columns)
+  bool pad_c = false;   // run on channels padded to 8 (pads_channels): a.c is the padded C
+  std::size_t padded_x_bytes = 0, padded_dw_bytes = 0;
+  std::int64_t pixels_in = 0;  // x's pixels (N H W), pad_c
+  int bn = kTile;              // the bulk-copy kernel's tile columns (choose_columns)
   int bk = 64;
   int cluster = 1;  // blocks of a cluster along z (1: no cluster)
   int planes = 1;   // fp32 partial planes tc::launch_reduce_splits adds (1: none, dw directly)
@@ -497,6 +538,31 @@ Status launch_loader(const Args& a, const BwdwPlan& pl) {
                         : launch_bulk<T, kSplit, kCluster, 128>(a, pl);
 }
 
+// x's pixels [pixels][c] to [pixels][cp] with channels c.. cp - 1 zero (16-bit elements).
+__global__ void pad_channels(const std::uint16_t* x, std::uint16_t* to, std::int64_t pixels, int c,
+                             int cp) {
+  const std::int64_t n = pixels * cp;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t px = i / cp;
+    const int ch = static_cast<int>(i - px * cp);
+    to[i] = ch < c ? x[px * c + ch] : std::uint16_t{0};
+  }
+}
+// dw [rows][cp] (rows: K x taps) to [rows][c]: each row's first c channels.
+__global__ void take_channels(const std::uint16_t* from, std::uint16_t* dw, std::int64_t rows,
+                              int c, int cp) {
+  const std::int64_t n = rows * c;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t row = i / c;
+    dw[i] = from[row * cp + (i - row * c)];
+  }
+}
+unsigned blocks_for(std::int64_t elements) {
+  return static_cast<unsigned>(std::min<std::int64_t>((elements + 255) / 256, 4096));
+}
+
 template <typename T>
 Status launch(const Args& a, const BwdwPlan& pl) {
   Status st = pl.cluster > 1 ? launch_loader<T, false, true>(a, pl)
@@ -523,12 +589,25 @@ Status WgmmaBwdWeightsSolver::check(const Problem& p) const {
         "3D with C or K not a multiple of 8 (its element-wise loads are 1D/2D only; "
         "gpu:tc_bwd_weights pads them)");
   if (auto s = tc::bwd_weights_fits(p); !s) return s;
+  if (pads_channels(p)) {  // the kernels' offsets over the padded x and dw, and their bytes
+    const Problem g = gemm_problem(p);
+    if (auto s = tc::bwd_weights_fits(g); !s) return s;
+    const double padded_bytes =
+        2.0 * static_cast<double>(g.c) *
+        (static_cast<double>(g.n) * static_cast<double>(g.input[0]) *
+             static_cast<double>(g.input[1]) * static_cast<double>(g.input[2]) +
+         static_cast<double>(g.k) * static_cast<double>(g.filter[0]) *
+             static_cast<double>(g.filter[1]) * static_cast<double>(g.filter[2]));
+    if (padded_bytes > 0x1p50)
+      return not_applicable(
+          "C padded to 8 channels: the padded x and dw would exceed 2^50 bytes of workspace");
+  }
   return wg::hopper_here<wgmma_bwd_weights<cg_bf16, false, 64>>();
 }
 
 Result<std::size_t> WgmmaBwdWeightsSolver::workspace_bytes(const Problem& p) const {
   if (auto s = check(p); !s) return s;
-  return BwdwPlan(p).partial_bytes();
+  return BwdwPlan(p).workspace_bytes();
 }
 
 Result<std::unique_ptr<Plan>> WgmmaBwdWeightsSolver::plan(const Problem& p) const {
@@ -544,21 +623,41 @@ std::string_view WgmmaBwdWeightsSolver::loader(const Problem& p) {
 Status WgmmaBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
                                   std::span<std::byte> ws) const {
   const auto& pl = static_cast<const BwdwPlan&>(plan);
-  if (ws.size() < pl.partial_bytes())
-    return {StatusCode::internal_error, "gpu:wgmma_bwd_weights: workspace smaller than its splits"};
+  if (ws.size() < pl.workspace_bytes())
+    return {StatusCode::internal_error,
+            "gpu:wgmma_bwd_weights: workspace smaller than its splits and padded channels"};
   if (auto st = tc::require_aligned16(t, ws.data(), "gpu:wgmma_bwd_weights"); !st) return st;
   Args a = pl.a;
   a.x = t.x.data, a.dy = t.y.data, a.dw = t.w.data;
   a.partial = pl.planes > 1 ? reinterpret_cast<float*>(ws.data()) : nullptr;
-  switch (plan.problem.dtype) {
-    case DType::bf16:
-      return launch<cg_bf16>(a, pl);
-    case DType::f16:
-      return launch<cg_half>(a, pl);
-    case DType::f32:
-      break;
+  std::uint16_t* padded_dw = nullptr;
+  if (pl.pad_c) {  // x padded into the workspace; dw computed there, its channels taken after
+    std::byte* at = ws.data() + aligned(pl.partial_bytes());
+    auto* padded_x = reinterpret_cast<std::uint16_t*>(at);
+    padded_dw = reinterpret_cast<std::uint16_t*>(at + aligned(pl.padded_x_bytes));
+    const int c = static_cast<int>(plan.problem.c);
+    pad_channels<<<blocks_for(pl.pixels_in * a.c), 256>>>(static_cast<const std::uint16_t*>(a.x),
+                                                          padded_x, pl.pixels_in, c, a.c);
+    if (auto st = check_launch("gpu:wgmma_bwd_weights channel padding"); !st) return st;
+    a.x = padded_x, a.dw = padded_dw;
   }
-  return {StatusCode::internal_error, "gpu:wgmma_bwd_weights: dtype"};
+  const Status st = [&]() -> Status {
+    switch (plan.problem.dtype) {
+      case DType::bf16:
+        return launch<cg_bf16>(a, pl);
+      case DType::f16:
+        return launch<cg_half>(a, pl);
+      case DType::f32:
+        break;
+    }
+    return {StatusCode::internal_error, "gpu:wgmma_bwd_weights: dtype"};
+  }();
+  if (!st || !pl.pad_c) return st;
+  const std::int64_t rows = static_cast<std::int64_t>(a.k) * (a.cols / a.c);
+  const int c = static_cast<int>(plan.problem.c);
+  take_channels<<<blocks_for(rows * c), 256>>>(padded_dw, static_cast<std::uint16_t*>(t.w.data),
+                                               rows, c, a.c);
+  return check_launch("gpu:wgmma_bwd_weights channel take");
 }
 
 }  // namespace convguard::gpu

@@ -1,11 +1,13 @@
 // gpu:wgmma_bwd_weights (CUDA, Hopper sm_90 only; the kernel is sm_90a code): backward-weights of
 // 1D/2D/3D convolution in f16/bf16 with fp32 accumulation on the warpgroup tensor-core
 // instructions (wgmma), dense NHWC (NDHWC) x and dy and KRSC (KTRSC) dw, one group; any stride,
-// dilation and padding. C or K not a multiple of 8 (C = 3 first layers) in 1D/2D take the
-// kernel's kRagged form, whose loads go element by element (zero-filled) instead of by 16-byte
-// chunks: correct, but slower than gpu:tc_bwd_weights on conv1 (0.51 against 0.34 ms at b32 on
-// the H200), which the selection sees; 3D ones are declined to gpu:tc_bwd_weights. 3D: the kernel's k3D form (pixels over (n, od, oh, ow), columns over
-// (t, r, s, c), tc::Depth).
+// dilation and padding. C not a multiple of 8 with K one (C = 3 first layers) in 1D/2D runs on x
+// padded to 8-channel chunks in the workspace, its dw taken from a padded one there (pads_channels
+// in wgmma_bwd_weights.cu); K not a multiple of 8 takes the kernel's kRagged form, whose loads go
+// element by element (zero-filled) instead of by 16-byte chunks (slower than gpu:tc_bwd_weights
+// on conv1: 0.51 against 0.34 ms at b32 on the H200, which the selection sees); 3D ones with
+// either are declined to gpu:tc_bwd_weights. 3D: the kernel's k3D form (pixels over (n, od, oh,
+// ow), columns over (t, r, s, c), tc::Depth).
 //
 // GEMM view as gpu:tc_bwd_weights': dw[K][R*S*C] = sum over the N*OH*OW output pixels p of
 // dy[p][k] * im2col(x)[p][rsc]. Both operands are contiguous along their output dimension (dy
@@ -36,7 +38,8 @@ class WgmmaBwdWeightsSolver final : public GpuSolver {
  public:
   std::string_view id() const override { return "gpu:wgmma_bwd_weights"; }
   Status check(const Problem& p) const override;
-  // The splits' fp32 partial sums (0 when one split covers the reduction).
+  // The splits' fp32 partial sums (0 when one split covers the reduction), and with C padded to
+  // 8-channel chunks the padded x and dw.
   Result<std::size_t> workspace_bytes(const Problem& p) const override;
   Result<std::unique_ptr<Plan>> plan(const Problem& p) const override;
   Status run(const Plan& plan, const ConvTensors& t, std::span<std::byte> ws) const override;
