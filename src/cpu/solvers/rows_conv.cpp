@@ -196,7 +196,6 @@ std::vector<rows_conv::Phase> plan_phases(const RowsView& v, const PhasePlan& pl
     for (std::int64_t qh = 0; qh < ax[1].stride; ++qh)
       for (std::int64_t qw = 0; qw < ax[2].stride; ++qw) {
         rows_conv::Phase ph{};
-        ph.q[0] = qd, ph.q[1] = qh, ph.q[2] = qw;
         ph.od = ax[0].pixels(qd, v.out[0]), ph.oh = ax[1].pixels(qh, v.out[1]);
         ph.ow = ax[2].pixels(qw, v.out[2]);
         std::vector<std::int64_t> taps, at;  // w's taps and their window offsets

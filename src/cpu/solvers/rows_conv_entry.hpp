@@ -29,8 +29,8 @@ constexpr std::int64_t kWindowSlack = 8 * 16;
 // reads the same window (dy's rows and planes from the lowest offset any tap has, Args::top), so
 // it is filled once; each phase's tiles write the thread's phase outputs, which are then
 // interleaved into the item's dx rows.
+// Phases are in residue order (qd, qh, qw), so a phase's residue is its index's digits.
 struct Phase {
-  std::int64_t q[3];           // its residue along d, h, w
   std::int64_t od, oh, ow;     // its dx pixels along d, h, w (0 when the residue passes dx)
   std::int64_t depth;          // its reduction rows; 0: no tap reaches it, its dx pixels are 0
   const std::int64_t* tap_at;  // per reduction row: its offset in the window (Args::tap_at)

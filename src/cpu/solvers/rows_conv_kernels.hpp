@@ -291,20 +291,17 @@ void fill_window(const Args& a, std::int64_t n, std::int64_t grp, std::int64_t d
   std::memset(window + a.window_floats(), 0, sizeof(*window) * kWindowSlack);
 }
 
-// One phase of strided backward-data (Phase) for channels [c0, c0 + mr) of block b over the
-// item's window: its rows from phase row i0 (at most kRowsPerItem) into `out`, kRowsPerItem rows
-// of ph.ow elements per channel. A phase no tap reaches, or whose pixels the item does not have,
+// One phase of strided backward-data (Phase) for the mr channels of filter block `block` (group x
+// blocks + block in the group) over the item's window: its rows from phase row i0 (at most
+// kRowsPerItem) into `out`, kRowsPerItem rows of ph.ow elements per channel. A phase no tap reaches, or whose pixels the item does not have,
 // computes nothing (interleave_phases writes the zeros).
 template <class P>
-void run_phase(const Args& a, const Phase& ph, std::int64_t grp, std::int64_t b, int mr,
-               std::int64_t d, std::int64_t i0, const typename P::Word* window,
-               typename P::T* out) {
+void run_phase(const Args& a, const Phase& ph, std::int64_t block, int mr, std::int64_t d,
+               std::int64_t i0, const typename P::Word* window, typename P::T* out) {
   if (ph.depth == 0 || d >= ph.od || i0 >= ph.oh || ph.ow == 0) return;
   Args pa = a;  // the phase's tiles: its width, reduction rows and filter, into `out`
   pa.iw = ph.ow, pa.depth = ph.depth, pa.tap_at = ph.tap_at, pa.stream_out = false;
-  const std::int64_t blocks = (a.cg + kBlockChannels - 1) / kBlockChannels;
-  const auto* w =
-      static_cast<const typename P::Word*>(ph.w) + (grp * blocks + b) * ph.depth * kBlockChannels;
+  const auto* w = static_cast<const typename P::Word*>(ph.w) + block * ph.depth * kBlockChannels;
   const Shape<P> shape = shape_for<P>(mr, ph.ow, flattens<P>(pa));
   const std::int64_t rows = lesser(kRowsPerItem, ph.oh - i0);
   for (std::int64_t h = 0; h < rows; h += shape.rows)
@@ -411,7 +408,7 @@ void run_phased(const Args& a) {
           const std::int64_t c0 = b * kBlockChannels;
           const int mr = static_cast<int>(lesser(a.cg - c0, kBlockChannels));
           for (int k = 0; k < a.phase_count; ++k)
-            run_phase<P>(a, a.phases[k], grp, b, mr, d, i0, window, out + k * per_phase);
+            run_phase<P>(a, a.phases[k], grp * blocks + b, mr, d, i0, window, out + k * per_phase);
           interleave_phases<P>(a, out,
                                static_cast<T*>(a.dx) + ((n * a.g + grp) * a.cg + c0) * plane, plane,
                                mr, d, i0);
