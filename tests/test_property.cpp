@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bf16_pointwise_shapes.hpp"
 #include "convguard/canonical.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
@@ -154,6 +155,31 @@ TEST(Property, Bf16DirectVerifiesInEveryDirection) {
 
 TEST(Property, Bf16PlanarOnAmxVerifiesForward) {
   expect_bf16_direct_verifies("cpu:bf16_planar:amx_bf16", {Direction::forward});
+}
+
+// The pointwise path of cpu:bf16_planar:amx_bf16 on the CPU itself (the AVX-512 pairing the
+// emulation test replaces: whole 32-pixel runs, masked runs across images, stride 2's even
+// elements, stride 3's one by one), both fills.
+TEST(Property, Bf16PlanarPointwiseOnAmxVerifies) {
+  const Solver* s = find_solver("cpu:bf16_planar:amx_bf16");
+  ASSERT_NE(s, nullptr);
+  for (const char* text : convguard::testing::kBf16PointwiseShapes) {
+    const auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    for (const FillMode fill : {FillMode::uniform, FillMode::integer}) {
+      TrialTensors t(*p);
+      TrialOptions o;
+      o.fill = fill;
+      fill_inputs(*p, t, 5, fill);
+      const TrialResult r = run_trial(*s, *p, t, o);
+      if (r.status.code() == StatusCode::not_applicable &&
+          r.status.message().find("CPU") != std::string::npos)
+        GTEST_SKIP() << r.status.message();
+      ASSERT_TRUE(r.ran()) << r.status.to_string() << "\n  problem: " << text;
+      ASSERT_TRUE(r.verdict.has_value());
+      EXPECT_TRUE(r.verdict->ok) << r.verdict->message << "\n  problem: " << text;
+    }
+  }
 }
 
 TEST(Property, Bf16DirectOnAmxVerifiesInEveryDirection) {

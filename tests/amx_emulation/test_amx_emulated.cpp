@@ -5,18 +5,18 @@
 // machine may not be able to run, is not linked in).
 #include "amx_emulation/emulated_tiles.hpp"
 // (emulated_tiles.hpp first: its names replace the intrinsics in the kernel.)
-#include "cpu/solvers/bf16_amx.cpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "bf16_pointwise_shapes.hpp"
 #include "convguard/canonical.hpp"
 #include "convguard/dtype.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
+#include "cpu/solvers/bf16_amx.cpp"
 #include "cpu/solvers/bf16_amx_planar.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
@@ -31,8 +31,7 @@ void forward_avx512(const ForwardArgs&) {
 void store_bf16_avx512(const float* in, std::int64_t in_row, std::int64_t W, std::int64_t C,
                        std::uint16_t* dst, std::int64_t dc, std::int64_t dw) {
   for (std::int64_t c = 0; c < C; ++c)
-    for (std::int64_t w = 0; w < W; ++w)
-      dst[c * dc + w * dw] = float_to_bfloat(in[w * in_row + c]);
+    for (std::int64_t w = 0; w < W; ++w) dst[c * dc + w * dw] = float_to_bfloat(in[w * in_row + c]);
 }
 void load_bf16_rows_avx512(const std::uint16_t* src, std::int64_t sc, std::int64_t sw,
                            std::int64_t W, std::int64_t C, std::uint16_t* out) {
@@ -56,6 +55,28 @@ void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std:
       }
       dst[j * dst_row + i] = lo | hi << 16;
     }
+}
+// bf16_direct_avx512.cpp's pairing for the pointwise path, one word at a time from each pixel's
+// own address (never the x_dense shortcut, which must agree with it).
+void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t first,
+                                  std::int64_t count, std::uint32_t* dst) {
+  const std::int64_t plane = a.od * a.oh * a.ow;
+  for (std::int64_t chunk = first; chunk < first + count; ++chunk, dst += a.chunk_words)
+    for (std::int64_t cp = 0; cp < a.pair_blocks * 16; ++cp)
+      for (std::int64_t t = 0; t < 32; ++t) {
+        const std::int64_t v = chunk * 32 + t;
+        std::uint32_t word = 0;
+        if (v < a.pixels) {
+          const std::int64_t n = v / plane, p = v % plane;
+          const std::int64_t w = p % a.ow, h = p / a.ow % a.oh, d = p / (a.ow * a.oh);
+          const std::uint16_t* px =
+              a.x + n * a.xs[0] + d * a.sd * a.xs[2] + h * a.sh * a.xs[3] + w * a.sw;
+          const std::uint32_t lo = 2 * cp < a.c ? px[2 * cp * a.xs[1]] : 0u;
+          const std::uint32_t hi = 2 * cp + 1 < a.c ? px[(2 * cp + 1) * a.xs[1]] : 0u;
+          word = lo | hi << 16;
+        }
+        dst[cp / 16 * 512 + t / 16 * 256 + cp % 16 * 16 + t % 16] = word;
+      }
 }
 }  // namespace convguard::cpu::bf16
 
@@ -117,12 +138,14 @@ void run_amx(const Problem& p, TrialTensors& t) {
 
 // cpu:bf16_planar:amx_bf16's forward pass into t, its scratch filled with NaN first (the grid's
 // pixels that are not outputs, and x's rows past the last plane, may read it; none may reach y).
-void run_planar(const Problem& p, TrialTensors& t) {
+// `threads`: the threads the pointwise path's buffers are sized for.
+void run_planar(const Problem& p, TrialTensors& t, int threads = 2) {
   const auto G = detail::geometry(p);
-  const cpu::bf16::PlanarSizes z = cpu::bf16::planar_sizes(G);
+  const cpu::bf16::PlanarSizes z =
+      cpu::bf16::planar_sizes(G, detail::shape5(x_desc(p)).strides, threads);
   std::vector<std::uint32_t> x(static_cast<std::size_t>(z.x_words), 0xffffffffu);
   std::vector<std::uint16_t> w(static_cast<std::size_t>(z.w_elements), 0xffff);
-  cpu::bf16::forward_planar(G, t.view(), x.data(), w.data());
+  cpu::bf16::forward_planar(G, t.view(), x.data(), z.x_words, w.data());
 }
 
 void expect_verified(const std::string& text, bool planar = false) {
@@ -134,8 +157,7 @@ void expect_verified(const std::string& text, bool planar = false) {
     run_planar(*p, t);
   else
     run_amx(*p, t);
-  const Solver* s =
-      find_solver(planar ? "cpu:bf16_planar:amx_bf16" : "cpu:bf16_direct:amx_bf16");
+  const Solver* s = find_solver(planar ? "cpu:bf16_planar:amx_bf16" : "cpu:bf16_direct:amx_bf16");
   ASSERT_NE(s, nullptr);
   TrialResult r;
   ASSERT_TRUE(verify_output(*s, *p, t, TrialOptions{}, r).is_ok()) << text;
@@ -166,8 +188,9 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_D --dt=bf16 --wtag=axb mb2ic34ih10iw10oc18oh10ow10kh3kw3ph1pw1",
            "--dir=BWD_D --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
            // Backward-weights: one copy per stride phase (C >= 32), a copy per tap column
-           // (C < 32), width and height phases with dilation, odd OW, partial row tiles, K past 16 or odd, splits
-           // (few items, many chunks), 1D, 3D with depth phases, dilation, both layouts.
+           // (C < 32), width and height phases with dilation, odd OW, partial row tiles, K past 16
+           // or odd, splits (few items, many chunks), 1D, 3D with depth phases, dilation, both
+           // layouts.
            "--dir=BWD_W --dt=bf16 mb2ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 mb2ic64ih7iw7oc64oh7ow7kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 mb2ic3ih20iw20oc16oh7ow7kh7kw7sh2sw2ph2pw2",
@@ -184,7 +207,8 @@ TEST(AmxEmulated, ShapesVerify) {
            "--dir=BWD_W --dt=bf16 mb2ic18id5ih6iw7oc25od3oh3ow4kd3kh3kw3sd2sh2sw2pd1ph1pw1",
            "--dir=BWD_W --dt=bf16 mb1ic34ih15iw15oc17oh11ow11kh3kw3dh2dw2",
            "--dir=BWD_W --dt=bf16 mb3ic32ih1iw30oc16oh1ow28kh1kw3",
-           "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
+           "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb "
+           "mb2ic36ih14iw14oc40oh14ow14kh3kw3ph1pw1",
            "--dir=BWD_W --dt=bf16 --stag=axb --dtag=axb mb2ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
            // One item and 517 steps: 32 splits of 17 would leave the last one empty (its dW^T
            // summed unwritten, NaN here); more than 128 steps: a second block reloads the
@@ -215,6 +239,30 @@ TEST(AmxEmulated, PlanarForwardVerifies) {
            "--dt=bf16 --wtag=axb mb2ic64ih10iw10oc33oh10ow10kh3kw3ph1pw1",
        })
     expect_verified(text, true);
+}
+
+// The pointwise path and the problems it must leave to the grid (bf16_pointwise_shapes.hpp).
+TEST(AmxEmulated, PlanarPointwiseVerifies) {
+  for (const char* text : convguard::testing::kBf16PointwiseShapes) expect_verified(text, true);
+}
+
+// The pointwise path's schedule depends on the threads its buffers are for (groups per round
+// of threads, channel blocks split when the chunks are few); every schedule gives the same bits.
+TEST(AmxEmulated, PlanarPointwiseSameBitsForAnyThreads) {
+  for (const char* text : {"--dt=bf16 mb2ic40ih14iw14oc72oh14ow14kh1kw1",
+                           "--dt=bf16 mb1ic32ih3iw3oc200oh3ow3kh1kw1"}) {
+    auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    std::vector<std::vector<std::uint16_t>> outputs;
+    for (int threads : {1, 2, 3, 8}) {
+      TrialTensors t(*p);
+      fill_inputs(*p, t, 11, FillMode::uniform);
+      run_planar(*p, t, threads);
+      const auto* y = static_cast<const std::uint16_t*>(t.view().y.data);
+      outputs.emplace_back(y, y + t.view().y.desc.elements());
+    }
+    for (std::size_t i = 1; i < outputs.size(); ++i) EXPECT_EQ(outputs[i], outputs[0]) << text;
+  }
 }
 
 // The random bf16 problems the property test draws, every direction, one group.

@@ -43,9 +43,32 @@ Planar planar(const Geometry& G) {
     z.group_x.push_back(z.grid.group_phase[g] * z.pairs_padded * z.x_row + z.grid.group_offset[g]);
   z.kp32 = round_up(G.k(), 32);
   z.sizes.x_words = static_cast<std::int64_t>(z.grid.phases.size()) * z.pairs_padded * z.x_row;
-  z.sizes.w_elements =
-      static_cast<std::int64_t>(z.group_x.size()) * z.pair_blocks * z.kp32 * 32;
+  z.sizes.w_elements = static_cast<std::int64_t>(z.group_x.size()) * z.pair_blocks * z.kp32 * 32;
   return z;
+}
+
+// The pointwise path (forward_amx_pointwise) where it applies: a 1x1 filter, no padding, every
+// output pixel's x inside x (no end padding read), x channels-first (read in place).
+bool takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& xst) {
+  return G.taps() == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 && xst[4] == 1 &&
+         (G.od - 1) * G.sd < G.id && (G.oh - 1) * G.sh < G.ih && (G.ow - 1) * G.sw < G.iw;
+}
+
+// Words of one chunk's pairs, and the chunks of a group whose channel blocks run over them all:
+// their pairs at most 512 KiB (so they stay in L2 beside one channel block's filter rows) and at
+// most 16 chunks, at least one.
+std::int64_t chunk_words(const Planar& z) {
+  return z.pair_blocks * 512;
+}
+std::int64_t chunks_per_group(const Planar& z) {
+  return std::clamp<std::int64_t>(128 * 1024 / chunk_words(z), 1, 16);
+}
+
+// Groups for `chunks` chunks: whole rounds of the threads where the chunks allow, none larger
+// than chunks_per_group.
+std::int64_t chunk_groups(const Planar& z, std::int64_t chunks, std::int64_t threads) {
+  const std::int64_t need = (chunks + chunks_per_group(z) - 1) / chunks_per_group(z);
+  return std::min(chunks, (need + threads - 1) / threads * threads);
 }
 
 // x as channel-pair rows on the grid: one (phase, pair, n, od') plane of OHv rows at a time. The
@@ -149,8 +172,8 @@ struct Output {
   const AmxBwdwLayout& L;
   std::uint16_t* y;
   std::array<std::int64_t, 5> st;
-  static void store(const void* context, std::int64_t chunk, std::int64_t k0,
-                    std::int64_t channels, const float* block) {
+  static void store(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
+                    const float* block) {
     const auto& [G, L, y, st] = *static_cast<const Output*>(context);
     const std::int64_t first = chunk * 32, end = std::min(first + 32, L.pixels);
     for (std::int64_t v = first; v < end;) {
@@ -169,36 +192,117 @@ struct Output {
   }
 };
 
-}  // namespace
+// The pointwise path's store: pixel v is (n, p) of the flat output; where y's planes are dense,
+// a run goes to the end of its image, else to the end of its row.
+struct PointwiseOutput {
+  const Geometry& G;
+  std::uint16_t* y;
+  std::array<std::int64_t, 5> st;
+  std::int64_t pixels;
+  static void store(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
+                    const float* block) {
+    const auto& [G, y, st, pixels] = *static_cast<const PointwiseOutput*>(context);
+    const std::int64_t plane = G.od * G.oh * G.ow, first = chunk * 32;
+    const std::int64_t end = std::min(first + 32, pixels);
+    // (shape5 gives a 2D tensor's depth stride 0.)
+    const bool dense = st[3] == G.ow * st[4] && (G.od == 1 || st[2] == G.oh * st[3]);
+    for (std::int64_t v = first; v < end;) {
+      const std::int64_t n = v / plane, p = v % plane, w = p % G.ow;
+      const std::int64_t run = dense ? std::min(plane - p, end - v) : std::min(G.ow - w, end - v);
+      const std::int64_t at =
+          dense ? p * st[4] : p / (G.ow * G.oh) * st[2] + p / G.ow % G.oh * st[3] + w * st[4];
+      store_bf16_avx512(block + (v - first), 32, channels, run, y + n * st[0] + k0 * st[1] + at,
+                        st[4], st[1]);
+      v += run;
+    }
+  }
+};
 
-PlanarSizes planar_sizes(const Geometry& G) {
-  return planar(G).sizes;
-}
-
-void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::uint16_t* wp, PlanarTimes* times) {
-  const Planar z = planar(G);
-  const double t0 = times ? omp_get_wtime() : 0;
-  copy_pairs_to_grid(G, z, Reader(t.x), xw);
-  const double t1 = times ? omp_get_wtime() : 0;
-  pack_planar_filter(G, z, Reader(t.w), wp);
-  const double t2 = times ? omp_get_wtime() : 0;
-  const auto& yst = detail::shape5(t.y.desc).strides;
-  const Output out{G, z.grid, static_cast<std::uint16_t*>(t.y.data),
-                   {yst[0], yst[1], yst[2], yst[3], yst[4]}};
-  AmxPlanarForwardArgs a{};
-  a.x = xw;
-  a.x_row = z.x_row;
-  a.group_x = z.group_x.data();
-  a.groups = static_cast<std::int64_t>(z.group_x.size());
+void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
+                       std::uint32_t* buffer, std::int64_t buffer_words, const std::uint16_t* wp) {
+  const auto xst = detail::shape5(t.x.desc).strides;
+  const auto yst = detail::shape5(t.y.desc).strides;
+  const std::int64_t pixels = G.n * G.od * G.oh * G.ow, chunks = (pixels + 31) / 32;
+  const std::int64_t kblocks = z.kp32 / 32;
+  AmxPointwiseForwardArgs a{};
+  a.chunk_words = chunk_words(z);
+  a.buffer_chunks = chunks_per_group(z);
+  // Tile rows on whole lines (the caller's workspace may start anywhere: planar_sizes reserves
+  // a line for this), and as many buffers as the threads the plan was made for.
+  const auto skip = static_cast<std::int64_t>(-reinterpret_cast<std::uintptr_t>(buffer) % 64 / 4);
+  buffer += skip;
+  const std::int64_t slots = (buffer_words - skip) / (a.buffer_chunks * a.chunk_words);
+  a.threads = static_cast<int>(std::clamp<std::int64_t>(slots, 1, omp_get_max_threads()));
+  a.groups = chunk_groups(z, chunks, a.threads);
+  // Fewer groups than threads (a few chunks): the channel blocks split too.
+  a.k_parts = a.groups >= a.threads ? 1 : std::min(kblocks, (a.threads + a.groups - 1) / a.groups);
+  a.kb_per = (kblocks + a.k_parts - 1) / a.k_parts;
+  a.k_parts = (kblocks + a.kb_per - 1) / a.kb_per;
+  a.x = static_cast<const std::uint16_t*>(t.x.data);
+  for (int i = 0; i < 4; ++i) a.xs[i] = xst[i];
+  a.c = G.c();
   a.pair_blocks = z.pair_blocks;
+  a.od = G.od;
+  a.oh = G.oh;
+  a.ow = G.ow;
+  a.sd = G.sd;
+  a.sh = G.sh;
+  a.sw = G.sw;
+  a.pixels = pixels;
+  a.x_dense =
+      G.sd == 1 && G.sh == 1 && G.sw == 1 && xst[3] == G.iw && (G.id == 1 || xst[2] == G.ih * G.iw);
   a.w = wp;
   a.kp32 = z.kp32;
   a.k = G.k();
-  a.chunks = z.grid.chunks;
-  a.store = &Output::store;
+  a.buffer = buffer;
+  const PointwiseOutput out{
+      G, static_cast<std::uint16_t*>(t.y.data), {yst[0], yst[1], yst[2], yst[3], yst[4]}, pixels};
+  a.store = &PointwiseOutput::store;
   a.context = &out;
-  forward_amx_planar(a);
+  forward_amx_pointwise(a);
+}
+
+}  // namespace
+
+PlanarSizes planar_sizes(const Geometry& G, const std::array<std::int64_t, 5>& x_strides,
+                         int threads) {
+  const Planar z = planar(G);
+  PlanarSizes sizes = z.sizes;
+  if (takes_pointwise(G, x_strides))
+    sizes.x_words = threads * chunks_per_group(z) * chunk_words(z) + 16;
+  return sizes;
+}
+
+void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
+                    std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times) {
+  const Planar z = planar(G);
+  const bool pointwise = takes_pointwise(G, detail::shape5(t.x.desc).strides);
+  const double t0 = times ? omp_get_wtime() : 0;
+  if (!pointwise) copy_pairs_to_grid(G, z, Reader(t.x), xw);
+  const double t1 = times ? omp_get_wtime() : 0;
+  pack_planar_filter(G, z, Reader(t.w), wp);
+  const double t2 = times ? omp_get_wtime() : 0;
+  if (pointwise) {
+    forward_pointwise(G, z, t, xw, x_words, wp);
+  } else {
+    const auto& yst = detail::shape5(t.y.desc).strides;
+    const Output out{
+        G, z.grid, static_cast<std::uint16_t*>(t.y.data), {yst[0], yst[1], yst[2], yst[3], yst[4]}};
+    AmxPlanarForwardArgs a{};
+    a.x = xw;
+    a.x_row = z.x_row;
+    a.group_x = z.group_x.data();
+    a.groups = static_cast<std::int64_t>(z.group_x.size());
+    a.pair_blocks = z.pair_blocks;
+    a.w = wp;
+    a.kp32 = z.kp32;
+    a.k = G.k();
+    a.chunks = z.grid.chunks;
+    a.chunk_groups = chunk_groups(z, a.chunks, omp_get_max_threads());
+    a.store = &Output::store;
+    a.context = &out;
+    forward_amx_planar(a);
+  }
   if (times) *times = {(t1 - t0) * 1e3, (t2 - t1) * 1e3, (omp_get_wtime() - t2) * 1e3};
 }
 
@@ -228,17 +332,18 @@ StagingSpec Bf16PlanarAmxSolver::staging(const Problem& p) const {
 }
 
 void Bf16PlanarAmxSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  const bf16::PlanarSizes z = bf16::planar_sizes(detail::geometry(p));
-  layout.add(z.x_words);                 // 32-bit pair words, reserved as floats
+  const bf16::PlanarSizes z = bf16::planar_sizes(
+      detail::geometry(p), detail::shape5(x_desc(p)).strides, omp_get_max_threads());
+  layout.add(z.x_words);               // 32-bit pair words, reserved as floats
   layout.add((z.w_elements + 1) / 2);  // bf16 pairs
 }
 
-Status Bf16PlanarAmxSolver::compute(const Problem&, const StagedTensors& t,
-                                    std::span<std::byte> ws, const WorkspaceLayout& layout,
-                                    int first_scratch) const {
-  bf16::forward_planar(t.geo, *t.caller,
-                       reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch)),
-                       reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1)));
+Status Bf16PlanarAmxSolver::compute(const Problem&, const StagedTensors& t, std::span<std::byte> ws,
+                                    const WorkspaceLayout& layout, int first_scratch) const {
+  // The x slot's size: its words end where the filter's slot begins.
+  auto* xw = reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch));
+  auto* wp = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1));
+  bf16::forward_planar(t.geo, *t.caller, xw, reinterpret_cast<std::uint32_t*>(wp) - xw, wp);
   return Status::ok();
 }
 

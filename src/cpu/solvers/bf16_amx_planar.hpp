@@ -16,6 +16,8 @@
 // stride, dilation and padding; 1D, 2D, 3D; any layout (channels-first rows are copied whole).
 #pragma once
 
+#include <array>
+
 #include "cpu/staged_solver.hpp"
 
 namespace convguard::cpu {
@@ -33,19 +35,23 @@ class Bf16PlanarAmxSolver final : public StagedSolver {
 };
 
 namespace bf16 {
-// Words of x's pair copy and bf16 elements of the packed filter for problem geometry G.
+// Words of x's pair copy (the pointwise path: `threads` threads' pair buffers) and bf16 elements
+// of the packed filter for problem geometry G and x's strides (N, C, D, H, W).
 struct PlanarSizes {
   std::int64_t x_words = 0, w_elements = 0;
 };
-PlanarSizes planar_sizes(const detail::Geometry& G);
+PlanarSizes planar_sizes(const detail::Geometry& G, const std::array<std::int64_t, 5>& x_strides,
+                         int threads);
 // Milliseconds of each step of one forward_planar (for profiling; the solver passes none).
 struct PlanarTimes {
   double copy_x = 0, pack_filter = 0, kernel = 0;
 };
 // The whole forward pass into t.y (the copy, the filter, the kernel with its stores): the
-// solver's compute, and the emulation test's entry.
+// solver's compute, and the emulation test's entry. xw holds x_words words (planar_sizes'); the
+// pointwise path (1x1, no padding, channels-first x: x read in place, paired per chunk into
+// per-thread buffers) runs on as many threads as xw has buffers for, at most OpenMP's count.
 void forward_planar(const detail::Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::uint16_t* wp, PlanarTimes* times = nullptr);
+                    std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times = nullptr);
 }  // namespace bf16
 
 }  // namespace convguard::cpu

@@ -210,7 +210,108 @@ void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std:
       r[i] = i < rows ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask, src + i * src_row + w))
                       : _mm512_setzero_ps();
     transpose16(r);
-    for (std::int64_t j = 0; j < (n + 1) / 2; ++j) _mm512_storeu_ps(dst + (w / 2 + j) * dst_row, r[j]);
+    for (std::int64_t j = 0; j < (n + 1) / 2; ++j)
+      _mm512_storeu_ps(dst + (w / 2 + j) * dst_row, r[j]);
+  }
+}
+
+namespace {
+
+// A run of a chunk's pixels whose x elements lie `sw` apart from src (channel 0): pixels t0 to
+// t0 + len - 1 of the chunk.
+struct PixelRun {
+  const std::uint16_t* src;
+  std::int64_t t0, len;
+};
+
+// The runs of pixels [v0, v1): one per image where x is dense, else one per output row.
+std::int64_t chunk_runs(const AmxPointwiseForwardArgs& a, std::int64_t v0, std::int64_t v1,
+                        PixelRun* runs) {
+  const std::int64_t plane = a.od * a.oh * a.ow;
+  std::int64_t count = 0;
+  for (std::int64_t v = v0; v < v1;) {
+    const std::int64_t n = v / plane, p = v % plane;
+    const std::uint16_t* image = a.x + n * a.xs[0];
+    std::int64_t len;
+    if (a.x_dense) {
+      len = smaller(plane - p, v1 - v);
+      runs[count] = {image + p, v - v0, len};
+    } else {
+      const std::int64_t w = p % a.ow, h = p / a.ow % a.oh, d = p / (a.ow * a.oh);
+      len = smaller(a.ow - w, v1 - v);
+      runs[count] = {image + d * a.sd * a.xs[2] + h * a.sh * a.xs[3] + w * a.sw, v - v0, len};
+    }
+    ++count;
+    v += len;
+  }
+  return count;
+}
+
+// One channel's 32 pixels of a chunk (zero past its runs), channel_offset elements past the runs'
+// channel 0. Masked loads read only the elements the pixels use, so no load crosses x's end.
+__m512i channel_row(const PixelRun* runs, std::int64_t count, std::int64_t sw,
+                    std::int64_t channel_offset) {
+  if (count == 1 && runs[0].len == 32 && sw == 1)
+    return _mm512_loadu_si512(runs[0].src + channel_offset);
+  alignas(64) std::uint16_t row[32] = {};
+  for (std::int64_t r = 0; r < count; ++r) {
+    const std::uint16_t* src = runs[r].src + channel_offset;
+    const std::int64_t len = runs[r].len;
+    const __mmask32 keep = static_cast<__mmask32>((std::uint64_t{1} << len) - 1);
+    if (sw == 1) {
+      _mm512_mask_storeu_epi16(row + runs[r].t0, keep, _mm512_maskz_loadu_epi16(keep, src));
+    } else if (sw == 2) {
+      // Elements 0, 2, ..., 2 (len - 1): the low halves of 32-bit lanes, 2 len - 1 elements read.
+      const std::int64_t used = 2 * len - 1;
+      const __mmask32 m0 = static_cast<__mmask32>((std::uint64_t{1} << smaller(used, 32)) - 1);
+      const __mmask32 m1 =
+          used > 32 ? static_cast<__mmask32>((std::uint64_t{1} << (used - 32)) - 1) : 0;
+      const __m256i lo = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(m0, src));
+      const __m256i hi = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(m1, src + 32));
+      _mm512_mask_storeu_epi16(row + runs[r].t0, keep,
+                               _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+    } else {
+      for (std::int64_t t = 0; t < len; ++t) row[runs[r].t0 + t] = src[t * sw];
+    }
+  }
+  return _mm512_load_si512(row);
+}
+
+}  // namespace
+
+void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t first,
+                                  std::int64_t count, std::uint32_t* dst) {
+  PixelRun runs[16][32];
+  std::int64_t run_count[16];
+  for (std::int64_t j = 0; j < count; ++j) {
+    const std::int64_t v0 = (first + j) * 32;
+    run_count[j] = chunk_runs(a, v0, smaller(v0 + 32, a.pixels), runs[j]);
+  }
+  // Word t of the low half: element t of channel 2cp in its low 16 bits, of 2cp + 1 in its high.
+  alignas(64) std::uint16_t lo_index[32], hi_index[32];
+  for (int t = 0; t < 16; ++t) {
+    lo_index[2 * t] = static_cast<std::uint16_t>(t);
+    lo_index[2 * t + 1] = static_cast<std::uint16_t>(32 + t);
+    hi_index[2 * t] = static_cast<std::uint16_t>(16 + t);
+    hi_index[2 * t + 1] = static_cast<std::uint16_t>(48 + t);
+  }
+  const __m512i lo_idx = _mm512_load_si512(lo_index), hi_idx = _mm512_load_si512(hi_index);
+  const std::int64_t pairs_padded = a.pair_blocks * 16;
+  // Channel by channel over the whole group, so that each channel's pixels are read as one
+  // stream. (Software prefetches of the channels a few pairs ahead, into L2, made it slower on
+  // session 29's Xeon: docs/perf.md.)
+  for (std::int64_t cp = 0; cp < pairs_padded; ++cp) {
+    const std::int64_t c0 = 2 * cp;
+    for (std::int64_t j = 0; j < count; ++j) {
+      const __m512i even = c0 < a.c ? channel_row(runs[j], run_count[j], a.sw, c0 * a.xs[1])
+                                    : _mm512_setzero_si512();
+      const __m512i odd = c0 + 1 < a.c
+                              ? channel_row(runs[j], run_count[j], a.sw, (c0 + 1) * a.xs[1])
+                              : _mm512_setzero_si512();
+      std::uint32_t* row = dst + j * a.chunk_words + (cp / 16) * 512 + (cp % 16) * 16;
+      _mm512_storeu_si512(row, _mm512_permutex2var_epi16(even, lo_idx, odd));
+      _mm512_storeu_si512(row + 256, _mm512_permutex2var_epi16(even, hi_idx, odd));
+    }
   }
 }
 

@@ -118,11 +118,45 @@ struct AmxPlanarForwardArgs {
   const std::uint16_t* w;
   std::int64_t kp32, k;
   std::int64_t chunks;
+  std::int64_t chunk_groups;  // runs of consecutive chunks, each channel block over a run
   void (*store)(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
                 const float* block);
   const void* context;
 };
 void forward_amx_planar(const AmxPlanarForwardArgs& a);
+
+// cpu:bf16_planar:amx_bf16's pointwise forward (bf16_amx.cpp): a 1x1 filter with no padding and
+// channels-first x, read in place. Pixel v of the flat output (n, od, oh, ow) reads x at
+// xs[0] n + (od sd) xs[2] + (oh sh) xs[3] + ow sw; where x_dense, an image's pixel p at x + p
+// (stride 1, whole planes), so one run of pixels may span rows. The 32-pixel chunks are split
+// into `groups` groups of consecutive chunks (sizes differing by at most one), each group into
+// k_parts parts of kb_per 32-channel blocks: an item is a group's part. It pairs its chunks'
+// channels into its thread's buffer (chunk_words words a chunk, at most buffer_chunks chunks),
+// then for each of its channel blocks runs every chunk, so that the block's filter rows stay in
+// cache over the group: one read of the filter per group, where forward_amx_planar reads all of
+// it per chunk. `store` as forward_amx_planar's.
+struct AmxPointwiseForwardArgs {
+  const std::uint16_t* x;
+  std::int64_t xs[4];  // x's n, c, d, h strides in elements (w's is 1)
+  std::int64_t c, pair_blocks;
+  std::int64_t od, oh, ow, sd, sh, sw;
+  std::int64_t pixels;  // n od oh ow
+  bool x_dense;
+  const std::uint16_t* w;
+  std::int64_t kp32, k;
+  std::int64_t groups, k_parts, kb_per, chunk_words, buffer_chunks;
+  int threads;
+  std::uint32_t* buffer;  // threads x buffer_chunks x chunk_words words, 64-byte aligned
+  void (*store)(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
+                const float* block);
+  const void* context;
+};
+void forward_amx_pointwise(const AmxPointwiseForwardArgs& a);
+// The channel pairs of `count` (at most 16) chunks from chunk `first` for forward_amx_pointwise,
+// chunk_words apart at dst (bf16_direct_avx512.cpp): per 16-pair block, pixels 0-15 then 16-31,
+// each as 16 pair rows of 16 words; zero words for the pairs past C and the pixels past the last.
+void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t first,
+                                  std::int64_t count, std::uint32_t* dst);
 
 // 16 rows (`rows` of them real, src_row elements apart) of `count` consecutive bf16 values as
 // pairs of adjacent values, transposed: ceil(count / 2) rows of 16 words at dst (dst_row words
