@@ -3,8 +3,8 @@
 // image and across images (7 x 7), odd C and C past one 16-pair block, K not a multiple of 32,
 // strides 2 and 3 (per-row runs; 3 one element at a time), odd widths, 1D and 3D, y
 // channels-last, one chunk only (channel blocks split between threads), a C whose pairs fill a
-// thread's buffer with one chunk; and problems it must not take (end padding read, begin
-// padding, channels-last x), which the grid path computes.
+// thread's buffer with one chunk, many groups a thread (at two sizes of group); and problems it
+// must not take (end padding read, begin padding, channels-last x), which the grid path computes.
 #pragma once
 
 namespace convguard::testing {
@@ -22,6 +22,8 @@ inline constexpr const char* kBf16PointwiseShapes[] = {
     "--dt=bf16 --dtag=axb mb2ic48ih9iw9oc40oh9ow9kh1kw1",
     "--dt=bf16 mb1ic32ih3iw3oc200oh3ow3kh1kw1",
     "--dt=bf16 mb1ic4100ih2iw3oc40oh2ow3kh1kw1",
+    "--dt=bf16 mb2ic40ih64iw64oc48oh64ow64kh1kw1",
+    "--dt=bf16 mb1ic600ih40iw40oc40oh40ow40kh1kw1",
     "--dt=bf16 mb2ic32ih7iw7oc32oh4ow4kh1kw1sh2sw2ph0pw0",
     "--dt=bf16 mb2ic32ih8iw8oc32oh5ow5kh1kw1sh2sw2",
     "--dt=bf16 mb2ic32ih8iw8oc32oh9ow9kh1kw1ph1pw1",

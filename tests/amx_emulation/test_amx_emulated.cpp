@@ -6,6 +6,7 @@
 #include "amx_emulation/emulated_tiles.hpp"
 // (emulated_tiles.hpp first: its names replace the intrinsics in the kernel.)
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <string>
@@ -246,15 +247,19 @@ TEST(AmxEmulated, PlanarPointwiseVerifies) {
   for (const char* text : convguard::testing::kBf16PointwiseShapes) expect_verified(text, true);
 }
 
-// The pointwise path's schedule depends on the threads its buffers are for (groups per round
-// of threads, channel blocks split when the chunks are few); every schedule gives the same bits.
+// The pointwise path's schedule depends on its threads (groups per round of threads, channel
+// blocks split when the chunks are few); every schedule gives the same bits.
 TEST(AmxEmulated, PlanarPointwiseSameBitsForAnyThreads) {
-  for (const char* text : {"--dt=bf16 mb2ic40ih14iw14oc72oh14ow14kh1kw1",
-                           "--dt=bf16 mb1ic32ih3iw3oc200oh3ow3kh1kw1"}) {
+  const int saved = omp_get_max_threads();
+  for (const char* text :
+       {"--dt=bf16 mb2ic40ih14iw14oc72oh14ow14kh1kw1", "--dt=bf16 mb1ic32ih3iw3oc200oh3ow3kh1kw1",
+        "--dt=bf16 mb1ic40ih9iw9oc200oh9ow9kh1kw1",
+        "--dt=bf16 mb2ic40ih40iw40oc48oh40ow40kh1kw1"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     std::vector<std::vector<std::uint16_t>> outputs;
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : {1, 2, 3, 4, 8}) {
+      omp_set_num_threads(threads);
       TrialTensors t(*p);
       fill_inputs(*p, t, 11, FillMode::uniform);
       run_planar(*p, t, threads);
@@ -263,6 +268,7 @@ TEST(AmxEmulated, PlanarPointwiseSameBitsForAnyThreads) {
     }
     for (std::size_t i = 1; i < outputs.size(); ++i) EXPECT_EQ(outputs[i], outputs[0]) << text;
   }
+  omp_set_num_threads(saved);
 }
 
 // The random bf16 problems the property test draws, every direction, one group.
