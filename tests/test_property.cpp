@@ -163,7 +163,7 @@ TEST(Property, Bf16PlanarOnAmxVerifiesForward) {
 TEST(Property, Bf16PlanarPointwiseOnAmxVerifies) {
   const Solver* s = find_solver("cpu:bf16_planar:amx_bf16");
   ASSERT_NE(s, nullptr);
-  for (const char* text : convguard::testing::kBf16PointwiseShapes) {
+  for (const auto& [text, pointwise] : convguard::testing::kBf16PointwiseShapes) {
     const auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     for (const FillMode fill : {FillMode::uniform, FillMode::integer}) {

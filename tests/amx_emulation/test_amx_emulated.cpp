@@ -3,8 +3,12 @@
 // addressing on every build machine. This program has its own copy of the kernel; the scalar
 // helpers below stand in for bf16_direct_avx512.cpp's AVX-512 ones (so that file, which this
 // machine may not be able to run, is not linked in).
+// clang-format off
 #include "amx_emulation/emulated_tiles.hpp"
 // (emulated_tiles.hpp first: its names replace the intrinsics in the kernel.)
+#include "cpu/solvers/bf16_amx.cpp"
+// clang-format on
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -17,7 +21,6 @@
 #include "convguard/dtype.hpp"
 #include "convguard/registry.hpp"
 #include "convguard/trial.hpp"
-#include "cpu/solvers/bf16_amx.cpp"
 #include "cpu/solvers/bf16_amx_planar.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
@@ -58,7 +61,7 @@ void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std:
     }
 }
 // bf16_direct_avx512.cpp's pairing for the pointwise path, one word at a time from each pixel's
-// own address (never the x_dense shortcut, which must agree with it).
+// own address (never the x_dense shortcut, which is checked against it).
 void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t first,
                                   std::int64_t count, std::uint32_t* dst) {
   const std::int64_t plane = a.od * a.oh * a.ow;
@@ -72,6 +75,8 @@ void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t
           const std::int64_t w = p % a.ow, h = p / a.ow % a.oh, d = p / (a.ow * a.oh);
           const std::uint16_t* px =
               a.x + n * a.xs[0] + d * a.sd * a.xs[2] + h * a.sh * a.xs[3] + w * a.sw;
+          if (a.x_dense && px != a.x + n * a.xs[0] + p)
+            ADD_FAILURE() << "x_dense, but pixel " << v << " is not at its image + " << p;
           const std::uint32_t lo = 2 * cp < a.c ? px[2 * cp * a.xs[1]] : 0u;
           const std::uint32_t hi = 2 * cp + 1 < a.c ? px[(2 * cp + 1) * a.xs[1]] : 0u;
           word = lo | hi << 16;
@@ -139,14 +144,12 @@ void run_amx(const Problem& p, TrialTensors& t) {
 
 // cpu:bf16_planar:amx_bf16's forward pass into t, its scratch filled with NaN first (the grid's
 // pixels that are not outputs, and x's rows past the last plane, may read it; none may reach y).
-// `threads`: the threads the pointwise path's buffers are sized for.
-void run_planar(const Problem& p, TrialTensors& t, int threads = 2) {
+void run_planar(const Problem& p, TrialTensors& t) {
   const auto G = detail::geometry(p);
-  const cpu::bf16::PlanarSizes z =
-      cpu::bf16::planar_sizes(G, detail::shape5(x_desc(p)).strides, threads);
+  const cpu::bf16::PlanarSizes z = cpu::bf16::planar_sizes(G, detail::shape5(x_desc(p)).strides);
   std::vector<std::uint32_t> x(static_cast<std::size_t>(z.x_words), 0xffffffffu);
   std::vector<std::uint16_t> w(static_cast<std::size_t>(z.w_elements), 0xffff);
-  cpu::bf16::forward_planar(G, t.view(), x.data(), z.x_words, w.data());
+  ASSERT_TRUE(cpu::bf16::forward_planar(G, t.view(), x.data(), z.x_words, w.data()).is_ok());
 }
 
 void expect_verified(const std::string& text, bool planar = false) {
@@ -244,7 +247,15 @@ TEST(AmxEmulated, PlanarForwardVerifies) {
 
 // The pointwise path and the problems it must leave to the grid (bf16_pointwise_shapes.hpp).
 TEST(AmxEmulated, PlanarPointwiseVerifies) {
-  for (const char* text : convguard::testing::kBf16PointwiseShapes) expect_verified(text, true);
+  for (const auto& [text, pointwise] : convguard::testing::kBf16PointwiseShapes) {
+    const auto p = parse_problem(text);
+    ASSERT_TRUE(p.is_ok()) << text;
+    EXPECT_EQ(
+        cpu::bf16::planar_takes_pointwise(detail::geometry(*p), detail::shape5(x_desc(*p)).strides),
+        pointwise)
+        << text;
+    expect_verified(text, true);
+  }
 }
 
 // The pointwise path's schedule depends on its threads (groups per round of threads, channel
@@ -262,7 +273,7 @@ TEST(AmxEmulated, PlanarPointwiseSameBitsForAnyThreads) {
       omp_set_num_threads(threads);
       TrialTensors t(*p);
       fill_inputs(*p, t, 11, FillMode::uniform);
-      run_planar(*p, t, threads);
+      run_planar(*p, t);
       const auto* y = static_cast<const std::uint16_t*>(t.view().y.data);
       outputs.emplace_back(y, y + t.view().y.desc.elements());
     }

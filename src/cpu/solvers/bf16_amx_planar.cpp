@@ -9,6 +9,7 @@
 
 #include "core/tensor_iter.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/reusable_scratch.hpp"
 #include "cpu/solvers/bf16_direct.hpp"
 #include "cpu/solvers/bf16_kernels.hpp"
 #include "cpu/solvers/bf16_pack.hpp"
@@ -218,21 +219,24 @@ struct PointwiseOutput {
   }
 };
 
+// Each thread's pair buffer, kept from call to call (reusable_scratch.hpp): sized at run time for
+// the threads that run, so the workspace does not depend on the thread count.
+struct PointwiseBuffers {};
+
 void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
-                       std::uint32_t* buffer, std::int64_t buffer_words, const std::uint16_t* wp) {
+                       const std::uint16_t* wp) {
   const auto xst = detail::shape5(t.x.desc).strides;
   const auto yst = detail::shape5(t.y.desc).strides;
   const std::int64_t pixels = G.n * G.od * G.oh * G.ow, chunks = (pixels + 31) / 32;
   const std::int64_t kblocks = z.kp32 / 32;
   AmxPointwiseForwardArgs a{};
   a.chunk_words = chunk_words(z);
-  a.buffer_chunks = chunks_per_group(z);
-  // Tile rows on whole lines (the caller's workspace may start anywhere: planar_sizes reserves
-  // a line for this), and as many buffers as the threads the plan was made for.
-  const auto skip = static_cast<std::int64_t>(-reinterpret_cast<std::uintptr_t>(buffer) % 64 / 4);
-  buffer += skip;
-  const std::int64_t slots = (buffer_words - skip) / (a.buffer_chunks * a.chunk_words);
-  a.threads = static_cast<int>(std::clamp<std::int64_t>(slots, 1, omp_get_max_threads()));
+  a.buffer_chunks = std::min(chunks_per_group(z), chunks);
+  a.threads = omp_get_max_threads();
+  // Tile rows on whole lines: a line more than the buffers, skipped up to the first line.
+  std::uint32_t* buffer = reusable_scratch<PointwiseBuffers, std::uint32_t>(
+      static_cast<std::size_t>(a.threads * a.buffer_chunks * a.chunk_words + 16));
+  buffer += -reinterpret_cast<std::uintptr_t>(buffer) % 64 / 4;
   a.groups = chunk_groups(z, chunks, a.threads);
   // Fewer groups than threads (a few chunks): the channel blocks split too.
   a.k_parts = a.groups >= a.threads ? 1 : std::min(kblocks, (a.threads + a.groups - 1) / a.groups);
@@ -249,8 +253,10 @@ void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
   a.sh = G.sh;
   a.sw = G.sw;
   a.pixels = pixels;
-  a.x_dense =
-      G.sd == 1 && G.sh == 1 && G.sw == 1 && xst[3] == G.iw && (G.id == 1 || xst[2] == G.ih * G.iw);
+  // An image's output pixel p at x + p: stride 1, output planes the size of x's (an end padding
+  // below zero makes them smaller) and x's planes dense.
+  a.x_dense = G.sd == 1 && G.sh == 1 && G.sw == 1 && G.oh == G.ih && G.ow == G.iw &&
+              xst[3] == G.iw && (G.id == 1 || xst[2] == G.ih * G.iw);
   a.w = wp;
   a.kp32 = z.kp32;
   a.k = G.k();
@@ -264,26 +270,33 @@ void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
 
 }  // namespace
 
-PlanarSizes planar_sizes(const Geometry& G, const std::array<std::int64_t, 5>& x_strides,
-                         int threads) {
-  const Planar z = planar(G);
-  PlanarSizes sizes = z.sizes;
-  if (takes_pointwise(G, x_strides))
-    sizes.x_words = threads * chunks_per_group(z) * chunk_words(z) + 16;
+bool planar_takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& x_strides) {
+  return takes_pointwise(G, x_strides);
+}
+
+PlanarSizes planar_sizes(const Geometry& G, const std::array<std::int64_t, 5>& x_strides) {
+  PlanarSizes sizes = planar(G).sizes;
+  if (takes_pointwise(G, x_strides)) sizes.x_words = 0;  // x is read in place
   return sizes;
 }
 
-void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times) {
+Status forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
+                      std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times) {
   const Planar z = planar(G);
   const bool pointwise = takes_pointwise(G, detail::shape5(t.x.desc).strides);
+  // The path follows the tensors, the workspace the problem: a caller's x strides that differ
+  // from the problem's could ask for the grid with no room for it.
+  if (!pointwise && x_words < z.sizes.x_words)
+    return {StatusCode::invalid_argument,
+            fmt::format("x's pair copy needs {} words, the workspace holds {}", z.sizes.x_words,
+                        x_words)};
   const double t0 = times ? omp_get_wtime() : 0;
   if (!pointwise) copy_pairs_to_grid(G, z, Reader(t.x), xw);
   const double t1 = times ? omp_get_wtime() : 0;
   pack_planar_filter(G, z, Reader(t.w), wp);
   const double t2 = times ? omp_get_wtime() : 0;
   if (pointwise) {
-    forward_pointwise(G, z, t, xw, x_words, wp);
+    forward_pointwise(G, z, t, wp);
   } else {
     const auto& yst = detail::shape5(t.y.desc).strides;
     const Output out{
@@ -304,6 +317,7 @@ void forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
     forward_amx_planar(a);
   }
   if (times) *times = {(t1 - t0) * 1e3, (t2 - t1) * 1e3, (omp_get_wtime() - t2) * 1e3};
+  return Status::ok();
 }
 
 }  // namespace bf16
@@ -332,8 +346,8 @@ StagingSpec Bf16PlanarAmxSolver::staging(const Problem& p) const {
 }
 
 void Bf16PlanarAmxSolver::scratch(const Problem& p, WorkspaceLayout& layout) const {
-  const bf16::PlanarSizes z = bf16::planar_sizes(
-      detail::geometry(p), detail::shape5(x_desc(p)).strides, omp_get_max_threads());
+  const bf16::PlanarSizes z =
+      bf16::planar_sizes(detail::geometry(p), detail::shape5(x_desc(p)).strides);
   layout.add(z.x_words);               // 32-bit pair words, reserved as floats
   layout.add((z.w_elements + 1) / 2);  // bf16 pairs
 }
@@ -343,8 +357,7 @@ Status Bf16PlanarAmxSolver::compute(const Problem&, const StagedTensors& t, std:
   // The x slot's size: its words end where the filter's slot begins.
   auto* xw = reinterpret_cast<std::uint32_t*>(layout.get(ws, first_scratch));
   auto* wp = reinterpret_cast<std::uint16_t*>(layout.get(ws, first_scratch + 1));
-  bf16::forward_planar(t.geo, *t.caller, xw, reinterpret_cast<std::uint32_t*>(wp) - xw, wp);
-  return Status::ok();
+  return bf16::forward_planar(t.geo, *t.caller, xw, reinterpret_cast<std::uint32_t*>(wp) - xw, wp);
 }
 
 }  // namespace convguard::cpu

@@ -12,6 +12,12 @@
 // channels by 32 grid pixels, keeps its 4 accumulators in tiles over the whole reduction; the
 // grid's pixels that are not output pixels are computed and dropped (each output pixel's column
 // of a product depends on its own x column only, so nothing they read reaches an output).
+// Items run in groups of consecutive chunks, each 32-channel block over a whole group, so that
+// the block's filter rows stay in cache (chunk by chunk, res5's 3x3 read its 4.7 MB filter once
+// per chunk). 1x1 filters with no padding and channels-first x take the pointwise path instead
+// (bf16_kernels.hpp: forward_amx_pointwise): no grid, x read in place and paired a group at a
+// time into per-thread buffers (the grid copy wrote and read all of x once more: on 256-1024
+// channel layers that took as long as the products).
 // Forward only, one group, C >= 32 (smaller C would leave most of a 16-pair tile zero); any
 // stride, dilation and padding; 1D, 2D, 3D; any layout (channels-first rows are copied whole).
 #pragma once
@@ -35,23 +41,28 @@ class Bf16PlanarAmxSolver final : public StagedSolver {
 };
 
 namespace bf16 {
-// Words of x's pair copy (the pointwise path: `threads` threads' pair buffers) and bf16 elements
-// of the packed filter for problem geometry G and x's strides (N, C, D, H, W).
+// Whether the forward pass takes the pointwise path for geometry G and x's strides (N, C, D, H,
+// W): a 1x1 filter, no padding, no output pixel past x's end, channels-first x. x is then read in
+// place, its channels paired per group of 32-pixel chunks into per-thread buffers (kept from call
+// to call, sized for the threads that run: reusable_scratch.hpp), and no grid copy is made.
+bool planar_takes_pointwise(const detail::Geometry& G,
+                            const std::array<std::int64_t, 5>& x_strides);
+// Words of x's pair copy on the grid (none on the pointwise path) and bf16 elements of the packed
+// filter for problem geometry G and x's strides.
 struct PlanarSizes {
   std::int64_t x_words = 0, w_elements = 0;
 };
-PlanarSizes planar_sizes(const detail::Geometry& G, const std::array<std::int64_t, 5>& x_strides,
-                         int threads);
+PlanarSizes planar_sizes(const detail::Geometry& G, const std::array<std::int64_t, 5>& x_strides);
 // Milliseconds of each step of one forward_planar (for profiling; the solver passes none).
 struct PlanarTimes {
   double copy_x = 0, pack_filter = 0, kernel = 0;
 };
-// The whole forward pass into t.y (the copy, the filter, the kernel with its stores): the
-// solver's compute, and the emulation test's entry. xw holds x_words words (planar_sizes'); the
-// pointwise path (1x1, no padding, channels-first x: x read in place, paired per chunk into
-// per-thread buffers) runs on as many threads as xw has buffers for, at most OpenMP's count.
-void forward_planar(const detail::Geometry& G, const ConvTensors& t, std::uint32_t* xw,
-                    std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times = nullptr);
+// The whole forward pass into t.y (x's grid copy unless pointwise, the filter, the kernel with
+// its stores): the solver's compute, and the emulation test's entry. xw holds x_words words;
+// invalid_argument where t's x takes the grid and they are fewer than it needs.
+[[nodiscard]] Status forward_planar(const detail::Geometry& G, const ConvTensors& t,
+                                    std::uint32_t* xw, std::int64_t x_words, std::uint16_t* wp,
+                                    PlanarTimes* times = nullptr);
 }  // namespace bf16
 
 }  // namespace convguard::cpu

@@ -127,14 +127,13 @@ void forward_amx_planar(const AmxPlanarForwardArgs& a);
 
 // cpu:bf16_planar:amx_bf16's pointwise forward (bf16_amx.cpp): a 1x1 filter with no padding and
 // channels-first x, read in place. Pixel v of the flat output (n, od, oh, ow) reads x at
-// xs[0] n + (od sd) xs[2] + (oh sh) xs[3] + ow sw; where x_dense, an image's pixel p at x + p
-// (stride 1, whole planes), so one run of pixels may span rows. The 32-pixel chunks are split
-// into `groups` groups of consecutive chunks (sizes differing by at most one), each group into
-// k_parts parts of kb_per 32-channel blocks: an item is a group's part. It pairs its chunks'
-// channels into its thread's buffer (chunk_words words a chunk, at most buffer_chunks chunks),
-// then for each of its channel blocks runs every chunk, so that the block's filter rows stay in
-// cache over the group: one read of the filter per group, where forward_amx_planar reads all of
-// it per chunk. `store` as forward_amx_planar's.
+// xs[0] n + (od sd) xs[2] + (oh sh) xs[3] + ow sw; where x_dense (stride 1, output planes the
+// size of x's, x's planes dense), an image's pixel p at x + p, so one run of pixels may span
+// rows. The 32-pixel chunks are split into `groups` groups of consecutive chunks (sizes
+// differing by at most one), each group into k_parts parts of kb_per 32-channel blocks: an item
+// is a group's part. It pairs its chunks' channels into its thread's buffer (chunk_words words a
+// chunk, at most buffer_chunks chunks), then for each of its channel blocks runs every chunk, so
+// that the block's filter rows stay in cache over the group. `store` as forward_amx_planar's.
 struct AmxPointwiseForwardArgs {
   const std::uint16_t* x;
   std::int64_t xs[4];  // x's n, c, d, h strides in elements (w's is 1)
