@@ -32,13 +32,19 @@ struct alignas(64) TileConfig {
 };
 
 // Every tile 16 rows of 64 bytes: accumulators 0-3 (tile 2 * i + j: pixel tile i, channel block
-// j), A tiles 4-5, B tiles 6-7. Tile configuration is per thread.
-void configure_tiles() {
+// j), A tiles 4-5, B tiles 6-7; except that where a run is shorter than a tile (`pairs` < 16
+// words: small C, conv1's 7 taps x 2 pairs), the A tiles' rows are `pairs` words and the B tiles
+// `pairs` rows, so that a tile load reads the run alone, in place (where 16 words would read the
+// next run's too, each A tile was copied out first: conv1's every tile). Tile configuration is per
+// thread.
+void configure_tiles(int pairs = 16) {
   TileConfig c;
   for (int t = 0; t < 8; ++t) {
     c.rows[t] = 16;
     c.bytes_per_row[t] = 64;
   }
+  for (int t = 4; t < 6; ++t) c.bytes_per_row[t] = static_cast<std::uint16_t>(4 * pairs);
+  for (int t = 6; t < 8; ++t) c.rows[t] = static_cast<std::uint8_t>(pairs);
   _tile_loadconfig(&c);
 }
 
@@ -75,17 +81,22 @@ void run_block(const Block& b) {
         if constexpr (NA == 2) _tile_loadd(5, a1 + 16 * j, b.a_stride);
       } else {
         if (!b.tail) break;
-        // The run's last words: a tile load would read the next run's words, which the zero
-        // filter rows cancel only while they are finite (Inf * 0 is NaN), so copy them out.
-        for (std::int64_t i = 0; i < 16; ++i) {
-          _mm512_storeu_si512(b.stage + 16 * i,
-                              _mm512_maskz_loadu_epi32(mask, a0 + 16 * j + i * pixel_words));
-          if constexpr (NA == 2)
-            _mm512_storeu_si512(b.stage + 256 + 16 * i,
-                                _mm512_maskz_loadu_epi32(mask, a1 + 16 * j + i * pixel_words));
+        if (b.full == 0) {  // the tiles are configured to the run's words (configure_tiles)
+          _tile_loadd(4, a0, b.a_stride);
+          if constexpr (NA == 2) _tile_loadd(5, a1, b.a_stride);
+        } else {
+          // The run's last words: a tile load would read the next run's words, which the zero
+          // filter rows cancel only while they are finite (Inf * 0 is NaN), so copy them out.
+          for (std::int64_t i = 0; i < 16; ++i) {
+            _mm512_storeu_si512(b.stage + 16 * i,
+                                _mm512_maskz_loadu_epi32(mask, a0 + 16 * j + i * pixel_words));
+            if constexpr (NA == 2)
+              _mm512_storeu_si512(b.stage + 256 + 16 * i,
+                                  _mm512_maskz_loadu_epi32(mask, a1 + 16 * j + i * pixel_words));
+          }
+          _tile_loadd(4, b.stage, 64);
+          if constexpr (NA == 2) _tile_loadd(5, b.stage + 256, 64);
         }
-        _tile_loadd(4, b.stage, 64);
-        if constexpr (NA == 2) _tile_loadd(5, b.stage + 256, 64);
       }
       _tile_loadd(6, w + 256 * j, 64);
       if constexpr (NB == 2) _tile_loadd(7, w + b.w_block + 256 * j, 64);
@@ -136,7 +147,8 @@ void forward_amx(const AmxForwardArgs& f) {
   const std::int64_t compact_at = (R * V + 15) / 16 * 16 * ldo;
 #pragma omp parallel
   {
-    configure_tiles();
+    // Runs shorter than a tile: the tiles sized to them (configure_tiles).
+    configure_tiles(f.segment_pairs < 16 ? static_cast<int>(f.segment_pairs) : 16);
     const int thread = omp_get_thread_num();
     float* out = f.rows + thread * f.rows_floats;
     std::uint32_t* stage = f.stage + thread * 512;
