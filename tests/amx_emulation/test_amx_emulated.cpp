@@ -9,6 +9,7 @@
 #include "cpu/solvers/bf16_amx.cpp"
 // clang-format on
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -298,25 +299,30 @@ TEST(AmxEmulated, RandomProblemsVerify) {
   EXPECT_EQ(verified, 36);
 }
 
-// A run's last, partial tile is copied out: loaded in place it would take the next pixel's
-// words against the zero filter rows, and an Inf there would make NaN of an output whose window
-// does not hold it. 3 channels x 7 taps are one 14-word run of each 16-word tile.
+// A 16-word tile load past a run would take the next pixel's words against the zero filter rows,
+// and an Inf there would make NaN of an output whose window does not hold it. 3 channels x 7 taps
+// are one 14-word run, shorter than a tile: the tiles are configured to 14 words and load it in
+// place. 3 x 11 taps are 22 words: a whole tile, then a 6-word tail copied out.
 TEST(AmxEmulated, PartialRunsDoNotReadPastTheWindow) {
-  auto p = parse_problem("--dt=bf16 --stag=axb --dtag=axb mb1ic3ih1iw24oc16oh1ow18kh1kw7");
-  ASSERT_TRUE(p.is_ok());
-  TrialTensors t(*p);
-  fill_inputs(*p, t, 5, FillMode::uniform);
-  auto* x = static_cast<std::uint16_t*>(t.x.data());
-  x[12 * 3 + 0] = 0x7f80;  // +Inf at pixel 12, channel 0: in the windows of outputs 6..12
-  run_amx(*p, t);
-  const auto* y = static_cast<const std::uint16_t*>(t.y.data());
-  for (int ow = 0; ow < 18; ++ow)
-    for (int k = 0; k < 16; ++k) {
-      const float v = bfloat_to_float(y[ow * 16 + k]);
-      if (ow < 6 || ow > 12) {
-        EXPECT_TRUE(std::isfinite(v)) << "output " << ow << ", channel " << k;
+  for (const int kw : {7, 11}) {
+    const int ow_count = 24 - kw + 1;
+    auto p = parse_problem(fmt::format(
+        "--dt=bf16 --stag=axb --dtag=axb mb1ic3ih1iw24oc16oh1ow{}kh1kw{}", ow_count, kw));
+    ASSERT_TRUE(p.is_ok());
+    TrialTensors t(*p);
+    fill_inputs(*p, t, 5, FillMode::uniform);
+    auto* x = static_cast<std::uint16_t*>(t.x.data());
+    x[12 * 3 + 0] = 0x7f80;  // +Inf at pixel 12, channel 0: in the windows of outputs 13-kw..12
+    run_amx(*p, t);
+    const auto* y = static_cast<const std::uint16_t*>(t.y.data());
+    for (int ow = 0; ow < ow_count; ++ow)
+      for (int k = 0; k < 16; ++k) {
+        const float v = bfloat_to_float(y[ow * 16 + k]);
+        if (ow < 13 - kw || ow > 12) {
+          EXPECT_TRUE(std::isfinite(v)) << "kw " << kw << ", output " << ow << ", channel " << k;
+        }
       }
-    }
+  }
 }
 
 // Backward-weights' virtual pixels that are not output pixels have zero dy against real x

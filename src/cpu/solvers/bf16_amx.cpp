@@ -7,8 +7,9 @@
 // cpu:bf16_direct are those tiles already: a row of A is one output pixel's 16 consecutive x
 // words (32 input channels, or several taps' channels where the taps are adjacent), loaded
 // straight from the padded x at the pixels' stride, and a B tile is 16 consecutive rows of the
-// packed filter. Eight tile registers: four accumulators (2 pixel tiles x 2 channel blocks, 32
-// pixels by 32 output channels), two A and two B, so each step loads 4 tiles for 4 products.
+// packed filter (fewer words and rows where a whole run is shorter: configure_tiles). Eight tile
+// registers: four accumulators (2 pixel tiles x 2 channel blocks, 32 pixels by 32 output channels),
+// two A and two B, so each step loads 4 tiles for 4 products.
 #include <immintrin.h>
 #include <omp.h>
 
@@ -34,9 +35,9 @@ struct alignas(64) TileConfig {
 // Every tile 16 rows of 64 bytes: accumulators 0-3 (tile 2 * i + j: pixel tile i, channel block
 // j), A tiles 4-5, B tiles 6-7; except that where a run is shorter than a tile (`pairs` < 16
 // words: small C, conv1's 7 taps x 2 pairs), the A tiles' rows are `pairs` words and the B tiles
-// `pairs` rows, so that a tile load reads the run alone, in place (where 16 words would read the
-// next run's too, each A tile was copied out first: conv1's every tile). Tile configuration is per
-// thread.
+// `pairs` rows, so that a tile load reads the run alone, in place (16 words would read past the
+// window into the next pixel's words, so each A tile was copied out first: conv1's every tile).
+// Tile configuration is per thread.
 void configure_tiles(int pairs = 16) {
   TileConfig c;
   for (int t = 0; t < 8; ++t) {
@@ -85,8 +86,9 @@ void run_block(const Block& b) {
           _tile_loadd(4, a0, b.a_stride);
           if constexpr (NA == 2) _tile_loadd(5, a1, b.a_stride);
         } else {
-          // The run's last words: a tile load would read the next run's words, which the zero
-          // filter rows cancel only while they are finite (Inf * 0 is NaN), so copy them out.
+          // The run's last words: a tile load would read past the window into the next pixel's
+          // words, which the zero filter rows cancel only while they are finite (Inf * 0 is
+          // NaN), so copy them out.
           for (std::int64_t i = 0; i < 16; ++i) {
             _mm512_storeu_si512(b.stage + 16 * i,
                                 _mm512_maskz_loadu_epi32(mask, a0 + 16 * j + i * pixel_words));
@@ -147,7 +149,8 @@ void forward_amx(const AmxForwardArgs& f) {
   const std::int64_t compact_at = (R * V + 15) / 16 * 16 * ldo;
 #pragma omp parallel
   {
-    // Runs shorter than a tile: the tiles sized to them (configure_tiles).
+    // Runs shorter than a tile: the tiles sized to them (configure_tiles), which run_block tells
+    // by full == 0; segment_pairs >= 1 (C >= 1; backward-data skips phases with no taps).
     configure_tiles(f.segment_pairs < 16 ? static_cast<int>(f.segment_pairs) : 16);
     const int thread = omp_get_thread_num();
     float* out = f.rows + thread * f.rows_floats;
