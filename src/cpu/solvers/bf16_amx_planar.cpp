@@ -48,12 +48,14 @@ Planar planar(const Geometry& G) {
   return z;
 }
 
-// The pointwise path (forward_amx_pointwise) where it applies: a 1x1 filter, no padding, every
-// output pixel's x inside x (no end padding read), x channels-first (read in place).
-bool takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& xst) {
+}  // namespace
+
+bool planar_takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& xst) {
   return G.taps() == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 && xst[4] == 1 &&
          (G.od - 1) * G.sd < G.id && (G.oh - 1) * G.sh < G.ih && (G.ow - 1) * G.sw < G.iw;
 }
+
+namespace {
 
 // Words of one chunk's pairs, and the chunks of a group whose channel blocks run over them all:
 // their pairs at most 512 KiB (so they stay in L2 beside one channel block's filter rows) and at
@@ -167,53 +169,46 @@ void pack_planar_filter(const Geometry& G, const Planar& z, const Reader& w, std
 
 // Each item's [32 channels][32 grid pixels] block into y: the runs of output pixels in it, rounded
 // to bf16 (store_bf16_avx512: pixels by 16 where y is channels-first, transposed 16 x 16 where it
-// is channels-last).
+// is channels-last). The grid is wv x ohv x odv pixels an image (the pointwise path's is the
+// output itself); a run ends at its grid row, or, where the grid is the output and y's planes
+// are dense, at its image (`whole_planes`).
 struct Output {
   const Geometry& G;
-  const AmxBwdwLayout& L;
+  std::int64_t wv, ohv, odv, pixels;
   std::uint16_t* y;
   std::array<std::int64_t, 5> st;
+  bool whole_planes;
+  Output(const Geometry& g, std::int64_t grid_w, std::int64_t grid_h, std::int64_t grid_d,
+         std::int64_t grid_pixels, const ConvTensors& t)
+      : G(g),
+        wv(grid_w),
+        ohv(grid_h),
+        odv(grid_d),
+        pixels(grid_pixels),
+        y(static_cast<std::uint16_t*>(t.y.data)),
+        st(detail::shape5(t.y.desc).strides) {
+    // (shape5 gives a 2D tensor's depth stride 0.)
+    whole_planes = wv == G.ow && ohv == G.oh && odv == G.od && st[3] == G.ow * st[4] &&
+                   (G.od == 1 || st[2] == G.oh * st[3]);
+  }
   static void store(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
                     const float* block) {
-    const auto& [G, L, y, st] = *static_cast<const Output*>(context);
-    const std::int64_t first = chunk * 32, end = std::min(first + 32, L.pixels);
+    const Output& o = *static_cast<const Output*>(context);
+    const Geometry& G = o.G;
+    const std::int64_t first = chunk * 32, end = std::min(first + 32, o.pixels);
     for (std::int64_t v = first; v < end;) {
-      const std::int64_t w = v % L.wv, row = v / L.wv;
-      const std::int64_t oh = row % L.ohv, od = row / L.ohv % L.odv, n = row / (L.ohv * L.odv);
+      const std::int64_t w = v % o.wv, row = v / o.wv;
+      const std::int64_t oh = row % o.ohv, od = row / o.ohv % o.odv, n = row / (o.ohv * o.odv);
       if (w >= G.ow || oh >= G.oh || od >= G.od) {
-        v += L.wv - w;  // the rest of this grid row
+        v += o.wv - w;  // the rest of this grid row
         continue;
       }
-      const std::int64_t run = std::min(G.ow - w, end - v);
-      store_bf16_avx512(block + (v - first), 32, channels, run,
-                        y + n * st[0] + k0 * st[1] + od * st[2] + oh * st[3] + w * st[4], st[4],
-                        st[1]);
-      v += run;
-    }
-  }
-};
-
-// The pointwise path's store: pixel v is (n, p) of the flat output; where y's planes are dense,
-// a run goes to the end of its image, else to the end of its row.
-struct PointwiseOutput {
-  const Geometry& G;
-  std::uint16_t* y;
-  std::array<std::int64_t, 5> st;
-  std::int64_t pixels;
-  static void store(const void* context, std::int64_t chunk, std::int64_t k0, std::int64_t channels,
-                    const float* block) {
-    const auto& [G, y, st, pixels] = *static_cast<const PointwiseOutput*>(context);
-    const std::int64_t plane = G.od * G.oh * G.ow, first = chunk * 32;
-    const std::int64_t end = std::min(first + 32, pixels);
-    // (shape5 gives a 2D tensor's depth stride 0.)
-    const bool dense = st[3] == G.ow * st[4] && (G.od == 1 || st[2] == G.oh * st[3]);
-    for (std::int64_t v = first; v < end;) {
-      const std::int64_t n = v / plane, p = v % plane, w = p % G.ow;
-      const std::int64_t run = dense ? std::min(plane - p, end - v) : std::min(G.ow - w, end - v);
-      const std::int64_t at =
-          dense ? p * st[4] : p / (G.ow * G.oh) * st[2] + p / G.ow % G.oh * st[3] + w * st[4];
-      store_bf16_avx512(block + (v - first), 32, channels, run, y + n * st[0] + k0 * st[1] + at,
-                        st[4], st[1]);
+      const std::int64_t to_end = o.whole_planes ? ((G.od - od) * G.oh - oh) * G.ow - w : G.ow - w;
+      const std::int64_t run = std::min(to_end, end - v);
+      store_bf16_avx512(
+          block + (v - first), 32, channels, run,
+          o.y + n * o.st[0] + k0 * o.st[1] + od * o.st[2] + oh * o.st[3] + w * o.st[4], o.st[4],
+          o.st[1]);
       v += run;
     }
   }
@@ -226,7 +221,6 @@ struct PointwiseBuffers {};
 void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
                        const std::uint16_t* wp) {
   const auto xst = detail::shape5(t.x.desc).strides;
-  const auto yst = detail::shape5(t.y.desc).strides;
   const std::int64_t pixels = G.n * G.od * G.oh * G.ow, chunks = (pixels + 31) / 32;
   const std::int64_t kblocks = z.kp32 / 32;
   AmxPointwiseForwardArgs a{};
@@ -261,29 +255,24 @@ void forward_pointwise(const Geometry& G, const Planar& z, const ConvTensors& t,
   a.kp32 = z.kp32;
   a.k = G.k();
   a.buffer = buffer;
-  const PointwiseOutput out{
-      G, static_cast<std::uint16_t*>(t.y.data), {yst[0], yst[1], yst[2], yst[3], yst[4]}, pixels};
-  a.store = &PointwiseOutput::store;
+  const Output out(G, G.ow, G.oh, G.od, pixels, t);
+  a.store = &Output::store;
   a.context = &out;
   forward_amx_pointwise(a);
 }
 
 }  // namespace
 
-bool planar_takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& x_strides) {
-  return takes_pointwise(G, x_strides);
-}
-
 PlanarSizes planar_sizes(const Geometry& G, const std::array<std::int64_t, 5>& x_strides) {
   PlanarSizes sizes = planar(G).sizes;
-  if (takes_pointwise(G, x_strides)) sizes.x_words = 0;  // x is read in place
+  if (planar_takes_pointwise(G, x_strides)) sizes.x_words = 0;  // x is read in place
   return sizes;
 }
 
 Status forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw,
                       std::int64_t x_words, std::uint16_t* wp, PlanarTimes* times) {
   const Planar z = planar(G);
-  const bool pointwise = takes_pointwise(G, detail::shape5(t.x.desc).strides);
+  const bool pointwise = planar_takes_pointwise(G, detail::shape5(t.x.desc).strides);
   // The path follows the tensors, the workspace the problem: a caller's x strides that differ
   // from the problem's could ask for the grid with no room for it.
   if (!pointwise && x_words < z.sizes.x_words)
@@ -298,9 +287,7 @@ Status forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw
   if (pointwise) {
     forward_pointwise(G, z, t, wp);
   } else {
-    const auto& yst = detail::shape5(t.y.desc).strides;
-    const Output out{
-        G, z.grid, static_cast<std::uint16_t*>(t.y.data), {yst[0], yst[1], yst[2], yst[3], yst[4]}};
+    const Output out(G, z.grid.wv, z.grid.ohv, z.grid.odv, z.grid.pixels, t);
     AmxPlanarForwardArgs a{};
     a.x = xw;
     a.x_row = z.x_row;

@@ -217,6 +217,16 @@ void transpose_pairs_avx512(const std::uint16_t* src, std::int64_t src_row, std:
 
 namespace {
 
+// _mm512_permutex2var_epi16's indices for a chunk's pair rows: word t of the low half (pixels
+// 0-15) is element t of the even channel (first operand) in its low 16 bits and of the odd channel
+// (second operand, indices from 32) in its high; the high half the same for pixels 16-31.
+alignas(64) constexpr std::uint16_t kPairLowHalf[32] = {0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,
+                                                        37, 6,  38, 7,  39, 8,  40, 9,  41, 10, 42,
+                                                        11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+alignas(64) constexpr std::uint16_t kPairHighHalf[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21,
+                                                         53, 22, 54, 23, 55, 24, 56, 25, 57, 26, 58,
+                                                         27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
+
 // A run of a chunk's pixels whose x elements lie `sw` apart from src (channel 0): pixels t0 to
 // t0 + len - 1 of the chunk.
 struct PixelRun {
@@ -287,15 +297,7 @@ void pair_pointwise_chunks_avx512(const AmxPointwiseForwardArgs& a, std::int64_t
     const std::int64_t v0 = (first + j) * 32;
     run_count[j] = chunk_runs(a, v0, smaller(v0 + 32, a.pixels), runs[j]);
   }
-  // Word t of the low half: element t of channel 2cp in its low 16 bits, of 2cp + 1 in its high.
-  alignas(64) std::uint16_t lo_index[32], hi_index[32];
-  for (int t = 0; t < 16; ++t) {
-    lo_index[2 * t] = static_cast<std::uint16_t>(t);
-    lo_index[2 * t + 1] = static_cast<std::uint16_t>(32 + t);
-    hi_index[2 * t] = static_cast<std::uint16_t>(16 + t);
-    hi_index[2 * t + 1] = static_cast<std::uint16_t>(48 + t);
-  }
-  const __m512i lo_idx = _mm512_load_si512(lo_index), hi_idx = _mm512_load_si512(hi_index);
+  const __m512i lo_idx = _mm512_load_si512(kPairLowHalf), hi_idx = _mm512_load_si512(kPairHighHalf);
   const std::int64_t pairs_padded = a.pair_blocks * 16;
   // Channel by channel over the whole group, so that each channel's pixels are read as one
   // stream. (Software prefetches of the channels a few pairs ahead, into L2, made it slower on
