@@ -45,6 +45,17 @@ inline int verify_on_shapes(const char* solver, int count, Make&& make) {
   return verified;
 }
 
+// `text` on `s`, verified against the fp64 reference (by sampling on large layers).
+inline void expect_verified(const Solver& s, const std::string& text) {
+  auto p = parse_problem(text);
+  ASSERT_TRUE(p.is_ok()) << text;
+  TrialTensors t(*p);
+  fill_inputs(*p, t, 7, FillMode::uniform);
+  const TrialResult r = gpu::run_trial(s, *p, t, TrialOptions{});
+  EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
+      << s.id() << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
+}
+
 // Runs `s` on `p` twice on the device over the same inputs (seed 5), its output (y, x or w by
 // direction) and its workspace poisoned before each run, and returns both outputs' bytes (none
 // after a failure, which it reports): a solver's results must not depend on timing, so the two must
@@ -87,8 +98,7 @@ inline std::vector<std::vector<unsigned char>> two_runs(const Solver& s, const P
 }
 
 // A 2D NHWC problem of an r x s filter over an h x w input (the tensor-core shapes' common part).
-inline Problem nhwc_problem(Direction d, DType t, int n, int c, int k, int h, int w, int r,
-                            int s) {
+inline Problem nhwc_problem(Direction d, DType t, int n, int c, int k, int h, int w, int r, int s) {
   Problem p;
   p.n = n, p.c = c, p.k = k;
   p.input = {1, h, w};

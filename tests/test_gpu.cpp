@@ -22,6 +22,7 @@
 #include "random_problem.hpp"
 
 using namespace convguard;
+using convguard::testing::expect_verified;
 using convguard::testing::verify_on_shapes;
 
 namespace {
@@ -104,8 +105,9 @@ TEST(Gpu, EverySolverMatchesTheReferenceOnRandomProblems) {
 // too (no GPU needed: check() only).
 TEST(Gpu, TensorCoreSolversTakeRandomProblems) {
   if (!find_solver("gpu:tc_implicit_gemm")) GTEST_SKIP() << "no CUDA backend in this build";
-  for (const char* id : {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights",
-                         "gpu:wgmma_implicit_gemm", "gpu:wgmma_bwd_weights"}) {
+  for (const char* id :
+       {"gpu:tc_implicit_gemm", "gpu:tc_implicit_gemm:tf32", "gpu:tc_bwd_weights",
+        "gpu:tc_bwd_weights:tf32", "gpu:wgmma_implicit_gemm", "gpu:wgmma_bwd_weights"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     const bool wgmma = std::string_view(id) == "gpu:wgmma_implicit_gemm";
@@ -248,10 +250,13 @@ TEST(Gpu, TensorCoreSolversDeclineSizesBeyondTheirIntArguments) {
         "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8388608ih1oc8oh1kh1"}) {
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text << ": " << p.status().message();
-    for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+    Problem f32 = *p;  // the TF32 variant's
+    f32.dtype = DType::f32;
+    for (const char* id :
+         {"gpu:tc_bwd_weights", "gpu:tc_bwd_weights:tf32", "gpu:wgmma_bwd_weights"}) {
       const Solver* s = find_solver(id);
       if (!s) continue;
-      const Status st = s->check(*p);
+      const Status st = s->check(std::string_view(id).ends_with(":tf32") ? f32 : *p);
       EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
       EXPECT_TRUE(st.message().find("32-bit") != std::string::npos ||
                   st.message().find("grid too large") != std::string::npos)
@@ -560,6 +565,7 @@ TEST(Gpu, TensorCoreBackwardDeclinesWithReasons) {
   }
   const Solver* w = find_solver("gpu:tc_bwd_weights");
   ASSERT_NE(w, nullptr);
+  const std::string nhwc_w = "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"--dir=BWD_W --stag=axb --wtag=axb --dtag=axb mb2ic64ih14oc64oh14kh3ph1",
             "f16/bf16 only"},
@@ -591,12 +597,29 @@ TEST(Gpu, TensorCoreBackwardDeclinesWithReasons) {
     ASSERT_TRUE(ok.is_ok()) << text;
     EXPECT_TRUE(w->check(*ok).is_ok()) << text << ": " << w->check(*ok).message();
   }
+  // The TF32 variant: f32 only, any channel count (C = 3, C = 6 and K = 5 not multiples of 4).
+  const Solver* t = find_solver("gpu:tc_bwd_weights:tf32");
+  ASSERT_NE(t, nullptr);
+  const std::string f32 = "--dir=BWD_W --stag=axb --wtag=axb --dtag=axb ";
+  auto bf16 = parse_problem(nhwc_w + "mb2ic64ih14oc64oh14kh3ph1");
+  ASSERT_TRUE(bf16.is_ok());
+  EXPECT_NE(t->check(*bf16).message().find("the TF32 variant is for f32 problems"),
+            std::string::npos)
+      << t->check(*bf16).message();
+  for (const std::string& text :
+       {f32 + "mb2ic64ih14oc64oh14kh3ph1", f32 + "mb2ic3ih224oc64oh112kh7sh2ph3",
+        f32 + "mb2ic6ih14oc5oh14kh3ph1", f32 + "mb2ic6id6ih6iw6oc8kd3kh3kw3"}) {
+    auto ok = parse_problem(text);
+    ASSERT_TRUE(ok.is_ok()) << text;
+    EXPECT_TRUE(t->check(*ok).is_ok()) << text << ": " << t->check(*ok).message();
+  }
 }
 
 // Backward-weights on tensor cores: any stride, dilation and (asymmetric) padding, filters 1, 2,
 // 3, 5, odd sizes, batches above 1, C != K, tile edges in K and in R*S*C, 1D problems; on the
-// H100 most of these split the reduction (few output tiles, many pixels).
-Problem tensor_core_backward_weights_shape(auto pick, int i) {
+// H100 most of these split the reduction (few output tiles, many pixels). tf32: f32 problems
+// (the `:tf32` variant, whose chunks are 4 values: of the ragged draws 12, 20 and 36 are whole).
+Problem tensor_core_backward_weights_shape(auto pick, int i, bool tf32 = false) {
   Problem p;
   const int sizes[] = {1, 3, 5, 2};
   p.n = pick(1, 4);
@@ -613,7 +636,7 @@ Problem tensor_core_backward_weights_shape(auto pick, int i) {
   p.pad_begin = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
   p.pad_end = {0, one_d ? 0 : pick(0, 2), pick(0, 2)};
   p.direction = Direction::backward_weights;
-  p.dtype = i % 2 ? DType::bf16 : DType::f16;
+  p.dtype = tf32 ? DType::f32 : i % 2 ? DType::bf16 : DType::f16;
   p.x_layout = p.w_layout = p.y_layout = Layout::nhwc;
   return p;
 }
@@ -624,6 +647,25 @@ TEST(Gpu, TensorCoreBackwardWeightsOnItsShapes) {
                 "gpu:tc_bwd_weights", 80,
                 [](auto pick, int i) { return tensor_core_backward_weights_shape(pick, i); }),
             50);
+}
+
+// The TF32 variant: the same draws in f32, then a first layer (C = 3, split), C = 6 and K = 5
+// (ragged), a layer with more output tiles than the draws have (K 256 x R*S*C 2304) and two 1x1
+// layers, one strided.
+TEST(Gpu, TensorCoreBackwardWeightsTf32OnItsShapes) {
+  REQUIRE_GPU();
+  EXPECT_GT(verify_on_shapes(
+                "gpu:tc_bwd_weights:tf32", 80,
+                [](auto pick, int i) { return tensor_core_backward_weights_shape(pick, i, true); }),
+            50);
+  const std::string f32 = "--dir=BWD_W --stag=axb --wtag=axb --dtag=axb ";
+  const Solver* t = find_solver("gpu:tc_bwd_weights:tf32");
+  ASSERT_NE(t, nullptr);
+  for (const std::string& text :
+       {f32 + "mb8ic3ih224oc64oh112kh7sh2ph3", f32 + "mb4ic6ih30oc5oh30kh3ph1",
+        f32 + "mb4ic256ih14oc256oh14kh3ph1", f32 + "mb2ic64ih56oc64oh56kh1",
+        f32 + "mb2ic128ih28oc256oh14kh1sh2"})
+    expect_verified(*t, text);
 }
 
 // An NHWC backward-weights problem of an f x f filter, bf16 or f16.

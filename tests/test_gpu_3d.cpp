@@ -23,6 +23,7 @@
 #include "gpu_shapes.hpp"
 
 using namespace convguard;
+using convguard::testing::expect_verified;
 using convguard::testing::two_runs;
 using convguard::testing::verify_on_shapes;
 
@@ -39,17 +40,6 @@ bool takes_3d_here(const char* id) {
   const auto probe = parse_problem(
       "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb1ic8id4ih8iw8oc8kd3kh3kw3pd1ph1pw1");
   return s && probe && s->check(*probe).is_ok();
-}
-
-// `text` on `s`, verified against the fp64 reference (by sampling on large layers).
-void expect_verified(const Solver& s, const std::string& text) {
-  auto p = parse_problem(text);
-  ASSERT_TRUE(p.is_ok()) << text;
-  TrialTensors t(*p);
-  fill_inputs(*p, t, 7, FillMode::uniform);
-  const TrialResult r = gpu::run_trial(s, *p, t, TrialOptions{});
-  EXPECT_TRUE(r.ran() && r.verdict && r.verdict->ok)
-      << s.id() << " " << text << ": " << (r.verdict ? r.verdict->message : r.status.message());
 }
 
 // A random 3D forward problem for `id` (f32 for the TF32 variant, else f16 or bf16): channels on
@@ -198,14 +188,18 @@ TEST(Gpu, TensorCore3DOnItsShapes) {
 // K multiples of 8 for the wgmma solver, any for tc's, whose ragged variant takes the others),
 // then a many-pixel layer whose reduction splits (its two runs bit for bit), a deep one, a strided
 // one, one whose 162 tiles take the wgmma kernel's 32-pixel stages (two blocks an SM on 132 SMs)
-// and one whose images are smaller than a stage (the pixel carries cross images every stage).
+// and one whose images are smaller than a stage (the pixel carries cross images every stage); the
+// TF32 variant on the same in f32.
 TEST(Gpu, TensorCore3DBackwardWeights) {
   if (!find_solver("gpu:tc_bwd_weights")) GTEST_SKIP() << "no CUDA backend in this build";
-  const std::string nhwc = "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb ";
-  for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+  for (const char* id :
+       {"gpu:tc_bwd_weights", "gpu:tc_bwd_weights:tf32", "gpu:wgmma_bwd_weights"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     const bool wgmma = std::string_view(id) == "gpu:wgmma_bwd_weights";
+    const bool tf32 = std::string_view(id).ends_with(":tf32");
+    const std::string nhwc = std::string("--dir=BWD_W ") + (tf32 ? "" : "--dt=bf16 ") +
+                             "--stag=axb --wtag=axb --dtag=axb ";
     auto layer = parse_problem(nhwc + "mb2ic64id8ih28iw28oc64kd3kh3kw3pd1ph1pw1");
     ASSERT_TRUE(layer.is_ok());
     const Status taken = s->check(*layer);
@@ -216,7 +210,7 @@ TEST(Gpu, TensorCore3DBackwardWeights) {
     if (!gpu_here()) continue;
     EXPECT_GT(verify_on_shapes(id, 120,
                                [&](auto pick, int i) {
-                                 Problem p = random_3d(pick, i, false);
+                                 Problem p = random_3d(pick, i, tf32);
                                  p.direction = Direction::backward_weights;
                                  if (wgmma) p.c = 8 * pick(1, 8), p.k = 8 * pick(1, 20);
                                  return p;

@@ -94,13 +94,21 @@ const std::vector<const Solver*>& gpu_solvers() {
   static const DirectSolver direct;
 #if !defined(CONVGUARD_HIP) && !defined(__HIPCC__)
   static const TcImplicitGemmSolver tc_implicit_gemm, tc_tf32(true);
-  static const TcBwdWeightsSolver tc_bwd_weights;
+  static const TcBwdWeightsSolver tc_bwd_weights, tc_bwd_weights_tf32(true);
   static const WgmmaImplicitGemmSolver wgmma_implicit_gemm, wgmma_tf32(true);  // off sm_90: no
   static const WgmmaBwdWeightsSolver wgmma_bwd_weights;                        // declines off sm_90
-  static const std::vector<const Solver*> list = {
-      &wgmma_implicit_gemm, &wgmma_tf32, &wgmma_bwd_weights, &tc_implicit_gemm, &tc_tf32,
-      &tc_bwd_weights,      &simt_gemm,  &implicit_gemm,     &winograd,         &direct,
-      &reference_solver()};
+  static const std::vector<const Solver*> list = {&wgmma_implicit_gemm,
+                                                  &wgmma_tf32,
+                                                  &wgmma_bwd_weights,
+                                                  &tc_implicit_gemm,
+                                                  &tc_tf32,
+                                                  &tc_bwd_weights,
+                                                  &tc_bwd_weights_tf32,
+                                                  &simt_gemm,
+                                                  &implicit_gemm,
+                                                  &winograd,
+                                                  &direct,
+                                                  &reference_solver()};
 #else
   static const std::vector<const Solver*> list = {&simt_gemm, &implicit_gemm, &winograd, &direct,
                                                   &reference_solver()};

@@ -12,16 +12,33 @@ namespace {
 
 using namespace tc;
 
-// A block computes 128 output channels (k) x 128 columns (r, s, c) of dw. A stage holds kRows
-// pixels of both operands, each pixel a row of kRowChunks 16-byte chunks (128 values): dy's rows
-// (A) first, then im2col(x)'s (B).
-constexpr int kTile = 128, kRows = 32, kRowChunks = kTile / 8, kStages = 4;
+// A block computes 128 output channels (k) x 128 columns (r, s, c) of dw. A stage holds
+// Tile<T>::kRows pixels of both operands, each pixel a row of kRowChunks 16-byte chunks (128
+// values): dy's rows (A) first, then im2col(x)'s (B). The stage is 16 KiB in every type: 32 pixels
+// of 16-bit values (two m16n8k16 steps) or 16 of f32 (two TF32 m16n8k8 steps).
+constexpr int kTile = 128, kStages = 4;
 constexpr int kThreads = 128, kWarpTile = 64, kMI = kWarpTile / 16, kNI = kWarpTile / 8;
-constexpr int kLoads = kRows * kRowChunks / kThreads;  // chunks per thread, operand and stage
-constexpr int kRowStep = kThreads / kRowChunks;        // rows between one thread's chunks
-constexpr int kOperandChunks = kRows * kRowChunks, kStageChunks = 2 * kOperandChunks;
-constexpr int kSmemBytes = kStages * kStageChunks * 16;  // 64 KiB: opt-in above 48
-static_assert(kThreads % kRowChunks == 0 && kLoads * kRowStep == kRows, "whole rows per pass");
+template <typename T>
+struct Tile {
+  static constexpr bool kTf32 = sizeof(T) == 4;
+  static constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // values in a chunk
+  static constexpr int kRows = kTf32 ? 16 : 32, kRowChunks = kTile / kVec;
+  static constexpr int kStep = kTf32 ? 8 : 16;                  // reduction of one mma
+  static constexpr int kLoads = kRows * kRowChunks / kThreads;  // chunks per thread, operand, stage
+  static constexpr int kRowStep = kThreads / kRowChunks;        // rows between one thread's chunks
+  static constexpr int kOperandChunks = kRows * kRowChunks, kStageChunks = 2 * kOperandChunks;
+  static_assert(kThreads % kRowChunks == 0 && kLoads * kRowStep == kRows, "whole rows per pass");
+  // Chunk j of row i is stored at j ^ (i % 8) (16-bit: the 8 rows one ldmatrix reads fall in 8
+  // different bank groups), or at j ^ 2 (i % 8) (TF32: a fragment's 32-bit loads read rows t and
+  // t + 4, t < 4, at 8 consecutive values, two chunks a row: the 8 rows' chunk pairs then cover
+  // the 32 banks once). Either way a quarter warp's 8 stored chunks of one row stay in 8 bank
+  // groups.
+  static __device__ __forceinline__ int swizzle(int row, int chunk) {
+    return row * kRowChunks + (chunk ^ ((row & 7) << (kTf32 ? 1 : 0)));
+  }
+};
+constexpr int kSmemBytes = kStages * Tile<float>::kStageChunks * 16;  // 64 KiB: opt-in above 48
+static_assert(Tile<float>::kStageChunks == Tile<cg_bf16>::kStageChunks);
 
 struct Args {
   const void* x;
@@ -31,27 +48,25 @@ struct Args {
   int pixels;           // N*OH*OW: the reduction
   int cols;             // R*S*C: dw's columns
   int cp, colsp;        // c padded to a whole chunk, and the GEMM's columns R*S*cp (ragged)
-  int tiles_per_split;  // stages of kRows pixels each blockIdx.z reduces
+  int tiles_per_split;  // stages of Tile::kRows pixels each blockIdx.z reduces
   float* partial;       // splits' fp32 partial sums [split][k][cols]; null: write dw directly
   Depth depth;          // a 3D problem's (the k3D kernel; last, so the 2D kernels' offsets stay)
 };
 
-// Chunk j of row i is stored at j ^ (i % 8): the 8 rows (pixels) one ldmatrix reads fall in 8
-// different bank groups.
-__device__ __forceinline__ int swizzle(int row, int chunk) {
-  return row * kRowChunks + (chunk ^ (row & 7));
-}
-
-// kRagged: C or K is not a multiple of 8, so a 16-byte run of channels may start anywhere and
-// cross a tap. The GEMM's columns are then (r, s, c) with c padded to cp (zeros), both operands
-// are loaded element by element (load_ragged) into registers while the previous stage is
-// computed and stored to shared memory after it, and the epilogue maps the padded columns back
-// to dw's, element by element. The aligned path (cp.async, 16 bytes, paired stores) is unchanged.
-// k3D: a 3D problem (a.depth): pixels over (n, od, oh, ow), columns over (t, r, s, c), the tap row
-// index rs / S counting (t, r) as in the implicit GEMMs (tc::Depth); the 2D lines stay as they
-// were.
+// kRagged: C or K is not a multiple of a chunk (8 16-bit or 4 f32 values), so a 16-byte run of
+// channels may start anywhere and cross a tap. The GEMM's columns are then (r, s, c) with c padded
+// to cp (zeros), both operands are loaded element by element (load_ragged) into registers while the
+// previous stage is computed and stored to shared memory after it, and the epilogue maps the padded
+// columns back to dw's, element by element. The aligned path (cp.async, 16 bytes, paired stores) is
+// unchanged. k3D: a 3D problem (a.depth): pixels over (n, od, oh, ow), columns over (t, r, s, c),
+// the tap row index rs / S counting (t, r) as in the implicit GEMMs (tc::Depth); the 2D lines stay
+// as they were. T = float: TF32 (operands rounded to TF32 in the fragments, m16n8k8).
 template <typename T, bool kRagged, bool k3D = false>
 __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
+  using G = Tile<T>;
+  constexpr int kRows = G::kRows, kRowChunks = G::kRowChunks, kLoads = G::kLoads;
+  constexpr int kRowStep = G::kRowStep, kOperandChunks = G::kOperandChunks;
+  constexpr int kStageChunks = G::kStageChunks;
   extern __shared__ uint4 smem_raw[];
   auto smem = reinterpret_cast<uint4(*)[kStageChunks]>(smem_raw);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -61,9 +76,9 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   const T* dy = static_cast<const T*>(a.dy);
 
   // Each thread loads one fixed chunk column of both operands, rows row0 + i * kRowStep: dy's
-  // channels kc..kc+7 and x's column (r, s, c..c+7), decomposed once.
+  // chunk of channels from kc and x's column (r, s, c...) of one, decomposed once.
   const int chunk = tid % kRowChunks, row0 = tid / kRowChunks;
-  const int kc = m0 + chunk * 8, col = n0 + chunk * 8;
+  const int kc = m0 + chunk * G::kVec, col = n0 + chunk * G::kVec;
   const bool k_ok = kc < a.k, col_ok = col < a.colsp;
   const int cc = col_ok ? col : 0, c = cc % a.cp, rs = cc / a.cp;
   const int k_n = a.k - kc, c_n = a.c - c;  // ragged: valid elements of the chunks
@@ -104,8 +119,8 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
         ra[i] = load_ragged(a_src, av ? k_n : 0);
         rb[i] = load_ragged(b_src, bv ? c_n : 0);
       } else {
-        cp_async16(&smem[stage][swizzle(row, chunk)], av ? a_src : dy, av);
-        cp_async16(&smem[stage][kOperandChunks + swizzle(row, chunk)], bv ? b_src : x, bv);
+        cp_async16(&smem[stage][G::swizzle(row, chunk)], av ? a_src : dy, av);
+        cp_async16(&smem[stage][kOperandChunks + G::swizzle(row, chunk)], bv ? b_src : x, bv);
       }
     }
     p_next += kRows;
@@ -114,8 +129,8 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
       const int row = row0 + i * kRowStep;
-      smem[stage][swizzle(row, chunk)] = ra[i];
-      smem[stage][kOperandChunks + swizzle(row, chunk)] = rb[i];
+      smem[stage][G::swizzle(row, chunk)] = ra[i];
+      smem[stage][kOperandChunks + G::swizzle(row, chunk)] = rb[i];
     }
   };
 
@@ -138,21 +153,49 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
     const uint4* A = smem[kt % kStages];
     const uint4* B = A + kOperandChunks;
 #pragma unroll
-    for (int ks = 0; ks < kRows / 16; ++ks) {
+    for (int ks = 0; ks < kRows / G::kStep; ++ks) {
       std::uint32_t af[kMI][4], bf[kNI / 2][4];
-      // Stored rows are pixels (the reduction): ldmatrix.trans hands out A[m][p] for the four
-      // 8x8 tiles (m 0-7 | 8-15) x (p 0-7 | 8-15), and B[p][n] as two n-tiles' (p 0-7, 8-15).
+      if constexpr (G::kTf32) {
+        // 32-bit values: each thread reads its fragment elements one by one (ldmatrix moves 16-bit
+        // elements only). m16n8k8's A[m][p]: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4);
+        // B[p][n]: (t, g), (t + 4, g), with g = lane / 4, t = lane % 4, stored at row p, value m or
+        // n.
+        const auto* As = reinterpret_cast<const std::uint32_t*>(A);
+        const auto* Bs = reinterpret_cast<const std::uint32_t*>(B);
+        const int g = lane / 4, t = lane % 4, p0 = ks * 8 + t;
+        auto at = [](const std::uint32_t* op, int p, int v) {
+          return op[G::swizzle(p, v / G::kVec) * G::kVec + v % G::kVec];
+        };
 #pragma unroll
-      for (int mi = 0; mi < kMI; ++mi) {
-        const int row = ks * 16 + lane % 8 + (lane / 16) * 8;
-        const int m = warp_m * kWarpTile + mi * 16 + ((lane / 8) % 2) * 8;
-        ldmatrix_x4_trans(af[mi], &A[swizzle(row, m / 8)]);
-      }
+        for (int mi = 0; mi < kMI; ++mi) {
+          const int m = warp_m * kWarpTile + mi * 16 + g;
+          af[mi][0] = at(As, p0, m), af[mi][1] = at(As, p0, m + 8);
+          af[mi][2] = at(As, p0 + 4, m), af[mi][3] = at(As, p0 + 4, m + 8);
+          round_operands<T>(af[mi]);
+        }
 #pragma unroll
-      for (int nj = 0; nj < kNI / 2; ++nj) {
-        const int row = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8;
-        const int n = warp_n * kWarpTile + nj * 16 + (lane / 16) * 8;
-        ldmatrix_x4_trans(bf[nj], &B[swizzle(row, n / 8)]);
+        for (int ni = 0; ni < kNI; ++ni) {
+          const int n = warp_n * kWarpTile + ni * 8 + g;
+          bf[ni / 2][(ni % 2) * 2] = at(Bs, p0, n),
+                                bf[ni / 2][(ni % 2) * 2 + 1] = at(Bs, p0 + 4, n);
+        }
+#pragma unroll
+        for (int nj = 0; nj < kNI / 2; ++nj) round_operands<T>(bf[nj]);
+      } else {
+        // Stored rows are pixels (the reduction): ldmatrix.trans hands out A[m][p] for the four
+        // 8x8 tiles (m 0-7 | 8-15) x (p 0-7 | 8-15), and B[p][n] as two n-tiles' (p 0-7, 8-15).
+#pragma unroll
+        for (int mi = 0; mi < kMI; ++mi) {
+          const int row = ks * 16 + lane % 8 + (lane / 16) * 8;
+          const int m = warp_m * kWarpTile + mi * 16 + ((lane / 8) % 2) * 8;
+          ldmatrix_x4_trans(af[mi], &A[G::swizzle(row, m / 8)]);
+        }
+#pragma unroll
+        for (int nj = 0; nj < kNI / 2; ++nj) {
+          const int row = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+          const int n = warp_n * kWarpTile + nj * 16 + (lane / 16) * 8;
+          ldmatrix_x4_trans(bf[nj], &B[G::swizzle(row, n / 8)]);
+        }
       }
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi)
@@ -220,11 +263,13 @@ struct BwdwPlan : Plan {
     const int od = three_d ? a.depth.od : 1, tap_rows = i32(p.filter[0] * p.filter[1]);
     a.pixels = i32(p.n) * od * a.oh * a.ow;
     a.cols = tap_rows * a.s * a.c;
-    ragged = a.c % 8 != 0 || a.k % 8 != 0;
-    a.cp = ragged ? (a.c + 7) / 8 * 8 : a.c;
+    const int vec = 16 / static_cast<int>(size_of(p.dtype));  // values in a 16-byte chunk
+    rows = p.dtype == DType::f32 ? Tile<float>::kRows : Tile<cg_bf16>::kRows;
+    ragged = a.c % vec != 0 || a.k % vec != 0;
+    a.cp = ragged ? (a.c + vec - 1) / vec * vec : a.c;
     a.colsp = tap_rows * a.s * a.cp;
     const int gx = (a.k + kTile - 1) / kTile, gy = (a.colsp + kTile - 1) / kTile;
-    const int stages = (a.pixels + kRows - 1) / kRows;
+    const int stages = (a.pixels + rows - 1) / rows;
     const int splits = split_count(static_cast<std::int64_t>(gx) * gy, stages);
     a.tiles_per_split = (stages + splits - 1) / splits;
     used = (stages + a.tiles_per_split - 1) / a.tiles_per_split;  // no empty split
@@ -235,6 +280,7 @@ struct BwdwPlan : Plan {
   }
   Args a{};
   bool ragged = false, three_d = false;
+  int rows = 0;  // pixels a stage (Tile<T>::kRows)
   int used = 1;
   dim3 grid;
 };
@@ -263,13 +309,26 @@ Status launch(Args a, const BwdwPlan& plan) {
 
 }  // namespace
 
+std::string_view TcBwdWeightsSolver::id() const {
+  return tf32_ ? "gpu:tc_bwd_weights:tf32" : "gpu:tc_bwd_weights";
+}
+
+Accuracy TcBwdWeightsSolver::accuracy(const Problem& p) const {
+  Accuracy a = GpuSolver::accuracy(p);
+  if (tf32_) a.operand_roundoff = kTf32Roundoff;
+  return a;
+}
+
 Status TcBwdWeightsSolver::check(const Problem& p) const {
   if (auto s = validate(p); !s) return s;
   if (p.direction != Direction::backward_weights)
     return not_applicable(
         "backward-weights only (forward and backward-data: gpu:tc_implicit_gemm)");
-  if (p.dtype == DType::f32)
-    return not_applicable("f16/bf16 only (ldmatrix.trans moves 16-bit elements: no TF32 variant)");
+  if (tf32_ && p.dtype != DType::f32)
+    return not_applicable("the TF32 variant is for f32 problems (f16/bf16: gpu:tc_bwd_weights)");
+  if (!tf32_ && p.dtype == DType::f32)
+    return not_applicable(
+        "f16/bf16 only (f32 on tensor cores computes in TF32: gpu:tc_bwd_weights:tf32)");
   if (auto s = dense_one_group(p); !s) return s;
   if (auto s = bwd_weights_fits(p); !s) return s;
   return Status::ok();
@@ -299,7 +358,7 @@ Status TcBwdWeightsSolver::run(const Plan& plan, const ConvTensors& t,
     case DType::f16:
       return launch<cg_half>(a, bp);
     case DType::f32:
-      break;
+      return launch<float>(a, bp);
   }
   return {StatusCode::internal_error, "gpu:tc_bwd_weights: dtype"};
 }
