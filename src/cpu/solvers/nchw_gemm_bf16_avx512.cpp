@@ -92,22 +92,25 @@ struct Bf16 {
 
   using Rows = FilterRows<std::uint32_t, kRows>;
   using Acc = __m512;
+  // NU: the vectors computed (run()'s narrow tail); the others stay zero.
+  template <int NU = NV>
   [[gnu::always_inline]] static void accumulate(const Rows& a, const std::uint32_t* b,
                                                 std::int64_t ldb, std::int64_t words,
                                                 __m512 (&acc)[kRows][NV],
                                                 const float* init = nullptr) {
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = init ? _mm512_loadu_ps(init + r * kCols + v * 16) : _mm512_setzero_ps();
+        acc[r][v] =
+            init && v < NU ? _mm512_loadu_ps(init + r * kCols + v * 16) : _mm512_setzero_ps();
     for (std::int64_t d = 0; d < words; ++d) {
-      __m512bh bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);
+      __m512bh bv[NU];
+      for (int v = 0; v < NU; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + d * ldb + v * 16);
       for (int r = 0; r < kRows; ++r) {
         // memcpy: an in-place filter is the caller's uint16_t array, maybe 2 bytes off a word.
         std::uint32_t word;
         std::memcpy(&word, a.rows[r] + d * a.step, sizeof word);
         const __m512bh s = (__m512bh)_mm512_set1_epi32(static_cast<int>(word));
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
+        for (int v = 0; v < NU; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], s, bv[v]);
       }
     }
   }

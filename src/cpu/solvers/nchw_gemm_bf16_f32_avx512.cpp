@@ -80,10 +80,11 @@ struct Bf16Widened {
 
   using Rows = FilterRows<float, kRows>;
   using Acc = Tile::vf;
+  template <int NU = NV>
   [[gnu::always_inline]] static void accumulate(const Rows& a, const float* b, std::int64_t ldb,
                                                 std::int64_t depth, Acc (&acc)[kRows][NV],
                                                 const float* init = nullptr) {
-    Tile::accumulate(a, b, ldb, depth, acc, init);
+    Tile::template accumulate<NU>(a, b, ldb, depth, acc, init);
   }
   [[gnu::noinline]] static void tile(const Rows& a, const float* b, std::int64_t ldb,
                                      std::int64_t depth, std::uint16_t* out, std::int64_t ldo,

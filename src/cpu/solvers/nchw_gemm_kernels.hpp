@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "cpu/solvers/nchw_gemm_entry.hpp"
 #include "cpu/solvers/simd.hpp"
@@ -105,6 +106,20 @@ constexpr std::int64_t kPanelOuterBytes = 64 * 1024;
 constexpr std::int64_t kDepthBlockWords = 128;
 constexpr int kBlockedRowBlocks = 16;
 
+// P::accumulate over the first `vectors` of the tile's NV vectors (the rest zero): a panel of
+// fewer columns than the tile's, the last of a reduction over few pixels (a 7x7 plane at batch 8
+// is 392 columns: 8 whole panels of 48 and one of 8, a ninth of the multiply-adds), computes only
+// the vectors that hold any.
+template <class P, class... Ts>
+[[gnu::always_inline]] inline void accumulate_vectors(int vectors, Ts&&... args) {
+  static_assert(P::NV <= 3, "narrow tiles of 1 and 2 vectors");
+  if constexpr (P::NV > 1)
+    if (vectors == 1) return P::template accumulate<1>(std::forward<Ts>(args)...);
+  if constexpr (P::NV > 2)
+    if (vectors == 2) return P::template accumulate<2>(std::forward<Ts>(args)...);
+  P::accumulate(std::forward<Ts>(args)...);
+}
+
 template <class P>
 void run(const Args& g) {
   using T = typename P::T;
@@ -138,6 +153,7 @@ void run(const Args& g) {
     Run<T> in_runs[PB];
     Run<T> out_runs[kMaxPanelsPerBlock][PB];
     int nout[kMaxPanelsPerBlock];
+    int vectors[kMaxPanelsPerBlock];         // the tile's vectors a panel's columns reach
     const Word* panel[kMaxPanelsPerBlock];   // each panel's first row: packed, or `in` itself
     std::int64_t pitch[kMaxPanelsPerBlock];  // between its rows
 #pragma omp for schedule(dynamic)
@@ -148,6 +164,7 @@ void run(const Args& g) {
       for (int q = 0; q < qn; ++q) {
         const std::int64_t c0 = (q0 + q) * PB;
         const int cols = static_cast<int>(lesser(PB, total - c0));
+        vectors[q] = (cols * P::NV + PB - 1) / PB;
         // Column c0 + j is pixel p of image img, both carried along j: two divisions a column
         // were about a tenth of a 64-channel 1x1 layer's time (res2a_branch2a bf16, Zen 5).
         std::int64_t img = c0 / g.columns, p = c0 % g.columns;
@@ -199,7 +216,15 @@ void run(const Args& g) {
           P::tile(a, b, pitch[q], words, o, g.out_plane, rows, g.stream_out);
           return;
         }
-        P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
+        if (vectors[q] < P::NV) {  // the narrow tail
+          typename P::Acc acc[MR][P::NV];
+          accumulate_vectors<P>(vectors[q], a, b, pitch[q], words, acc, nullptr);
+          for (int r = 0; r < MR; ++r)
+            for (int v = 0; v < P::NV; ++v)
+              std::memcpy(tmp + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
+        } else {
+          P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
+        }
         store(mb, q, tmp);
       };
       if (words > kDepthBlockWords + kDepthBlockWords / 2) {
@@ -216,8 +241,8 @@ void run(const Args& g) {
                 for (int r = 0; r < MR; ++r) a.rows[r] += d0 * a.step;
                 float* sums = blocked[mb - g0];
                 typename P::Acc acc[MR][P::NV];
-                P::accumulate(a, panel[q] + d0 * pitch[q], pitch[q], len, acc,
-                              d0 == 0 ? nullptr : sums);
+                accumulate_vectors<P>(vectors[q], a, panel[q] + d0 * pitch[q], pitch[q], len, acc,
+                                      d0 == 0 ? nullptr : sums);
                 for (int r = 0; r < MR; ++r)
                   for (int v = 0; v < P::NV; ++v)
                     std::memcpy(sums + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
@@ -329,19 +354,21 @@ struct F32 {
   // acc[r][v] = sum over d of a(r, d) * b[d][v * W .. (v + 1) * W) (b's rows ldb apart). Also the
   // tile of the widened-bf16 policy (nchw_gemm_bf16_f32_avx512.cpp), which stores it rounded.
   // init: the sums so far ([kRows][kCols] floats: a depth block's, run() says when), or null.
+  // NU: the vectors computed (a panel's last columns, run()'s narrow tail); the others stay zero.
   using Acc = vf;
+  template <int NU = NV>
   [[gnu::always_inline]] static void accumulate(const FilterRows<float, kRows>& a, const float* b,
                                                 std::int64_t ldb, std::int64_t depth,
                                                 vf (&acc)[kRows][NV], const float* init = nullptr) {
     for (int r = 0; r < kRows; ++r)
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = init ? simd::load<W>(init + r * kCols + v * W) : vf{};
+        acc[r][v] = init && v < NU ? simd::load<W>(init + r * kCols + v * W) : vf{};
     for (std::int64_t d = 0; d < depth; ++d) {
-      vf bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + d * ldb + v * W);
+      vf bv[NU];
+      for (int v = 0; v < NU; ++v) bv[v] = simd::load<W>(b + d * ldb + v * W);
       for (int r = 0; r < kRows; ++r) {
         const vf s = simd::broadcast<W>(a.rows[r] + d * a.step);
-        for (int v = 0; v < NV; ++v) acc[r][v] += s * bv[v];
+        for (int v = 0; v < NU; ++v) acc[r][v] += s * bv[v];
       }
     }
   }
