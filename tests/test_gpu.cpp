@@ -918,13 +918,17 @@ TEST(Gpu, TensorCoreRaggedChannelsAndStridedBackwardData) {
 // 1568 of 64 for gpu:wgmma_bwd_weights on Hopper).
 TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
   REQUIRE_GPU();
-  auto p = parse_problem(
+  auto bf16 = parse_problem(
       "--dir=BWD_W --dt=bf16 --stag=axb --wtag=axb --dtag=axb mb32ic64ih56oc64oh56kh3ph1");
-  ASSERT_TRUE(p.is_ok());
-  for (const char* id : {"gpu:tc_bwd_weights", "gpu:wgmma_bwd_weights"}) {
+  ASSERT_TRUE(bf16.is_ok());
+  Problem f32 = *bf16;  // the TF32 variant's (6272 stages of 16 pixels)
+  f32.dtype = DType::f32;
+  for (const char* id :
+       {"gpu:tc_bwd_weights", "gpu:tc_bwd_weights:tf32", "gpu:wgmma_bwd_weights"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     if (std::string_view(id) == "gpu:wgmma_bwd_weights" && !wgmma_here()) continue;
+    const Problem* p = std::string_view(id).ends_with(":tf32") ? &f32 : &*bf16;
     auto ws = s->workspace_bytes(*p);
     ASSERT_TRUE(ws.is_ok()) << id;
     EXPECT_GT(*ws, 0u) << id << ": expected a split reduction";
@@ -936,14 +940,19 @@ TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
 
 // The TF32 variant really computes in TF32: its output is further from the fp64 reference than
 // fp32 arithmetic allows, and within the TF32 tolerance (so the wider tolerance is needed, and
-// a TF32 result is never recorded as fp32-accurate).
+// a TF32 result is never recorded as fp32-accurate). Forward for the implicit GEMMs,
+// backward-weights for gpu:tc_bwd_weights:tf32. (The tolerance admits truncated operands too,
+// as gpu:wgmma_implicit_gemm:tf32 has them: this does not tell rounding from truncation.)
 TEST(Gpu, Tf32VariantIsNotFp32Accurate) {
   REQUIRE_GPU();
-  auto p = parse_problem("--stag=axb --wtag=axb --dtag=axb mb2ic64ih16oc64oh16kh3ph1");
-  ASSERT_TRUE(p.is_ok());
-  for (const char* id : {"gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm:tf32"}) {
+  for (const char* id :
+       {"gpu:tc_implicit_gemm:tf32", "gpu:wgmma_implicit_gemm:tf32", "gpu:tc_bwd_weights:tf32"}) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
+    auto p = parse_problem(
+        std::string(std::string_view(id).starts_with("gpu:tc_bwd") ? "--dir=BWD_W " : "") +
+        "--stag=axb --wtag=axb --dtag=axb mb2ic64ih16oc64oh16kh3ph1");
+    ASSERT_TRUE(p.is_ok());
     if (const Status st = s->check(*p); !st) {
       // Only the wgmma variant off Hopper may decline it; on Hopper that is a regression.
       const bool wgmma = std::string_view(id).starts_with("gpu:wgmma");

@@ -1,18 +1,21 @@
 // gpu:tc_bwd_weights (CUDA, sm_80+): tensor-core implicit GEMM for backward-weights of 2D and 3D
 // (the kernel's k3D form: pixels over (n, od, oh, ow), columns over (t, r, s, c), tc::Depth)
 // convolution in f16/bf16 (and f32 as TF32: the `:tf32` variant) with fp32 accumulation, dense NHWC
-// (NDHWC) x and dy and KRSC (KTRSC) dw, one group, any channel counts (C and K not multiples of 8,
-// C = 3 first layers: the ragged variant, with each tap's channels zero-padded to 8 and
-// element-wise loads and stores); any stride, dilation and padding.
+// (NDHWC) x and dy and KRSC (KTRSC) dw, one group, any channel counts (C and K not multiples of a
+// 16-byte chunk's 8 16-bit or 4 f32 values, C = 3 first layers: the ragged variant, with each
+// tap's channels zero-padded to a chunk and element-wise loads and stores); any stride, dilation
+// and padding.
 //
 // GEMM view: dw[K][R*S*C] = sum over the N*OH*OW output pixels p of dy[p][k] * im2col(x)[p][rsc].
 // Both operands are contiguous along their output dimension (dy along k, x along c), so a stage
-// holds 32 pixels x 128 columns of each, loaded by cp.async in 16-byte chunks (zero-filled for
-// padding and edges), and ldmatrix.trans turns them into the mma.sync m16n8k16 fragments. A
-// 128x128 tile of dw per block of 4 warps (each 64x64). The output is small and the reduction
-// long, so the reduction is split over blockIdx.z into fixed ranges of pixels; each split writes
-// its own fp32 partial sums and a second kernel adds them in split order: the result does not
-// depend on scheduling (deterministic, no atomics).
+// holds a run of pixels x 128 columns of each (32 pixels of 16-bit values, 16 of f32: 16 KiB),
+// loaded by cp.async in 16-byte chunks (zero-filled for padding and edges); ldmatrix.trans turns
+// 16-bit ones into the mma.sync m16n8k16 fragments, and each thread reads its m16n8k8 TF32
+// fragment elements one by one (ldmatrix moves 16-bit elements only). A 128x128 tile of dw per
+// block of 4 warps (each 64x64). The output is small and the reduction long, so the reduction is
+// split over blockIdx.z into fixed ranges of pixels; each split writes its own fp32 partial sums
+// and a second kernel adds them in split order: the result does not depend on scheduling
+// (deterministic, no atomics).
 #pragma once
 
 #include "gpu/gpu_solver.hpp"
