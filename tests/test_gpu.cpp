@@ -256,7 +256,7 @@ TEST(Gpu, TensorCoreSolversDeclineSizesBeyondTheirIntArguments) {
          {"gpu:tc_bwd_weights", "gpu:tc_bwd_weights:tf32", "gpu:wgmma_bwd_weights"}) {
       const Solver* s = find_solver(id);
       if (!s) continue;
-      const Status st = s->check(std::string_view(id).ends_with(":tf32") ? f32 : *p);
+      const Status st = s->check(is_tf32_variant(id) ? f32 : *p);
       EXPECT_EQ(st.code(), StatusCode::not_applicable) << id << " " << text;
       EXPECT_TRUE(st.message().find("32-bit") != std::string::npos ||
                   st.message().find("grid too large") != std::string::npos)
@@ -928,7 +928,7 @@ TEST(Gpu, TensorCoreBackwardWeightsIsDeterministic) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     if (std::string_view(id) == "gpu:wgmma_bwd_weights" && !wgmma_here()) continue;
-    const Problem* p = std::string_view(id).ends_with(":tf32") ? &f32 : &*bf16;
+    const Problem* p = is_tf32_variant(id) ? &f32 : &*bf16;
     auto ws = s->workspace_bytes(*p);
     ASSERT_TRUE(ws.is_ok()) << id;
     EXPECT_GT(*ws, 0u) << id << ": expected a split reduction";

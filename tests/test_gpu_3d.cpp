@@ -197,7 +197,7 @@ TEST(Gpu, TensorCore3DBackwardWeights) {
     const Solver* s = find_solver(id);
     ASSERT_NE(s, nullptr) << id;
     const bool wgmma = std::string_view(id) == "gpu:wgmma_bwd_weights";
-    const bool tf32 = std::string_view(id).ends_with(":tf32");
+    const bool tf32 = is_tf32_variant(id);
     const std::string nhwc = std::string("--dir=BWD_W ") + (tf32 ? "" : "--dt=bf16 ") +
                              "--stag=axb --wtag=axb --dtag=axb ";
     auto layer = parse_problem(nhwc + "mb2ic64id8ih28iw28oc64kd3kh3kw3pd1ph1pw1");

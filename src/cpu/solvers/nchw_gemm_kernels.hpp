@@ -206,6 +206,12 @@ void run(const Args& g) {
             P::store_row(sums + r * PB + u.j0, o, u.len, u.step);
           }
       };
+      // A tile's accumulators to its [MR][PB] floats.
+      const auto spill = [](const typename P::Acc(&acc)[MR][P::NV], float* to) {
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < P::NV; ++v)
+            std::memcpy(to + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
+      };
       const auto tile = [&](std::int64_t mb, int q) {
         const int rows = rows_of(mb);
         const FilterRows<Word, MR> a = filter_rows<Word, MR>(g, grp, mb, words, rows);
@@ -219,9 +225,7 @@ void run(const Args& g) {
         if (vectors[q] < P::NV) {  // the narrow tail
           typename P::Acc acc[MR][P::NV];
           accumulate_vectors<P>(vectors[q], a, b, pitch[q], words, acc, nullptr);
-          for (int r = 0; r < MR; ++r)
-            for (int v = 0; v < P::NV; ++v)
-              std::memcpy(tmp + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
+          spill(acc, tmp);
         } else {
           P::tile_f32(a, b, pitch[q], words, tmp, PB, rows);
         }
@@ -243,9 +247,7 @@ void run(const Args& g) {
                 typename P::Acc acc[MR][P::NV];
                 accumulate_vectors<P>(vectors[q], a, panel[q] + d0 * pitch[q], pitch[q], len, acc,
                                       d0 == 0 ? nullptr : sums);
-                for (int r = 0; r < MR; ++r)
-                  for (int v = 0; v < P::NV; ++v)
-                    std::memcpy(sums + r * PB + v * kAccFloats, &acc[r][v], sizeof acc[r][v]);
+                spill(acc, sums);
               }
             }
             for (std::int64_t mb = g0; mb < g1; ++mb) store(mb, q, blocked[mb - g0]);

@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
   const T* dy = static_cast<const T*>(a.dy);
 
   // Each thread loads one fixed chunk column of both operands, rows row0 + i * kRowStep: dy's
-  // chunk of channels from kc and x's column (r, s, c...) of one, decomposed once.
+  // channels kc.. and x's column (r, s, c..), a chunk (G::kVec values) of each, decomposed once.
   const int chunk = tid % kRowChunks, row0 = tid / kRowChunks;
   const int kc = m0 + chunk * G::kVec, col = n0 + chunk * G::kVec;
   const bool k_ok = kc < a.k, col_ok = col < a.colsp;
@@ -176,8 +176,8 @@ __global__ void __launch_bounds__(kThreads) tc_bwd_weights(Args a) {
 #pragma unroll
         for (int ni = 0; ni < kNI; ++ni) {
           const int n = warp_n * kWarpTile + ni * 8 + g;
-          bf[ni / 2][(ni % 2) * 2] = at(Bs, p0, n),
-                                bf[ni / 2][(ni % 2) * 2 + 1] = at(Bs, p0 + 4, n);
+          bf[ni / 2][(ni % 2) * 2] = at(Bs, p0, n);
+          bf[ni / 2][(ni % 2) * 2 + 1] = at(Bs, p0 + 4, n);
         }
 #pragma unroll
         for (int nj = 0; nj < kNI / 2; ++nj) round_operands<T>(bf[nj]);
@@ -263,8 +263,10 @@ struct BwdwPlan : Plan {
     const int od = three_d ? a.depth.od : 1, tap_rows = i32(p.filter[0] * p.filter[1]);
     a.pixels = i32(p.n) * od * a.oh * a.ow;
     a.cols = tap_rows * a.s * a.c;
-    const int vec = 16 / static_cast<int>(size_of(p.dtype));  // values in a 16-byte chunk
-    rows = p.dtype == DType::f32 ? Tile<float>::kRows : Tile<cg_bf16>::kRows;
+    // The kernel's Tile: values in a 16-byte chunk, pixels a stage.
+    const bool f32 = p.dtype == DType::f32;
+    const int vec = f32 ? Tile<float>::kVec : Tile<cg_bf16>::kVec;
+    const int rows = f32 ? Tile<float>::kRows : Tile<cg_bf16>::kRows;
     ragged = a.c % vec != 0 || a.k % vec != 0;
     a.cp = ragged ? (a.c + vec - 1) / vec * vec : a.c;
     a.colsp = tap_rows * a.s * a.cp;
@@ -280,7 +282,6 @@ struct BwdwPlan : Plan {
   }
   Args a{};
   bool ragged = false, three_d = false;
-  int rows = 0;  // pixels a stage (Tile<T>::kRows)
   int used = 1;
   dim3 grid;
 };
