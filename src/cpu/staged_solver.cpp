@@ -32,10 +32,7 @@ bool streams_output(std::int64_t bytes) {
 
 void add_partials_in_order(const float* partial, std::int64_t parts, std::int64_t size,
                            float* f32_out, std::uint16_t* bf16_out) {
-  // Small sums (a first layer's dW is 1728 floats) on the calling thread: a parallel region's
-  // fork and join cost more than they do.
-  constexpr std::int64_t kSerialSumFloats = std::int64_t{1} << 15;
-#pragma omp parallel for if (size * parts > kSerialSumFloats)
+#pragma omp parallel for if (size * parts >= kParallelFromElements)
   for (std::int64_t i = 0; i < size; ++i) {
     float sum = partial[i];
     for (std::int64_t c = 1; c < parts; ++c) sum += partial[c * size + i];

@@ -87,10 +87,8 @@ void copy_tensor(const TensorDesc& t, Order order, const Padding& pad, const voi
   const bool flat = pad.begin[1] == 0 && pad.end[1] == 0 && pad.begin[2] == 0 && pad.end[2] == 0 &&
                     st[3] == s.w * st[4];
   const std::int64_t rows = flat ? 1 : s.h, width = flat ? s.h * s.w : s.w;
-  // One slab (a single image of at most 16 channels: a first layer's x) is one thread's: a
-  // parallel region for it costs a fork and a join (2.6 us on 2 threads of a Zen 5 VM) and runs
-  // it on one thread all the same.
-#pragma omp parallel for collapse(2) schedule(static) if (s.n * cblocks > 1)
+#pragma omp parallel for collapse(2) schedule(static) if (s.n * s.c * s.d * s.h * s.w >= \
+                                                             kParallelFromElements)
   for (std::int64_t n = 0; n < s.n; ++n)
     for (std::int64_t cb = 0; cb < cblocks; ++cb) {
       const std::int64_t c0 = cb * kB, nc = std::min(kB, s.c - c0);
@@ -173,7 +171,7 @@ template <class T>
 void pad_phases(const T* x, const Sizes5& s, const Padding& pad, const Sizes5& xs,
                 std::int64_t step, T* to) {
   const std::int64_t q = column_phase_width(xs, step), rows = xs.d * xs.h, planes = xs.n * xs.c;
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for collapse(2) if (planes * step * rows * q >= kParallelFromElements)
   for (std::int64_t plane = 0; plane < planes; ++plane)
     for (std::int64_t ph = 0; ph < step; ++ph)
       for (std::int64_t row = 0; row < rows; ++row) {
