@@ -87,8 +87,13 @@ void tile(const Args& a, std::int64_t grp, std::int64_t k0, std::int64_t j0, con
   };
   for (int r = 0; r < count; ++r) {
     std::int64_t at_dy = runs[r].dy, at_x = runs[r].x;
-    for (std::int32_t s = 0; s < runs[r].full; ++s, at_dy += P::kPixels, at_x += P::kPixels)
+    for (std::int32_t s = 0; s < runs[r].full; ++s, at_dy += P::kPixels, at_x += P::kPixels) {
+      // Opaque to GCC, so that it keeps each load base + offset: else it makes ten pointers per
+      // run (reloaded from the stack, 3 instructions each), which costs 1-row runs more than the
+      // run saves (bf16's 32-pixel rows; driver: 16 -> 32 channels at 32 x 32 0.051 -> 0.046 ms).
+      asm("" : "+r"(at_dy), "+r"(at_x));
       step(P::kAll, at_dy, at_x);
+    }
     if (runs[r].tail != 0) step(runs[r].tail, at_dy, at_x);
   }
 #pragma GCC unroll 8
