@@ -40,6 +40,11 @@ constexpr const char* kShapes[] = {
     // 3 x 4 tiles (a 2-channel edge; AVX-512: 4 x 6, a 1-channel edge), 27 columns (a 3-column
     // edge)
     "mb2ic3ih13iw12oc5oh13ow12kh3kw3ph1pw1",
+    // cpu:bwdw_rows's runs: rows of 40 (fp32) and 72 (bf16) whose whole steps end a block of 32
+    // steps and whose masked tail opens the next one, and rows of 1100, longer than a block
+    "mb2ic3ih12iw40oc8oh12ow40kh3kw3ph1pw1",
+    "mb1ic3ih12iw72oc8oh12ow72kh3kw3ph1pw1",
+    "mb1ic2ih3iw1100oc5oh3ow1100kh3kw3ph1pw1",
 };
 
 std::vector<Problem> problems() {
