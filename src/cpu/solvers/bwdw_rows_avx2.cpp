@@ -19,7 +19,7 @@ struct F32 {
   static constexpr std::uint32_t kAll = 0xff;
   static constexpr int kLanes = 8;
   static constexpr int kRowsK = 3, kColsJ = 4;
-  // mask: the step's first popcount(mask) pixels (StepCursor).
+  // mask: the step's first popcount(mask) pixels (RunCursor).
   static Vec load(std::uint32_t mask, const float* p) {
     if (mask == kAll) return _mm256_loadu_ps(p);
     return _mm256_maskload_ps(p, simd::avx2_lanes(0, __builtin_popcount(mask)));

@@ -9,10 +9,10 @@
 // of lane sums; a step loads 4 dy vectors and 6 x vectors (both contiguous along the output row,
 // the last of a row masked) for 24 multiply-adds (AVX2: 3 x 4, 12 accumulators in 16
 // registers). Work items are (chunk, group, 4 tiles of output channels, 8 of filter columns: 16 x
-// 48 on AVX-512); an item takes its chunk's rows in blocks of 32 steps (as runs along rows: Run)
-// and within a block its 32 tiles in turn, so the block's rows are read from memory once and by
-// the other tiles from cache. The tiles' lane sums wait in a buffer (48 KB on AVX-512) between blocks and are summed
-// across lanes once per chunk. (Tried, no faster: items up to 96 columns of equal width, and the
+// 48 on AVX-512); an item takes its chunk's rows in blocks of at most 32 steps (as runs along
+// rows: Run) and within a block its 32 tiles in turn, so the block's rows are read from memory
+// once and by the other tiles from cache. The tiles' lane sums wait in a buffer (48 KB on
+// AVX-512) between blocks and are summed across lanes once per chunk. (Tried, no faster: items up to 96 columns of equal width, and the
 // columns as the outer tile loop.)
 #pragma once
 
@@ -41,9 +41,10 @@ constexpr int kBlockSteps = 32;  // vector steps per block
 // A run of a block: consecutive output pixels of one row, `full` whole vector steps of P::kPixels
 // and then, where the row ends inside a vector, one masked step of the pixels in `tail` (0: none).
 // dy and x are element offsets from the tile's dy and x for image 0 (the image is folded into
-// them). Runs instead of a list of single steps: the whole steps load without a mask and their
-// offsets are one add a step; per-step records took 28% more time a step than the tile's FMAs
-// need, in L1 (a microbenchmark of this loop on a Zen 5: 4.4-4.8 ns a step against 3.5).
+// them). Runs instead of a list of single steps: the whole steps load with the policy's all-lanes
+// mask (a constant: GCC emits plain loads) and their offsets are one add a step; per-step records
+// took 26-37% more time a step than the tile's FMAs need, in L1 (a microbenchmark of this loop on
+// a Zen 5: 4.4-4.8 ns a step against 3.5).
 struct Run {
   std::int64_t dy, x;
   std::int32_t full;
@@ -88,8 +89,8 @@ void tile(const Args& a, std::int64_t grp, std::int64_t k0, std::int64_t j0, con
   for (int r = 0; r < count; ++r) {
     std::int64_t at_dy = runs[r].dy, at_x = runs[r].x;
     for (std::int32_t s = 0; s < runs[r].full; ++s, at_dy += P::kPixels, at_x += P::kPixels) {
-      // Opaque to GCC, so that it keeps each load base + offset: else it makes ten pointers per
-      // run (reloaded from the stack, 3 instructions each), which costs 1-row runs more than the
+      // Opaque to GCC, so that it keeps each load base + offset: else it makes a pointer per row
+      // and column per run (ten on AVX-512, reloaded from the stack, 3 instructions each), which costs 1-row runs more than the
       // run saves (bf16's 32-pixel rows; driver: 16 -> 32 channels at 32 x 32 0.051 -> 0.046 ms).
       asm("" : "+r"(at_dy), "+r"(at_x));
       step(P::kAll, at_dy, at_x);
