@@ -12,8 +12,8 @@
 // 48 on AVX-512); an item takes its chunk's rows in blocks of at most 32 steps (as runs along
 // rows: Run) and within a block its 32 tiles in turn, so the block's rows are read from memory
 // once and by the other tiles from cache. The tiles' lane sums wait in a buffer (48 KB on
-// AVX-512) between blocks and are summed across lanes once per chunk. (Tried, no faster: items up to 96 columns of equal width, and the
-// columns as the outer tile loop.)
+// AVX-512) between blocks and are summed across lanes once per chunk. (Tried, no faster: items up
+// to 96 columns of equal width, and the columns as the outer tile loop.)
 #pragma once
 
 #include <immintrin.h>
@@ -90,8 +90,9 @@ void tile(const Args& a, std::int64_t grp, std::int64_t k0, std::int64_t j0, con
     std::int64_t at_dy = runs[r].dy, at_x = runs[r].x;
     for (std::int32_t s = 0; s < runs[r].full; ++s, at_dy += P::kPixels, at_x += P::kPixels) {
       // Opaque to GCC, so that it keeps each load base + offset: else it makes a pointer per row
-      // and column per run (ten on AVX-512, reloaded from the stack, 3 instructions each), which costs 1-row runs more than the
-      // run saves (bf16's 32-pixel rows; driver: 16 -> 32 channels at 32 x 32 0.051 -> 0.046 ms).
+      // and column per run (ten on AVX-512, reloaded from the stack, 3 instructions each), which
+      // costs 1-row runs more than the run saves (bf16's 32-pixel rows; driver: 16 -> 32 channels
+      // at 32 x 32 0.051 -> 0.046 ms).
       asm("" : "+r"(at_dy), "+r"(at_x));
       step(P::kAll, at_dy, at_x);
     }
