@@ -116,7 +116,7 @@ struct RunCursor {
     n = first / per_image, od = first % per_image / a.oh, oh = first % a.oh;
   }
   // The next block's runs into `out` and each of its steps' dy offset into `step_dy` (for the
-  // prefetch); returns the runs (0: the chunk is done) and sets `steps`.
+  // prefetch); returns the runs (0: the chunk is done) and sets `steps` (0 then too).
   int next_block(Run* out, std::int64_t* step_dy, int& steps) {
     int count = 0;
     steps = 0;
@@ -206,12 +206,11 @@ void run(const Args& a) {
               // into L1 rather than L2 (2026-11-28, Zen 5), batch 16 0.90 -> 0.77-0.80 ms and
               // 512x512 3.9-4.1 -> 3.75-3.86, the rest of the standard suite the same.
               const std::int64_t* ahead = step_dy[b ^ 1];
-              const int ahead_steps = next > 0 ? steps_next : 0;
               int t = 0;
               for (std::int64_t k = k_first; k < k_end; k += kRowsK)
                 for (std::int64_t j = j_first; j < j_end; j += kColsJ, ++t) {
-                  for (std::int64_t n = ahead_steps * t / tiles;
-                       n < ahead_steps * (t + 1) / tiles; ++n)
+                  for (std::int64_t n = steps_next * t / tiles; n < steps_next * (t + 1) / tiles;
+                       ++n)
                     for (std::int64_t i = 0; i < k_end - k_first; ++i)
                       _mm_prefetch(reinterpret_cast<const char*>(dy + i * plane + ahead[n]),
                                    _MM_HINT_T0);
