@@ -23,7 +23,7 @@ struct Geometry {
   std::int64_t stride[3], dil[3], pad[3];
   std::int64_t xs[5], ws[5], ys[5];  // strides: N C D H W / K C D R S / N K D H W
   CG_HOST_DEVICE std::int64_t taps() const { return f[0] * f[1] * f[2]; }
-  // Pixel m of a batch of `size` (D, H, W) planes in (N, D, H, W) order, decomposed.
+  // Pixel m of a batch of `size` (D, H, W) grids in (N, D, H, W) order, decomposed.
   CG_HOST_DEVICE static void pixel_index(std::int64_t m, const std::int64_t (&size)[3],
                                          std::int64_t& n_, std::int64_t& d, std::int64_t& h,
                                          std::int64_t& w) {
@@ -31,7 +31,8 @@ struct Geometry {
     h = m % size[1], m /= size[1];
     d = m % size[0], n_ = m / size[0];
   }
-  // Output pixel m of the forward GEMM (N, OD, OH, OW order), decomposed.
+  // Output pixel m (N, OD, OH, OW order), decomposed: the forward GEMM's rows, the backward-weights
+  // reduction's index.
   CG_HOST_DEVICE void out_index(std::int64_t m, std::int64_t& n_, std::int64_t& od,
                                 std::int64_t& oh, std::int64_t& ow) const {
     pixel_index(m, out, n_, od, oh, ow);

@@ -11,14 +11,14 @@ constexpr int kBM = 64, kBN = 64, kBK = 16, kThreads = 256;
 template <typename T, Direction D>
 struct Gemm;
 
-// x's element of group g that output pixel `pixel` reads at reduction index `tap` (channel and
-// tap of the group), 0 in the padding: forward's A and backward-weights' B.
+// x's element of group g that output pixel `pixel` reads at reduction index r (a channel of the
+// group and a tap, Geometry::tap_index), 0 in the padding: forward's A and backward-weights' B.
 template <typename T>
 __device__ float x_read(const Geometry& G, const T* x, std::int64_t g, std::int64_t pixel,
-                        std::int64_t tap) {
+                        std::int64_t r) {
   std::int64_t n, od, oh, ow, c, a, b, e, id, ih, iw;
   G.out_index(pixel, n, od, oh, ow);
-  G.tap_index(tap, c, a, b, e);
+  G.tap_index(r, c, a, b, e);
   if (!G.in_source(od, oh, ow, a, b, e, id, ih, iw)) return 0.f;
   return to_float(x[G.x_at(n, g * G.cg + c, id, ih, iw)]);
 }
