@@ -23,12 +23,56 @@ struct Geometry {
   std::int64_t stride[3], dil[3], pad[3];
   std::int64_t xs[5], ws[5], ys[5];  // strides: N C D H W / K C D R S / N K D H W
   CG_HOST_DEVICE std::int64_t taps() const { return f[0] * f[1] * f[2]; }
-  // Output pixel m of the forward GEMM (N, OD, OH, OW order), decomposed.
+  // Pixel m of a batch of `size` (D, H, W) grids in (N, D, H, W) order, decomposed.
+  CG_HOST_DEVICE static void pixel_index(std::int64_t m, const std::int64_t (&size)[3],
+                                         std::int64_t& n_, std::int64_t& d, std::int64_t& h,
+                                         std::int64_t& w) {
+    w = m % size[2], m /= size[2];
+    h = m % size[1], m /= size[1];
+    d = m % size[0], n_ = m / size[0];
+  }
+  // Output pixel m (N, OD, OH, OW order), decomposed: the forward GEMM's rows, the backward-weights
+  // reduction's index.
   CG_HOST_DEVICE void out_index(std::int64_t m, std::int64_t& n_, std::int64_t& od,
                                 std::int64_t& oh, std::int64_t& ow) const {
-    ow = m % out[2], m /= out[2];
-    oh = m % out[1], m /= out[1];
-    od = m % out[0], n_ = m / out[0];
+    pixel_index(m, out, n_, od, oh, ow);
+  }
+  // Input pixel m (N, ID, IH, IW order), decomposed: backward-data's GEMM rows.
+  CG_HOST_DEVICE void in_index(std::int64_t m, std::int64_t& n_, std::int64_t& id,
+                               std::int64_t& ih, std::int64_t& iw) const {
+    pixel_index(m, in, n_, id, ih, iw);
+  }
+  // Reduction index r over (channel, D, R, S) taps, decomposed; the channel is r / taps() (a
+  // GEMM's channels of one group, C or K, not bounded here).
+  CG_HOST_DEVICE void tap_index(std::int64_t r, std::int64_t& ch, std::int64_t& a, std::int64_t& b,
+                                std::int64_t& e) const {
+    e = r % f[2], r /= f[2];
+    b = r % f[1], r /= f[1];
+    a = r % f[0], ch = r / f[0];
+  }
+  // The input pixel (id, ih, iw) that output pixel (od, oh, ow) reads at tap (a, b, e); false
+  // where it lies in the padding.
+  CG_HOST_DEVICE bool in_source(std::int64_t od, std::int64_t oh, std::int64_t ow, std::int64_t a,
+                                std::int64_t b, std::int64_t e, std::int64_t& id, std::int64_t& ih,
+                                std::int64_t& iw) const {
+    id = od * stride[0] - pad[0] + a * dil[0];
+    ih = oh * stride[1] - pad[1] + b * dil[1];
+    iw = ow * stride[2] - pad[2] + e * dil[2];
+    return id >= 0 && id < in[0] && ih >= 0 && ih < in[1] && iw >= 0 && iw < in[2];
+  }
+  // Element offsets of x, y and w (their strides) from logical indices; c and k count across
+  // groups in x and y, w's c is within the group.
+  CG_HOST_DEVICE std::int64_t x_at(std::int64_t n_, std::int64_t c, std::int64_t d, std::int64_t h,
+                                   std::int64_t w) const {
+    return n_ * xs[0] + c * xs[1] + d * xs[2] + h * xs[3] + w * xs[4];
+  }
+  CG_HOST_DEVICE std::int64_t y_at(std::int64_t n_, std::int64_t k, std::int64_t d, std::int64_t h,
+                                   std::int64_t w) const {
+    return n_ * ys[0] + k * ys[1] + d * ys[2] + h * ys[3] + w * ys[4];
+  }
+  CG_HOST_DEVICE std::int64_t w_at(std::int64_t k, std::int64_t c, std::int64_t a, std::int64_t b,
+                                   std::int64_t e) const {
+    return k * ws[0] + c * ws[1] + a * ws[2] + b * ws[3] + e * ws[4];
   }
   // Dense index over w's elements in (K, C/G, D, R, S) order, decomposed: k counts across groups.
   CG_HOST_DEVICE void w_index(std::int64_t i, std::int64_t& k, std::int64_t& c, std::int64_t& a,
@@ -42,7 +86,7 @@ struct Geometry {
   CG_HOST_DEVICE std::int64_t w_offset_of_dense(std::int64_t i) const {
     std::int64_t k, c, a, b, e;
     w_index(i, k, c, a, b, e);
-    return k * ws[0] + c * ws[1] + a * ws[2] + b * ws[3] + e * ws[4];
+    return w_at(k, c, a, b, e);
   }
 };
 

@@ -11,6 +11,18 @@ constexpr int kBM = 64, kBN = 64, kBK = 16, kThreads = 256;
 template <typename T, Direction D>
 struct Gemm;
 
+// x's element of group g that output pixel `pixel` reads at reduction index r (a channel of the
+// group and a tap, Geometry::tap_index), 0 in the padding: forward's A and backward-weights' B.
+template <typename T>
+__device__ float x_read(const Geometry& G, const T* x, std::int64_t g, std::int64_t pixel,
+                        std::int64_t r) {
+  std::int64_t n, od, oh, ow, c, a, b, e, id, ih, iw;
+  G.out_index(pixel, n, od, oh, ow);
+  G.tap_index(r, c, a, b, e);
+  if (!G.in_source(od, oh, ow, a, b, e, id, ih, iw)) return 0.f;
+  return to_float(x[G.x_at(n, g * G.cg + c, id, ih, iw)]);
+}
+
 template <typename T>
 struct Gemm<T, Direction::forward> {
   Geometry G;
@@ -20,30 +32,17 @@ struct Gemm<T, Direction::forward> {
   __device__ std::int64_t N() const { return G.kg; }
   __device__ std::int64_t K() const { return G.cg * G.taps(); }
   __device__ float a(std::int64_t g, std::int64_t m, std::int64_t r) const {
-    const std::int64_t ow = m % G.out[2], oh = (m / G.out[2]) % G.out[1],
-                       od = (m / (G.out[2] * G.out[1])) % G.out[0],
-                       n = m / (G.out[2] * G.out[1] * G.out[0]);
-    const std::int64_t e = r % G.f[2], b = (r / G.f[2]) % G.f[1],
-                       a = (r / (G.f[2] * G.f[1])) % G.f[0], c = r / G.taps();
-    const std::int64_t id = od * G.stride[0] - G.pad[0] + a * G.dil[0],
-                       ih = oh * G.stride[1] - G.pad[1] + b * G.dil[1],
-                       iw = ow * G.stride[2] - G.pad[2] + e * G.dil[2];
-    if (id < 0 || id >= G.in[0] || ih < 0 || ih >= G.in[1] || iw < 0 || iw >= G.in[2]) return 0.f;
-    return to_float(
-        x[n * G.xs[0] + (g * G.cg + c) * G.xs[1] + id * G.xs[2] + ih * G.xs[3] + iw * G.xs[4]]);
+    return x_read(G, x, g, m, r);
   }
   __device__ float b(std::int64_t g, std::int64_t r, std::int64_t col) const {
-    const std::int64_t e = r % G.f[2], b = (r / G.f[2]) % G.f[1],
-                       a = (r / (G.f[2] * G.f[1])) % G.f[0], c = r / G.taps();
-    return to_float(
-        w[(g * G.kg + col) * G.ws[0] + c * G.ws[1] + a * G.ws[2] + b * G.ws[3] + e * G.ws[4]]);
+    std::int64_t c, a, b, e;
+    G.tap_index(r, c, a, b, e);
+    return to_float(w[G.w_at(g * G.kg + col, c, a, b, e)]);
   }
   __device__ void store(std::int64_t g, std::int64_t m, std::int64_t col, float v) const {
-    const std::int64_t ow = m % G.out[2], oh = (m / G.out[2]) % G.out[1],
-                       od = (m / (G.out[2] * G.out[1])) % G.out[0],
-                       n = m / (G.out[2] * G.out[1] * G.out[0]);
-    y[n * G.ys[0] + (g * G.kg + col) * G.ys[1] + od * G.ys[2] + oh * G.ys[3] + ow * G.ys[4]] =
-        from_float<T>(v);
+    std::int64_t n, od, oh, ow;
+    G.out_index(m, n, od, oh, ow);
+    y[G.y_at(n, g * G.kg + col, od, oh, ow)] = from_float<T>(v);
   }
 };
 
@@ -56,32 +55,26 @@ struct Gemm<T, Direction::backward_data> {
   __device__ std::int64_t N() const { return G.cg; }
   __device__ std::int64_t K() const { return G.kg * G.taps(); }
   __device__ float a(std::int64_t g, std::int64_t m, std::int64_t r) const {
-    const std::int64_t iw = m % G.in[2], ih = (m / G.in[2]) % G.in[1],
-                       id = (m / (G.in[2] * G.in[1])) % G.in[0],
-                       n = m / (G.in[2] * G.in[1] * G.in[0]);
-    const std::int64_t e = r % G.f[2], b = (r / G.f[2]) % G.f[1],
-                       a = (r / (G.f[2] * G.f[1])) % G.f[0], k = r / G.taps();
+    std::int64_t n, id, ih, iw, k, a, b, e;
+    G.in_index(m, n, id, ih, iw);
+    G.tap_index(r, k, a, b, e);
     const std::int64_t td = id + G.pad[0] - a * G.dil[0], th = ih + G.pad[1] - b * G.dil[1],
                        tw = iw + G.pad[2] - e * G.dil[2];
     if (td < 0 || th < 0 || tw < 0 || td % G.stride[0] || th % G.stride[1] || tw % G.stride[2])
       return 0.f;
     const std::int64_t od = td / G.stride[0], oh = th / G.stride[1], ow = tw / G.stride[2];
     if (od >= G.out[0] || oh >= G.out[1] || ow >= G.out[2]) return 0.f;
-    return to_float(
-        dy[n * G.ys[0] + (g * G.kg + k) * G.ys[1] + od * G.ys[2] + oh * G.ys[3] + ow * G.ys[4]]);
+    return to_float(dy[G.y_at(n, g * G.kg + k, od, oh, ow)]);
   }
   __device__ float b(std::int64_t g, std::int64_t r, std::int64_t col) const {
-    const std::int64_t e = r % G.f[2], b = (r / G.f[2]) % G.f[1],
-                       a = (r / (G.f[2] * G.f[1])) % G.f[0], k = r / G.taps();
-    return to_float(
-        w[(g * G.kg + k) * G.ws[0] + col * G.ws[1] + a * G.ws[2] + b * G.ws[3] + e * G.ws[4]]);
+    std::int64_t k, a, b, e;
+    G.tap_index(r, k, a, b, e);
+    return to_float(w[G.w_at(g * G.kg + k, col, a, b, e)]);
   }
   __device__ void store(std::int64_t g, std::int64_t m, std::int64_t col, float v) const {
-    const std::int64_t iw = m % G.in[2], ih = (m / G.in[2]) % G.in[1],
-                       id = (m / (G.in[2] * G.in[1])) % G.in[0],
-                       n = m / (G.in[2] * G.in[1] * G.in[0]);
-    dx[n * G.xs[0] + (g * G.cg + col) * G.xs[1] + id * G.xs[2] + ih * G.xs[3] + iw * G.xs[4]] =
-        from_float<T>(v);
+    std::int64_t n, id, ih, iw;
+    G.in_index(m, n, id, ih, iw);
+    dx[G.x_at(n, g * G.cg + col, id, ih, iw)] = from_float<T>(v);
   }
 };
 
@@ -95,30 +88,17 @@ struct Gemm<T, Direction::backward_weights> {
   __device__ std::int64_t N() const { return G.cg * G.taps(); }
   __device__ std::int64_t K() const { return G.n * G.out[0] * G.out[1] * G.out[2]; }
   __device__ float a(std::int64_t g, std::int64_t m, std::int64_t r) const {
-    const std::int64_t ow = r % G.out[2], oh = (r / G.out[2]) % G.out[1],
-                       od = (r / (G.out[2] * G.out[1])) % G.out[0],
-                       n = r / (G.out[2] * G.out[1] * G.out[0]);
-    return to_float(
-        dy[n * G.ys[0] + (g * G.kg + m) * G.ys[1] + od * G.ys[2] + oh * G.ys[3] + ow * G.ys[4]]);
+    std::int64_t n, od, oh, ow;
+    G.out_index(r, n, od, oh, ow);
+    return to_float(dy[G.y_at(n, g * G.kg + m, od, oh, ow)]);
   }
   __device__ float b(std::int64_t g, std::int64_t r, std::int64_t col) const {
-    const std::int64_t ow = r % G.out[2], oh = (r / G.out[2]) % G.out[1],
-                       od = (r / (G.out[2] * G.out[1])) % G.out[0],
-                       n = r / (G.out[2] * G.out[1] * G.out[0]);
-    const std::int64_t e = col % G.f[2], b = (col / G.f[2]) % G.f[1],
-                       a = (col / (G.f[2] * G.f[1])) % G.f[0], c = col / G.taps();
-    const std::int64_t id = od * G.stride[0] - G.pad[0] + a * G.dil[0],
-                       ih = oh * G.stride[1] - G.pad[1] + b * G.dil[1],
-                       iw = ow * G.stride[2] - G.pad[2] + e * G.dil[2];
-    if (id < 0 || id >= G.in[0] || ih < 0 || ih >= G.in[1] || iw < 0 || iw >= G.in[2]) return 0.f;
-    return to_float(
-        x[n * G.xs[0] + (g * G.cg + c) * G.xs[1] + id * G.xs[2] + ih * G.xs[3] + iw * G.xs[4]]);
+    return x_read(G, x, g, r, col);
   }
   __device__ void store(std::int64_t g, std::int64_t m, std::int64_t col, float v) const {
-    const std::int64_t e = col % G.f[2], b = (col / G.f[2]) % G.f[1],
-                       a = (col / (G.f[2] * G.f[1])) % G.f[0], c = col / G.taps();
-    dw[(g * G.kg + m) * G.ws[0] + c * G.ws[1] + a * G.ws[2] + b * G.ws[3] + e * G.ws[4]] =
-        from_float<T>(v);
+    std::int64_t c, a, b, e;
+    G.tap_index(col, c, a, b, e);
+    dw[G.w_at(g * G.kg + m, c, a, b, e)] = from_float<T>(v);
   }
 };
 
