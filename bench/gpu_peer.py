@@ -10,8 +10,12 @@ competitive engine there, and a geomean against the plugin alone would flatter t
 The geomean printed plain is against the better peer; the plugin-only geomean is printed only with
 the flagged problems named.
 
+--kernels adds, per problem, the CUDA kernels PyTorch's call launched (names and mean device time,
+from torch.profiler over eager calls after the benchmark search): cuDNN's kernel names carry its
+tile, cluster and split-K choices, which is what an own plan is compared against.
+
     gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc --json b.jsonl
-    python3 bench/gpu_peer.py b.jsonl [--replays 20] [--slack 1.25]
+    python3 bench/gpu_peer.py b.jsonl [--replays 20] [--slack 1.25] [--kernels]
 """
 
 import argparse
@@ -107,6 +111,39 @@ def time_torch(p, replays, tf32):
         return None, str(e).splitlines()[0][:100]
 
 
+def torch_kernels(p, tf32, calls=10):
+    """[(kernel name, launches a call, mean device us a launch)] of one eager call of p, its
+    algorithm already chosen by time_torch's benchmark search (same shapes, same flags); [] where
+    PyTorch cannot express p or the profiler is unavailable (the reason then on stderr)."""
+    pad = symmetric_padding(p)
+    if pad is None:
+        return []
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    sets = tensors(p, 1)
+    fn = call(p, pad)
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        for _ in range(3):
+            fn(*sets[0])
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn(*sets[0])
+            torch.cuda.synchronize()
+    except (RuntimeError, ImportError) as e:
+        print("torch.profiler: %s" % str(e).splitlines()[0][:100], file=sys.stderr)
+        return []
+    rows = []
+    for e in prof.key_averages():
+        total = getattr(e, "self_device_time_total", None)
+        if total is None:
+            total = getattr(e, "self_cuda_time_total", 0)
+        if total > 0 and e.count > 0:
+            rows.append((e.key, e.count / calls, total / e.count))
+    return sorted(rows, key=lambda r: -r[1] * r[2])
+
+
 def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
@@ -133,6 +170,8 @@ def main():
     ap.add_argument("--replays", type=int, default=20)
     ap.add_argument("--slack", type=float, default=1.25,
                     help="flag a problem where the plugin's best is this much slower than PyTorch")
+    ap.add_argument("--kernels", action="store_true",
+                    help="print the CUDA kernels PyTorch's call launched, per problem")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s" % (
@@ -160,6 +199,9 @@ def main():
                       "%.4f" % pbest[1] if pbest[1] else "-", declined,
                       "%.4f" % t_torch if t_torch else "-", " (" + why + ")" if why else "",
                       "  FLAGGED: the plugin ran no competitive engine" if flagged else ""))
+            if a.kernels and t_torch:
+                for kname, per_call, us in torch_kernels(p, tf32):
+                    print("  torch kernel %.1fx %8.2f us  %s" % (per_call, us, kname[:220]))
             for k, t in sorted(own.items(), key=lambda kv: kv[1]):
                 r = peer / t if peer else None
                 rp = pbest[1] / t if pbest[1] else None
