@@ -10,9 +10,10 @@ competitive engine there, and a geomean against the plugin alone would flatter t
 The geomean printed plain is against the better peer; the plugin-only geomean is printed only with
 the flagged problems named.
 
---kernels adds, per problem, the CUDA kernels PyTorch's call launched (names and mean device time,
-from torch.profiler over eager calls after the benchmark search): cuDNN's kernel names carry its
-tile, cluster and split-K choices, which is what an own plan is compared against.
+--kernels adds, after every timing (so that the profiler cannot touch them), the CUDA kernels
+PyTorch's call launched per problem (names and mean device time, from torch.profiler over eager
+calls on rotated input copies): cuDNN's and cuBLASLt's kernel names carry their tile, cluster and
+split-K choices, which is what an own plan is compared against.
 
     gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc --json b.jsonl
     python3 bench/gpu_peer.py b.jsonl [--replays 20] [--slack 1.25] [--kernels]
@@ -111,28 +112,38 @@ def time_torch(p, replays, tf32):
         return None, str(e).splitlines()[0][:100]
 
 
-def torch_kernels(p, tf32, calls=10):
-    """[(kernel name, launches a call, mean device us a launch)] of one eager call of p, its
+def torch_kernels(p, tf32, calls=16):
+    """[(kernel name, launches a call, mean device us a launch)] of eager calls of p over rotated
+    input copies (as time_torch rotates them, so the L2 cache does not hold the operands), its
     algorithm already chosen by time_torch's benchmark search (same shapes, same flags); [] where
-    PyTorch cannot express p or the profiler is unavailable (the reason then on stderr)."""
+    PyTorch cannot express p, and then, or where nothing was recorded, the reason on stderr."""
     pad = symmetric_padding(p)
     if pad is None:
         return []
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    sets = tensors(p, 1)
-    fn = call(p, pad)
+    itemsize = {"f32": 4, "f16": 2, "bf16": 2}[p["dtype"]]
+    elems = sum(math.prod(s) for s in (
+        [p["n"], p["c"]] + p["input"], [p["k"], p["c"] // p["g"]] + p["filter"],
+        [p["n"], p["k"]] + p["output"]))
+    copies = max(1, min(8, (200 << 20) // max(1, elems * itemsize) + 1))
+    step = "allocating its tensors"
     try:
-        from torch.profiler import ProfilerActivity, profile
-        for _ in range(3):
-            fn(*sets[0])
+        sets = tensors(p, copies)
+        fn = call(p, pad)
+        step = "its warm-up calls"
+        for s in sets:
+            fn(*s)
         torch.cuda.synchronize()
+        step = "profiling"
+        from torch.profiler import ProfilerActivity, profile
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(calls):
-                fn(*sets[0])
+            for i in range(calls):
+                fn(*sets[i % copies])
             torch.cuda.synchronize()
     except (RuntimeError, ImportError) as e:
-        print("torch.profiler: %s" % str(e).splitlines()[0][:100], file=sys.stderr)
+        print("kernels of %s: %s failed: %s" % (p["name"] or p["problem"], step,
+                                                 str(e).splitlines()[0][:100]), file=sys.stderr)
         return []
     rows = []
     for e in prof.key_averages():
@@ -141,6 +152,9 @@ def torch_kernels(p, tf32, calls=10):
             total = getattr(e, "self_cuda_time_total", 0)
         if total > 0 and e.count > 0:
             rows.append((e.key, e.count / calls, total / e.count))
+    if not rows:
+        print("kernels of %s: no CUDA kernels recorded (is CUPTI available?)" % (
+            p["name"] or p["problem"]), file=sys.stderr)
     return sorted(rows, key=lambda r: -r[1] * r[2])
 
 
@@ -179,6 +193,7 @@ def main():
     problems = read_rows(a.jsonl)
     # (direction, dtype, batch, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
     ratios = {}
+    listings = []  # (name, p, tf32): --kernels' second pass, after every timing
     for p in problems:
         name = p["name"] or p["problem"]
         for tf32 in ([False, True] if p["dtype"] == "f32" else [False]):
@@ -200,8 +215,7 @@ def main():
                       "%.4f" % t_torch if t_torch else "-", " (" + why + ")" if why else "",
                       "  FLAGGED: the plugin ran no competitive engine" if flagged else ""))
             if a.kernels and t_torch:
-                for kname, per_call, us in torch_kernels(p, tf32):
-                    print("  torch kernel %.1fx %8.2f us  %s" % (per_call, us, kname[:220]))
+                listings.append((name, p, tf32))
             for k, t in sorted(own.items(), key=lambda kv: kv[1]):
                 r = peer / t if peer else None
                 rp = pbest[1] / t if pbest[1] else None
@@ -223,6 +237,13 @@ def main():
                      "engine on %d problem(s): %s" % (geomean(vs_plugin), len(flagged),
                                                         ", ".join(flagged)))
         print(line)
+    if listings:
+        print("\nkernels PyTorch's call launched (torch.profiler over eager calls on rotated "
+              "copies, after every timing above): launches a call, mean device time a launch")
+    for name, p, tf32 in listings:
+        print("\n%s%s (%s, %s)" % (name, " TF32" if tf32 else "", p["direction"], p["dtype"]))
+        for kname, per_call, us in torch_kernels(p, tf32):
+            print("  %.1fx %8.2f us  %s" % (per_call, us, kname[:220]))
     return 0
 
 

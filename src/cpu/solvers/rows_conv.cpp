@@ -15,17 +15,6 @@
 
 namespace convguard::cpu {
 
-// The AVX2 tiles' reductions shorter than this store their outputs plainly even where
-// streams_output() would stream them: a 6-channel x 2-vector tile over a short reduction issues
-// a store every few FMA steps, and the non-temporal ones then stall it. Measured on an AMD EPYC
-// Zen 3 (AVX2 only), convguard_bench against the streaming build, three rounds interleaved, ratio
-// to oneDNN's execution (docs/perf/2026-12-03-session33-zen3/stream_rows/): 3x3 C = 3 first
-// layers (27 rows) size-224 0.50-0.59 -> 0.81-0.91, size-512 0.60-0.70 -> 0.63-0.82, batch-8
-// 0.47-0.79 -> 0.60-0.83; 5x5 C = 3 (75 rows) 0.80-0.84 -> 1.02-1.23; conv1 (7x7 stride 2, 147
-// rows, streaming) 0.75-0.88 both, and with streaming off for it too (the first try) 0.81 against
-// 0.86. The AVX-512 tiles (8 vectors a channel for C = 3) keep the rule: streaming was measured a
-// gain there (docs/perf.md, "Non-temporal stores").
-constexpr std::int64_t kAvx2StreamFromDepth = 128;
 namespace {
 
 using rows_conv::kBlockChannels;
@@ -64,6 +53,12 @@ struct RowsView {
 
 // A thread's window at most (check() declines larger ones), and its phase outputs.
 constexpr std::int64_t kWindowBytesLimit = 16 << 20;
+// Forward on the AVX2 copy stores plainly where its reduction is shorter than this, even where
+// streams_output() would stream: measured a gain on an AMD Zen 3 for the C = 3 first layers (27
+// and 75 rows), none for conv1 (147); docs/perf.md, "session 33 (CPU)". Backward-data keeps
+// streaming (not measured: the standard suite's seed003 writes a 1 GiB dx over 25 rows), as does
+// the AVX-512 copy (streaming measured a gain there, docs/perf.md "Non-temporal stores").
+constexpr std::int64_t kAvx2StreamFromDepth = 128;
 // Strided backward-data's phases at most (sd x sh x sw): each thread holds every phase's outputs
 // for an item, and every phase runs its own tiles per item (tested up to 4 x 4 x 4).
 constexpr std::int64_t kMaxPhases = 64;
@@ -362,7 +357,7 @@ Status RowsConvSolver::compute(const Problem& p, const StagedTensors& t, std::sp
   a.window_planes = v.planes();
   a.stream_out =
       streams_output(v.n * v.g * v.out_c * v.out[0] * v.out[1] * v.out[2] * (bf16() ? 2 : 4)) &&
-      !(kernel_ == KernelCopy::f32_avx2 && v.depth() < kAvx2StreamFromDepth);
+      !(kernel_ == KernelCopy::f32_avx2 && fwd && v.depth() < kAvx2StreamFromDepth);
   a.tap_at = tap_at, a.w = w;
   if (v.phased) {
     a.phases = phases.data(), a.phase_count = static_cast<int>(phases.size());

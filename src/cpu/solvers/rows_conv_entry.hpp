@@ -72,7 +72,8 @@ struct Args {
     return window_floats() + kWindowSlack + (sw > 1 ? padded_w : 0) + phase_words();
   }
   std::int64_t window_planes;  // kg (fp32) or ceil(kg / 2) (bf16 pairs)
-  // Whole aligned vectors are stored non-temporally (staged_solver.hpp: streams_output).
+  // Whole aligned vectors are stored non-temporally (staged_solver.hpp: streams_output; not
+  // the AVX2 copy's short forward reductions, rows_conv.cpp: kAvx2StreamFromDepth).
   bool stream_out;
   // Strided backward-data: phase_count phases (Phase above), the first of residue 0 (the most
   // pixels along every axis), and dx's strides. The window then steps as at stride 1 (sd, sh, sw

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The AVX2 rows kernels' plain stores for reductions under 128 rows (kAvx2StreamFromDepth in
-# src/cpu/solvers/rows_conv.cpp) against the build before it ($OLD: a copy of convguard_bench
+# src/cpu/solvers/rows_conv.cpp; forward only) against the build before it ($OLD: a copy of convguard_bench
 # built at the parent commit), interleaved, three rounds, forward f32 on the first layers.
 D=$(dirname "$0"); OLD=${OLD:-/tmp/bench_before}
 for r in 1 2 3; do
