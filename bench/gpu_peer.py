@@ -68,6 +68,16 @@ def call(p, pad):
         dy, x, w, None, stride, pad, dil, False, [0] * n, g, mask)
 
 
+def rotated_copies(p):
+    """How many (x, w, dy) sets p's calls rotate over: enough to pass 200 MiB of operands, so that
+    the L2 cache does not hold them (as gpu_bench rotates its copies), at most 8."""
+    itemsize = {"f32": 4, "f16": 2, "bf16": 2}[p["dtype"]]
+    elems = sum(math.prod(s) for s in (
+        [p["n"], p["c"]] + p["input"], [p["k"], p["c"] // p["g"]] + p["filter"],
+        [p["n"], p["k"]] + p["output"]))
+    return max(1, min(8, (200 << 20) // max(1, elems * itemsize) + 1))
+
+
 def time_torch(p, replays, tf32):
     """Median kernel time (ms) of one call, from CUDA-graph replays of calls over rotated input
     copies (as gpu_bench rotates them, so the L2 cache does not hold the inputs)."""
@@ -76,11 +86,7 @@ def time_torch(p, replays, tf32):
         return None, "no symmetric padding gives this output"
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    itemsize = {"f32": 4, "f16": 2, "bf16": 2}[p["dtype"]]
-    elems = sum(math.prod(s) for s in (
-        [p["n"], p["c"]] + p["input"], [p["k"], p["c"] // p["g"]] + p["filter"],
-        [p["n"], p["k"]] + p["output"]))
-    copies = max(1, min(8, (200 << 20) // max(1, elems * itemsize) + 1))
+    copies = rotated_copies(p)
     sets = tensors(p, copies)
     fn = call(p, pad)
     try:
@@ -122,11 +128,7 @@ def torch_kernels(p, tf32, calls=16):
         return []
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    itemsize = {"f32": 4, "f16": 2, "bf16": 2}[p["dtype"]]
-    elems = sum(math.prod(s) for s in (
-        [p["n"], p["c"]] + p["input"], [p["k"], p["c"] // p["g"]] + p["filter"],
-        [p["n"], p["k"]] + p["output"]))
-    copies = max(1, min(8, (200 << 20) // max(1, elems * itemsize) + 1))
+    copies = rotated_copies(p)
     step = "allocating its tensors"
     try:
         sets = tensors(p, copies)
