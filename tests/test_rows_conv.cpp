@@ -9,7 +9,8 @@
 // verified against the fp64 reference. Also the bf16 variant on random dense problems.
 // Strides (forward's column phases, backward-data's stride phases). Also: the declines (more than
 // 64 backward-data phases, a stride beyond the dilated filter, padding beyond the filter's
-// extent), with their reasons, and the same bits on every thread count.
+// extent), with their reasons, and the same bits on every thread count (channel blocks sliced
+// into work items on a small image included).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -200,7 +201,10 @@ TEST(RowsConv, SameBitsOnEveryThreadCount) {
                            "mb3ic5ih7iw7oc9oh7ow7kh3kw3ph1pw1",             // flat, narrow
                            "mb2ic8ih40iw64oc13oh20ow32kh3kw3sh2sw2ph1pw1",  // column phases
                            // Stride phases zipped into a 4.5 MB dx (non-temporal stores).
-                           "mb16ic16ih66iw66oc24oh33ow33kh3kw3sh2sw2ph1pw1"})
+                           "mb16ic16ih66iw66oc24oh33ow33kh3kw3sh2sw2ph1pw1",
+                           // 5 items of 8 rows, C = 3: channel blocks sliced from 2 threads on
+                           // (rows_conv_kernels.hpp: for_each_item), 3 and 4 slices at 3.
+                           "mb1ic3ih40iw40oc64oh40ow40kh3kw3ph1pw1"})
     for (const char* id :
          {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2",
           "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16", "cpu:bwdd_rows:avx2"}) {

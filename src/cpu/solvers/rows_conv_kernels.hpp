@@ -362,13 +362,29 @@ void interleave_phases(const Args& a, const typename P::T* out, typename P::T* d
       }
 }
 
-// Work items (image, group, depth slice d of `depths`, rows [h0, h0 + kRowsPerItem) of `rows`)
-// shared among the threads, each item's window filled in its thread's words before
-// body(n, grp, d, h0, window, after_window) runs (after_window: the thread's words past the window
-// and its slack).
+// Work items (image, group, depth slice d of `depths`, rows [h0, h0 + kRowsPerItem) of `rows`,
+// output channel blocks [b0, b1) of `blocks`) shared among the threads, each item's window filled
+// in its thread's words before body(n, grp, d, h0, b0, b1, window, after_window) runs
+// (after_window: the thread's words past the window and its slack). Where there would be fewer
+// than kItemsPerThread items a thread and the window has at most kSlicedMaxPlanes planes, the
+// channel blocks are cut into slices, each its own item (refilling the window): a first layer on
+// one small image left a thread waiting for the other's last item (size-40: 5 items on 2
+// threads). On the H200 host's Emerald Rapids (docs/perf.md, "session 34 (CPU)") C = 3 forward
+// gained 7-10% at 40 x 40 and 56 x 56 on 2 threads and 10-19% at 128 x 128 and 224 x 224 on 16;
+// with 16 planes (seed004's forward) or 64 (a 56 x 56 layer, and backward-data's dy channels)
+// the refills cost more than the balance gave (5-7% slower), so those are not sliced.
+constexpr std::int64_t kItemsPerThread = 4;
+constexpr std::int64_t kSlicedMaxPlanes = 4;
 template <class P, class Body>
-void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, const Body& body) {
+void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, std::int64_t blocks,
+                   const Body& body) {
   const std::int64_t row_groups = (rows + kRowsPerItem - 1) / kRowsPerItem;
+  const std::int64_t items = a.n * a.g * depths * row_groups;
+  const std::int64_t wanted = kItemsPerThread * omp_get_max_threads();
+  const std::int64_t slices = items >= wanted || a.window_planes > kSlicedMaxPlanes
+                                  ? 1
+                                  : lesser(blocks, (wanted + items - 1) / items);
+  const std::int64_t per_image = depths * row_groups * slices;
 #pragma omp parallel
   {
     auto* window =
@@ -377,11 +393,13 @@ void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, const 
 #pragma omp for collapse(3) schedule(dynamic)
     for (std::int64_t n = 0; n < a.n; ++n)
       for (std::int64_t grp = 0; grp < a.g; ++grp)
-        for (std::int64_t item = 0; item < depths * row_groups; ++item) {
-          const std::int64_t d = item / row_groups, h0 = item % row_groups * kRowsPerItem;
+        for (std::int64_t item = 0; item < per_image; ++item) {
+          const std::int64_t slice = item % slices, place = item / slices;
+          const std::int64_t d = place / row_groups, h0 = place % row_groups * kRowsPerItem;
           // With column phases (sw > 1) fill_window pads each row in after_window first.
           fill_window<P>(a, n, grp, d, h0, window, after_window);
-          body(n, grp, d, h0, window, after_window);
+          body(n, grp, d, h0, slice * blocks / slices, (slice + 1) * blocks / slices, window,
+               after_window);
         }
     // Non-temporal stores are weakly ordered: drained before the region's closing barrier.
     if (a.stream_out) _mm_sfence();
@@ -400,11 +418,11 @@ void run_phased(const Args& a) {
   const Phase& first = a.phases[0];
   const std::int64_t per_phase = kBlockChannels * kRowsPerItem * first.ow;
   for_each_item<P>(
-      a, first.od, first.oh,
-      [&](std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t i0,
-          const typename P::Word* window, typename P::Word* after_window) {
+      a, first.od, first.oh, blocks,
+      [&](std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t i0, std::int64_t b0,
+          std::int64_t b1, const typename P::Word* window, typename P::Word* after_window) {
         T* out = reinterpret_cast<T*>(after_window);
-        for (std::int64_t b = 0; b < blocks; ++b) {
+        for (std::int64_t b = b0; b < b1; ++b) {
           const std::int64_t c0 = b * kBlockChannels;
           const int mr = static_cast<int>(lesser(a.cg - c0, kBlockChannels));
           for (int k = 0; k < a.phase_count; ++k)
@@ -423,10 +441,11 @@ void run(const Args& a) {
   const std::int64_t plane = a.id * a.ih * a.iw;
   const bool flat = flattens<P>(a);
   const auto item = [&](std::int64_t n, std::int64_t grp, std::int64_t d, std::int64_t h0,
-                        const typename P::Word* window, typename P::Word*) {
+                        std::int64_t b0, std::int64_t b1, const typename P::Word* window,
+                        typename P::Word*) {
     // The item's last row (its window holds these rows' inputs and no more).
     const std::int64_t h_end = lesser(h0 + kRowsPerItem, a.ih);
-    for (std::int64_t b = 0; b < blocks; ++b) {
+    for (std::int64_t b = b0; b < b1; ++b) {
       const std::int64_t c0 = b * kBlockChannels;
       const int mr = static_cast<int>(lesser(a.cg - c0, kBlockChannels));
       const Shape<P> shape = shape_for<P>(mr, a.iw, flat);
@@ -440,7 +459,7 @@ void run(const Args& a) {
       }
     }
   };
-  for_each_item<P>(a, a.id, a.ih, item);
+  for_each_item<P>(a, a.id, a.ih, blocks, item);
 }
 
 }  // namespace
