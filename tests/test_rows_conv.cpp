@@ -6,12 +6,14 @@
 // channel-block size (1 to 6 channels, and 6 + 4), dilation, asymmetric and zero padding, end
 // padding wider than what dx reads, groups, 1D and 3D, the C = 3 first layer at 224 (a wide row
 // with a masked tail); f32 and bf16 (staged), both layouts, and the bf16 variant on NCHW bf16;
-// verified against the fp64 reference. Also the bf16 variant on random dense problems.
+// verified against the fp64 reference, at 3 threads (integer inputs) and 2 (uniform) whatever the
+// host. Also the bf16 variant on random dense problems.
 // Strides (forward's column phases, backward-data's stride phases). Also: the declines (more than
 // 64 backward-data phases, a stride beyond the dilated filter, padding beyond the filter's
 // extent), with their reasons, and the same bits on every thread count (channel blocks sliced
 // into work items on a small image included).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <string>
 
@@ -77,6 +79,15 @@ constexpr const char* kShapes[] = {
     "mb1ic3id8ih6iw7oc4od4oh6ow7kd3kh3kw3sd2sh1sw1pd1ph1pw1",
     "mb1ic3ih2iw2oc4oh1ow1kh3kw3sh3sw3ph1pw1",        // residue 2 has no dx pixels (dx 2 x 2)
     "mb1ic2id8ih8iw8oc3od2oh2ow2kd4kh4kw4sd4sh4sw4",  // 4 x 4 x 4: 64 phases, the most taken
+    // Backward-data's phases over 3 dy channels in one item: its 3 channel blocks sliced.
+    "mb1ic13ih14iw14oc3oh7ow7kh3kw3sh2sw2ph1pw1",
+};
+
+// Sets OpenMP's thread count for a scope.
+struct ThreadCount {
+  int before = omp_get_max_threads();
+  explicit ThreadCount(int n) { omp_set_num_threads(n); }
+  ~ThreadCount() { omp_set_num_threads(before); }
 };
 
 }  // namespace
@@ -113,6 +124,9 @@ TEST(RowsConv, OwnShapesMatchTheReference) {
             continue;
           }
           for (const FillMode fill : {FillMode::integer, FillMode::uniform}) {
+            // 3 threads, then 2, whatever the host: small shapes' channel blocks are sliced into
+            // work items by the team's size (rows_conv_kernels.hpp: for_each_item).
+            const ThreadCount team(fill == FillMode::integer ? 3 : 2);
             TrialTensors tensors(*p);
             TrialOptions o;
             o.fill = fill;
@@ -203,8 +217,10 @@ TEST(RowsConv, SameBitsOnEveryThreadCount) {
                            // Stride phases zipped into a 4.5 MB dx (non-temporal stores).
                            "mb16ic16ih66iw66oc24oh33ow33kh3kw3sh2sw2ph1pw1",
                            // 5 items of 8 rows, C = 3: channel blocks sliced from 2 threads on
-                           // (rows_conv_kernels.hpp: for_each_item), 3 and 4 slices at 3.
-                           "mb1ic3ih40iw40oc64oh40ow40kh3kw3ph1pw1"})
+                           // (rows_conv_kernels.hpp: for_each_item), 2 slices, 3 at 3 threads;
+                           // and backward-data's phases over 3 dy channels in one item.
+                           "mb1ic3ih40iw40oc64oh40ow40kh3kw3ph1pw1",
+                           "mb1ic13ih14iw14oc3oh7ow7kh3kw3sh2sw2ph1pw1"})
     for (const char* id :
          {"cpu:fwd_rows:avx512", "cpu:fwd_rows:avx512_bf16", "cpu:fwd_rows:avx2",
           "cpu:bwdd_rows:avx512", "cpu:bwdd_rows:avx512_bf16", "cpu:bwdd_rows:avx2"}) {

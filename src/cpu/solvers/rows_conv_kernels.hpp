@@ -366,13 +366,17 @@ void interleave_phases(const Args& a, const typename P::T* out, typename P::T* d
 // output channel blocks [b0, b1) of `blocks`) shared among the threads, each item's window filled
 // in its thread's words before body(n, grp, d, h0, b0, b1, window, after_window) runs
 // (after_window: the thread's words past the window and its slack). Where there would be fewer
-// than kItemsPerThread items a thread and the window has at most kSlicedMaxPlanes planes, the
-// channel blocks are cut into slices, each its own item (refilling the window): a first layer on
-// one small image left a thread waiting for the other's last item (size-40: 5 items on 2
-// threads). On the H200 host's Emerald Rapids (docs/perf.md, "session 34 (CPU)") C = 3 forward
-// gained 7-10% at 40 x 40 and 56 x 56 on 2 threads and 10-19% at 128 x 128 and 224 x 224 on 16;
-// with 16 planes (seed004's forward) or 64 (a 56 x 56 layer, and backward-data's dy channels)
-// the refills cost more than the balance gave (5-7% slower), so those are not sliced.
+// than kItemsPerThread items a thread and the window has at most kSlicedMaxPlanes planes (input
+// channels, or bf16 pairs, times its depth planes), the channel blocks are cut into slices, each
+// its own item (refilling the window): a first layer on one small image left a thread waiting
+// for the other's last item (size-40: 5 items on 2 threads). Measured call by call on the H200
+// host's Emerald Rapids (docs/perf.md, "session 34 (CPU)"), C = 3 forward, min: 2 threads
+// size-56 7-9% faster, size-40 3% slower then 11% faster, size-32 mixed; 16 threads size-128
+// 12-19%, size-224 9-13%, conv1 at batch 1 4-6% faster. With more planes the refills cost more
+// than the balance gave: 16 (seed004's forward) 3-6% slower, 64 (a 56 x 56 layer on 16 threads)
+// 5%, backward-data over 32 dy channels 22-24%; so those are not sliced. Sizes follow the team's
+// threads (omp_get_num_threads), not the most there could be: a call inside another parallel
+// region gets one thread and no slices.
 constexpr std::int64_t kItemsPerThread = 4;
 constexpr std::int64_t kSlicedMaxPlanes = 4;
 template <class P, class Body>
@@ -380,13 +384,13 @@ void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, std::i
                    const Body& body) {
   const std::int64_t row_groups = (rows + kRowsPerItem - 1) / kRowsPerItem;
   const std::int64_t items = a.n * a.g * depths * row_groups;
-  const std::int64_t wanted = kItemsPerThread * omp_get_max_threads();
-  const std::int64_t slices = items >= wanted || a.window_planes > kSlicedMaxPlanes
-                                  ? 1
-                                  : lesser(blocks, (wanted + items - 1) / items);
-  const std::int64_t per_image = depths * row_groups * slices;
+  const bool may_slice = a.window_planes * a.kd <= kSlicedMaxPlanes;
 #pragma omp parallel
   {
+    const std::int64_t wanted = kItemsPerThread * omp_get_num_threads();
+    const std::int64_t slices =
+        !may_slice || items >= wanted ? 1 : lesser(blocks, (wanted + items - 1) / items);
+    const std::int64_t per_image = depths * row_groups * slices;
     auto* window =
         reinterpret_cast<typename P::Word*>(a.windows) + omp_get_thread_num() * a.thread_words();
     auto* after_window = window + a.window_floats() + kWindowSlack;
