@@ -217,6 +217,7 @@ struct WgPlan : Plan {
       }
     }
     a.bulk_store = bulk_stores(p) ? 1 : 0;
+    a.split_cluster = split_clusters(p) ? 1 : 0;
     // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.
     static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;
     if (say && pixels)
@@ -227,9 +228,10 @@ struct WgPlan : Plan {
     else if (say)
       std::fprintf(stderr,
                    "convguard: gpu:wgmma_implicit_gemm plan: %d x %d tiles, %u x %u x %u blocks, "
-                   "%d stages a split, loaders %d, %d a SM, %s fastest%s\n",
+                   "%d stages a split, loaders %d, %d a SM, %s fastest%s%s\n",
                    tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
-                   a.n_fast ? "N" : "M", a.bulk_store ? ", bulk stores" : "");
+                   a.n_fast ? "N" : "M", a.bulk_store ? ", bulk stores" : "",
+                   a.split_cluster ? ", splits in clusters" : "");
   }
   // Whether the persistent bulk-copy kernel (ws 5, unphased, 16-bit) stores its tiles by bulk
   // tensor copies (store_bulk in wgmma_ws_forward.cuh, WgArgs::bulk_store): where K is whole
@@ -246,6 +248,20 @@ struct WgPlan : Plan {
   // of 16 lies between those two measured points; nothing between them was measured.
   // CONVGUARD_WGMMA_BULK_STORE=0 keeps them off, =1 takes them wherever they fit (read at each
   // plan, so that a test can set it).
+  // Whether the bulk-copy kernel's splits (ws 4, unphased, 16-bit) run as one cluster along z
+  // and add their sums in shared memory (WgArgs::split_cluster), where K is whole 16-byte chunks
+  // and the splits fit a cluster of at most kMaxSplitCluster blocks; else fp32 planes and
+  // tc::launch_reduce_splits. Nsight Compute on backward-data res5[a-c]_branch2c (the 128 x 128
+  // split-2 plan, H200, docs/gpu.md "session 34"): the reduction pass was 4.9 us after a 14.8 us
+  // main kernel. CONVGUARD_WGMMA_SPLIT_CLUSTER=0 keeps the planes, =2 .. 8 sets the largest
+  // cluster (read at each plan, so that a test can set it).
+  static constexpr int kMaxSplitCluster = 4;
+  bool split_clusters(const Problem& p) const {
+    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER");
+    const int largest = text ? tc::env_int("CONVGUARD_WGMMA_SPLIT_CLUSTER", 0, 8) : kMaxSplitCluster;
+    return ws == 4 && used >= 2 && used <= largest && !a.phases && !three_d && !ragged &&
+           p.dtype != DType::f32 && a.k % 8 == 0 && tile.bm == 128;
+  }
   bool bulk_stores(const Problem& p) const {
     if (ws != 5 || a.phases || p.dtype == DType::f32 || a.k % 8 != 0) return false;
     static std::atomic<bool> said{false};
@@ -359,7 +375,9 @@ struct WgPlan : Plan {
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
-    return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
+    return splits > 1 && !a.split_cluster
+               ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float)
+               : 0;
   }
   std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   // filter_mn: no workspace for the filter; each phase's w_off becomes the element offset of its
