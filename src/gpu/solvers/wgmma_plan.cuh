@@ -251,11 +251,14 @@ struct WgPlan : Plan {
   // Whether the bulk-copy kernel's splits (ws 4, unphased, 16-bit) run as one cluster along z
   // and add their sums in shared memory (WgArgs::split_cluster), where K is whole 16-byte chunks
   // and the splits fit a cluster of at most kMaxSplitCluster blocks; else fp32 planes and
-  // tc::launch_reduce_splits. Nsight Compute on backward-data res5[a-c]_branch2c (the 128 x 128
-  // split-2 plan, H200, docs/gpu.md "session 34"): the reduction pass was 4.9 us after a 14.8 us
-  // main kernel. CONVGUARD_WGMMA_SPLIT_CLUSTER=0 keeps the planes, =2 .. 8 sets the largest
-  // cluster (read at each plan, so that a test can set it).
-  static constexpr int kMaxSplitCluster = 4;
+  // tc::launch_reduce_splits. Measured on the H200 (docs/gpu.md, "session 34"): backward-data
+  // res5[a-c]_branch2c (128 x 128, split 2: 52 clusters of 2) 0.0162 / 0.0161 -> 0.0149 / 0.0143
+  // ms (Nsight Compute: its reduction pass was 4.9 us after a 14.8 us main kernel); res5's 3x3
+  // forward (128 x 256, split 5) as 26 clusters of 5, 0.0225 -> 0.0357 (more than fit at once
+  // on 132 SMs: clusters run within a GPC). Splits of 3 and 4 verify but were not timed (no
+  // ResNet-50 b32 layer plans them), hence 2. CONVGUARD_WGMMA_SPLIT_CLUSTER=0 keeps the planes,
+  // =2 .. 8 sets the largest cluster (read at each plan, so that a test can set it).
+  static constexpr int kMaxSplitCluster = 2;
   bool split_clusters(const Problem& p) const {
     const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER");
     const int largest = text ? tc::env_int("CONVGUARD_WGMMA_SPLIT_CLUSTER", 0, 8) : kMaxSplitCluster;
