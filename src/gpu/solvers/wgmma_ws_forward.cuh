@@ -560,11 +560,13 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
     if (a.bulk_store && tid == 0) tma::bulk_wait();
 }
 
-// Then every thread of the cluster's blocks (after the cluster's barrier: every block's sums are
-// in place) adds, for its block's share of the tile's rows (rank r of n: rows BM r / n ..), the
-// blocks' sums in rank order (= split order: blockIdx.z is the rank, and split z reads reduction
-// tiles z * tiles_per_split ..) and stores y's elements, a quad of columns at a time (k % 8 == 0:
-// a quad is whole or past K). No block leaves while another may still read its stages.
+// The splits' epilogue in a cluster (WgArgs::split_cluster), once the consumers have left each
+// block's sums in its stages (split_sums_to_stages): every thread of the cluster's blocks (after
+// the cluster's barrier: every block's sums are in place) adds, for its block's share of the
+// tile's rows (rank r of n: rows BM r / n ..), the blocks' sums in rank order (= split order:
+// blockIdx.z is the rank, and split z reads reduction tiles z * tiles_per_split ..) and stores y's
+// elements, a quad of columns at a time (k % 8 == 0: a quad is whole or past K). No block leaves
+// while another may still read its stages.
 template <typename T, int BM, int BN>
 __device__ __forceinline__ void split_cluster_epilogue(const WgArgs& a, const WsGeo& g,
                                                        const float* sums) {
