@@ -346,9 +346,12 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
         const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
         if (opt_in != kSuccess)
           return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+        // A cluster that cannot be placed (e.g. a partitioned GPU) fails here with a status; its
+        // error is cleared so that no later launch check reports it as its own.
         wg::ClusterLaunch launch(grid, kWsThreads, bytes, dim3(1, 1, grid.z));
-        return check(cudaLaunchKernelEx(&launch.cfg, kernel, a, maps_a, map_b),
-                     "gpu:wgmma_implicit_gemm launch");
+        const Error launched = cudaLaunchKernelEx(&launch.cfg, kernel, a, maps_a, map_b);
+        if (launched != kSuccess) (void)cudaGetLastError();
+        return check(launched, "gpu:wgmma_implicit_gemm launch (splits in a cluster)");
       }
     }
     return launch_kernel<kernel>(grid, kWsThreads, bytes, a, maps_a, map_b);

@@ -257,13 +257,28 @@ struct WgPlan : Plan {
   // forward (128 x 256, split 5) as 26 clusters of 5, 0.0225 -> 0.0357 (more than fit at once
   // on 132 SMs: clusters run within a GPC). Splits of 3 and 4 verify but were not timed (no
   // ResNet-50 b32 layer plans them), hence 2. CONVGUARD_WGMMA_SPLIT_CLUSTER=0 keeps the planes,
-  // =2 .. 8 sets the largest cluster (read at each plan, so that a test can set it).
+  // =2 .. 8 sets the largest cluster (read at each plan, so that a test can set it; anything else
+  // is said once and ignored).
   static constexpr int kMaxSplitCluster = 2;
   bool split_clusters(const Problem& p) const {
-    const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER");
-    const int largest = text ? tc::env_int("CONVGUARD_WGMMA_SPLIT_CLUSTER", 0, 8) : kMaxSplitCluster;
-    return ws == 4 && used >= 2 && used <= largest && !a.phases && !three_d && !ragged &&
-           p.dtype != DType::f32 && a.k % 8 == 0 && tile.bm == 128;
+    if (ws != 4 || used < 2 || a.phases || three_d || ragged || p.dtype == DType::f32 ||
+        a.k % 8 != 0 || tile.bm != 128)
+      return false;
+    int largest = kMaxSplitCluster;
+    if (const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER")) {
+      char* end = nullptr;
+      const long v = std::strtol(text, &end, 10);
+      if (end != text && *end == 0 && (v == 0 || (v >= 2 && v <= 8))) {
+        largest = static_cast<int>(v);
+      } else {
+        static std::atomic<bool> said{false};  // once, not at every plan
+        if (!said.exchange(true))
+          std::fprintf(stderr,
+                       "convguard: CONVGUARD_WGMMA_SPLIT_CLUSTER='%s' ignored (0, or 2 to 8)\n",
+                       text);
+      }
+    }
+    return used <= largest;
   }
   bool bulk_stores(const Problem& p) const {
     if (ws != 5 || a.phases || p.dtype == DType::f32 || a.k % 8 != 0) return false;

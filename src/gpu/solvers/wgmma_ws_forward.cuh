@@ -446,7 +446,8 @@ __device__ __forceinline__ void store_bulk(const CUtensorMap& map, const float (
 // consumers' barrier before), rows of kSplitSumsLd floats; consumer thread `tid` holds rows
 // group * BM / 2 + mi * 64 + warp * 16 + lane / 4 + 8 h, columns 8 j + 2 (lane % 4) + {0, 1}.
 template <int BM, int BN>
-constexpr int kSplitSumsLd = BN + 4;  // (4 floats of padding: rows 16 bytes apart in the banks)
+constexpr int kSplitSumsLd = BN + 8;  // (8 floats of padding: a warp's float2 rows r, r + 1
+                                      // land 8 banks apart, no two-way conflict)
 template <int BM, int BN, int kS>
 __device__ __forceinline__ void split_sums_to_stages(const float (&acc)[BM / 128][BN / 2],
                                                      float* sums, int tid) {
