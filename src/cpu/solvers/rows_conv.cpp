@@ -56,10 +56,10 @@ constexpr std::int64_t kWindowBytesLimit = 16 << 20;
 // Forward on the AVX2 copy stores plainly where its reduction is shorter than this, even where
 // streams_output() would stream: measured a gain on an AMD Zen 3 for the C = 3 first layers (27
 // and 75 rows), none for conv1 (147); docs/perf.md, "session 33 (CPU)". Backward-data keeps
-// streaming: seed003's 1 GiB dx over 25 rows ran plainly 10% faster, then up to 53% slower when
-// the host's memory was busy ("session 34 (CPU)"). So does the AVX-512 copy (streaming measured
-// a gain there, docs/perf.md "Non-temporal stores", and call by call on an Emerald Rapids in
-// session 34).
+// streaming: seed003's 1 GiB dx over 25 rows ran plainly 10% faster, then up to 53% slower
+// minutes later ("session 34 (CPU)"; a busier memory the likely cause). So does the AVX-512 copy
+// (streaming measured a gain there, docs/perf.md "Non-temporal stores", and call by call on an
+// Emerald Rapids in session 34).
 constexpr std::int64_t kAvx2StreamFromDepth = 128;
 // Strided backward-data's phases at most (sd x sh x sw): each thread holds every phase's outputs
 // for an item, and every phase runs its own tiles per item (tested up to 4 x 4 x 4).

@@ -18,7 +18,8 @@ constexpr std::int64_t kWindowSlack = 8 * 16;
 //   dx[n][grp][c][r][iw] = sum over reduction rows j of w[grp][c block][j][c] *
 //                          padded_dy[n][grp][row(r) + tap_at[j] + iw]
 // where r runs over dx's (id, ih) rows and j = (k, flipped tap) over kg x taps. The padded dy is
-// never built whole: a work item (image, group, dx depth slice, kRowsPerItem dx rows) copies the
+// never built whole: a work item (image, group, dx depth slice, kRowsPerItem dx rows; on small
+// images also a slice of the channel blocks, rows_conv_kernels.hpp: for_each_item) copies the
 // part its rows read into a per-thread window (kg x kd planes x window_rows x padded width, in
 // L2), so dy is read from memory about once and no padded copy goes through memory.
 // Strided backward-data (rows_conv.cpp: plan_phases): dx split by its pixels' stride residues (qd,

@@ -16,9 +16,10 @@
 // stride in its column phase) and broadcasts MR filter words. Reads may run past a window row or
 // phase (into the next one, or the window's slack):
 // those lanes belong to pixels beyond dx's row and are never stored. Work items are (image,
-// group, depth slice, 8 dx rows): an item copies the padded dy rows its dx rows read into its
-// thread's window, then runs every channel block over them. Each dx element is one tile's, so
-// the result does not depend on the thread count.
+// group, depth slice, 8 dx rows, and on small images a slice of the channel blocks: for_each_item):
+// an item copies the padded dy rows its dx rows read into its thread's window, then runs its
+// channel blocks over them. Each dx element is one tile's, so the result does not depend on the
+// thread count.
 #pragma once
 
 #include <immintrin.h>
@@ -374,9 +375,10 @@ void interleave_phases(const Args& a, const typename P::T* out, typename P::T* d
 // size-56 7-9% faster, size-40 3% slower then 11% faster, size-32 mixed; 16 threads size-128
 // 12-19%, size-224 9-13%, conv1 at batch 1 4-6% faster. With more planes the refills cost more
 // than the balance gave: 16 (seed004's forward) 3-6% slower, 64 (a 56 x 56 layer on 16 threads)
-// 5%, backward-data over 32 dy channels 22-24%; so those are not sliced. Sizes follow the team's
-// threads (omp_get_num_threads), not the most there could be: a call inside another parallel
-// region gets one thread and no slices.
+// 5%, backward-data over 32 dy channels 22-24%; so those are not sliced (4 planes itself, and
+// bf16 with C <= 8, were not measured). Sizes follow the team's threads (omp_get_num_threads), not
+// the most there could be; a team of one still slices a problem of fewer than 4 items, which
+// balances nothing (a refill cost only; to be excluded).
 constexpr std::int64_t kItemsPerThread = 4;
 constexpr std::int64_t kSlicedMaxPlanes = 4;
 template <class P, class Body>
