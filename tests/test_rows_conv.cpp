@@ -83,13 +83,6 @@ constexpr const char* kShapes[] = {
     "mb1ic13ih14iw14oc3oh7ow7kh3kw3sh2sw2ph1pw1",
 };
 
-// Sets OpenMP's thread count for a scope.
-struct ThreadCount {
-  int before = omp_get_max_threads();
-  explicit ThreadCount(int n) { omp_set_num_threads(n); }
-  ~ThreadCount() { omp_set_num_threads(before); }
-};
-
 }  // namespace
 
 TEST(RowsConv, OwnShapesMatchTheReference) {
@@ -126,7 +119,7 @@ TEST(RowsConv, OwnShapesMatchTheReference) {
           for (const FillMode fill : {FillMode::integer, FillMode::uniform}) {
             // 3 threads, then 2, whatever the host: small shapes' channel blocks are sliced into
             // work items by the team's size (rows_conv_kernels.hpp: for_each_item).
-            const ThreadCount team(fill == FillMode::integer ? 3 : 2);
+            const convguard::testing::ThreadCount team(fill == FillMode::integer ? 3 : 2);
             TrialTensors tensors(*p);
             TrialOptions o;
             o.fill = fill;

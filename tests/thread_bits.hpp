@@ -5,9 +5,8 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <cstring>
-
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,16 @@
 #include "convguard/trial.hpp"
 
 namespace convguard::testing {
+
+// OpenMP's thread count for a scope, the previous one restored however the scope ends (an
+// ASSERT's early return included).
+struct ThreadCount {
+  int before = omp_get_max_threads();
+  explicit ThreadCount(int n) { omp_set_num_threads(n); }
+  ~ThreadCount() { omp_set_num_threads(before); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+};
 
 // Runs `s` on p (inputs filled with seed 7, uniform) at each thread count and expects the output's
 // bytes to equal the 1-thread run's; `what` names the case in failures. A problem declined for
@@ -43,15 +52,13 @@ inline void expect_same_bits_on_every_thread_count(const Solver& s, const Proble
     // Poisoned first (NaN in every float and bf16): an element a run leaves unwritten would
     // otherwise keep the previous run's value and pass.
     std::memset(out.data, 0xff, bytes);
-    omp_set_num_threads(threads);
+    const ThreadCount team(threads);
     EXPECT_TRUE(s.run(**plan, views, ws).is_ok()) << what;
     const auto* b = static_cast<const std::byte*>(out.data);
     return std::vector<std::byte>(b, b + bytes);
   };
-  const int threads = omp_get_max_threads();
   const std::vector<std::byte> one = bits(1);
   for (const int n : {2, 3, 2}) EXPECT_EQ(bits(n), one) << what << ": " << n << " threads";
-  omp_set_num_threads(threads);
 }
 
 }  // namespace convguard::testing
