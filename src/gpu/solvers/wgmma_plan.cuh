@@ -37,19 +37,16 @@ namespace convguard::gpu::wgf {
 // copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D, but that
 // 5 takes strided backward-data's walk where phased_bulk_fits; a bulk-copy plan has one block an
 // SM, CONVGUARD_WGMMA_PER_SM aside).
-inline bool tile_forced() {
-  static const bool forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
-  return forced;
-}
+// (Each read at each plan, as forced_tile says.)
+inline bool tile_forced() { return forced_tile().bm != 0; }
 inline int ws_forced() {
-  static const int forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_WS");
-    if (!text) return -1;
-    if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+  const char* text = std::getenv("CONVGUARD_WGMMA_WS");
+  if (!text) return -1;
+  if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
     std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 5)\n", text);
-    return -1;
-  }();
-  return forced;
+  return -1;
 }
 inline int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   const int forced = ws_forced();
@@ -79,10 +76,8 @@ inline int plan_switch(const char* name, std::atomic<bool>& said) {
 // w' into the workspace each run; ragged C and K load element-wise from it).
 // CONVGUARD_WGMMA_BWD_FLIP=1 forces the flip everywhere, for measuring.
 inline bool filter_mn_for(const Problem& p) {
-  static const bool flip_forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");
-    return text && text[0] == '1' && text[1] == 0;
-  }();
+  const char* flip = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");  // (read at each plan)
+  const bool flip_forced = flip && flip[0] == '1' && flip[1] == 0;
   // Strided 3D: a phase's tap row (t', r') steps back by two strides, not one (the flipped copy).
   const bool strided_3d = p.spatial_dims == 3 && p.stride[0] * p.stride[1] * p.stride[2] > 1;
   // TF32: wgmma takes 32-bit operands K-major only (no transpose-B).
@@ -124,7 +119,8 @@ struct WgPlan : Plan {
       }
     }
     a.m = i32(p.n) * (three_d ? a.depth.od : 1) * a.oh * a.ow;
-    static const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1) == 1;
+    static std::atomic<bool> im2col_said{false};  // (read at each plan)
+    const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1, &im2col_said) == 1;
     // (no padding at either end: the output grid is x's own, oh == h and ow == w)
     a.plain_x = !im2col_forced && !backward && !three_d && a.r == 1 && a.s == 1 && a.sh == 1 &&
                 a.sw == 1 && a.ph == 0 && a.pw == 0 && a.oh == a.h && a.ow == a.w_;
