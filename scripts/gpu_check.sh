@@ -57,6 +57,14 @@ step "gpu:wgmma_implicit_gemm's shape tests with each loader forced (CONVGUARD_W
 forced_tests CONVGUARD_WGMMA_WS "0 4 5" \
   "$SHAPES:Gpu.TensorCoreWgmmaTf32OnItsShapes:Gpu.TensorCoreWgmmaWaveCounting:Gpu.TensorCoreWgmmaTwoPerSmIsDeterministic" gpu_tests_ws
 
+step "gpu:wgmma_implicit_gemm's shape tests with the bulk-copy kernel's 128 x 128 and 128 x 64 tiles split 2, 3, 4 and 8 (CONVGUARD_WGMMA_WS=4 CONVGUARD_WGMMA_TILE=T CONVGUARD_WGMMA_SPLIT=N): the splits as clusters (of up to 8), then as fp32 planes (CONVGUARD_WGMMA_SPLIT_CLUSTER=0)"
+for tile in 128x128 128x64; do
+  for cl in 8 0; do
+    CONVGUARD_WGMMA_WS=4 CONVGUARD_WGMMA_TILE=$tile CONVGUARD_WGMMA_SPLIT_CLUSTER=$cl forced_tests CONVGUARD_WGMMA_SPLIT "2 3 4 8" \
+      "$SHAPES:Gpu.TensorCoreWgmmaSplitClusters" gpu_tests_split_clusters_${tile}_${cl}_
+  done
+done
+
 step "gpu:wgmma_implicit_gemm's shape tests on the persistent bulk-copy kernel (CONVGUARD_WGMMA_WS=5) with its bulk stores off (CONVGUARD_WGMMA_BULK_STORE=0: store_staged)"
 CONVGUARD_WGMMA_WS=5 forced_tests CONVGUARD_WGMMA_BULK_STORE "0" "$SHAPES" gpu_tests_ws5_staged
 

@@ -672,3 +672,74 @@ TEST(Gpu, TensorCoreWgmmaWideSplitsAndPixelTies) {
   EXPECT_EQ(verify_sampled(*wgmma, {"mb2ic512ih7oc512oh7kh3ph1"}, "--dt=f16 "), 1);
   expect_equal_runs(*wgmma, "mb32ic512ih7oc512oh7kh3ph1");
 }
+
+// The bulk-copy kernel's splits as one cluster along z, their sums added through distributed
+// shared memory in split order (WgPlan::split_clusters, clusters of 2 unless raised):
+// backward-data res5[a-c]_branch2c as planned (128 x 128, split 2); with the largest cluster 8
+// (CONVGUARD_WGMMA_SPLIT_CLUSTER, read at each plan) the 128 x 256 plans split 5 and 6 as clusters
+// too, on M and K tails (98 and 243 pixels, K of 320: a tile past K), bf16 and f16, sampled; the
+// fp32 planes (=0) on the same; two runs equal bit for bit; then tiles, splits and the loaders
+// forced per scope (CONVGUARD_WGMMA_TILE, _SPLIT, _WS: read at each plan since session 35) to
+// splits of 3 and 4 as clusters and as planes, and to none. Forced on every shape test:
+// scripts/gpu_check.sh.
+TEST(Gpu, TensorCoreWgmmaSplitClusters) {
+  REQUIRE_WGMMA_HERE();
+  const auto device = gpu::open_device(0);
+  const bool planned_here = !plan_forced_outside() &&
+                            !std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER") && device.is_ok() &&
+                            device->multiprocessors == 132;
+  constexpr const char* kClusters = "bulk copies, splits in clusters";
+  const std::string r5c = "--dir=BWD_D mb32ic512ih7oc2048oh7kh1";
+  const std::vector<std::string> wide = {"mb32ic512ih7oc512oh7kh3ph1", "mb2ic512ih7oc512oh7kh3ph1",
+                                         "mb3ic512ih9oc320oh9kh3ph1",
+                                         "--dir=BWD_D mb2ic320ih7oc512oh7kh3ph1"};
+  std::vector<std::string> layers = wide;
+  layers.push_back(r5c);
+  if (planned_here) {
+    EXPECT_EQ(tiles_of(r5c), "128 x 128 tiles, split 2");
+    EXPECT_EQ(kernel_of(r5c), kClusters);
+    for (const auto& text : wide) EXPECT_EQ(kernel_of(text), "bulk copies") << tiles_of(text);
+  }
+  EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+  {
+    const ScopedEnv largest("CONVGUARD_WGMMA_SPLIT_CLUSTER", "8");
+    if (planned_here) {
+      for (const auto& text : layers) EXPECT_EQ(kernel_of(text), kClusters) << tiles_of(text);
+    }
+    EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+    EXPECT_EQ(verify_sampled(*wgmma, {"mb3ic512ih9oc320oh9kh3ph1"}, "--dt=f16 "), 1);
+    expect_equal_runs(*wgmma, "mb3ic512ih9oc320oh9kh3ph1");
+    expect_equal_runs(*wgmma, r5c);
+  }
+  {
+    const ScopedEnv planes("CONVGUARD_WGMMA_SPLIT_CLUSTER", "0");
+    if (planned_here) {
+      for (const auto& text : layers) EXPECT_EQ(kernel_of(text), "bulk copies") << tiles_of(text);
+    }
+    EXPECT_EQ(verify_sampled(*wgmma, layers), static_cast<int>(layers.size()));
+  }
+  // Forced per scope: the bulk-copy kernel at 128 x 128 and 128 x 64, split 3 and 4 (clusters of
+  // 3 and 4 with the largest cluster raised; fp32 planes without), and split 1 (no split at all).
+  if (plan_forced_outside() || std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER")) return;
+  const ScopedEnv ws("CONVGUARD_WGMMA_WS", "4");
+  const std::vector<std::string> forced = {r5c, "mb3ic512ih9oc320oh9kh3ph1",
+                                           "--dir=BWD_D mb2ic320ih7oc512oh7kh3ph1"};
+  for (const char* tile : {"128x128", "128x64"}) {
+    const ScopedEnv tiles("CONVGUARD_WGMMA_TILE", tile);
+    for (const char* split : {"3", "4"}) {
+      const ScopedEnv splits("CONVGUARD_WGMMA_SPLIT", split);
+      const std::string planned =
+          std::string(tile[4] == '1' ? "128 x 128" : "128 x 64") + " tiles, split " + split;
+      for (const auto& text : forced) EXPECT_EQ(tiles_of(text), planned) << text;
+      for (const auto& text : forced) EXPECT_EQ(kernel_of(text), "bulk copies") << text;
+      EXPECT_EQ(verify_sampled(*wgmma, forced), static_cast<int>(forced.size())) << tile << split;
+      const ScopedEnv largest("CONVGUARD_WGMMA_SPLIT_CLUSTER", "4");
+      for (const auto& text : forced) EXPECT_EQ(kernel_of(text), kClusters) << text;
+      EXPECT_EQ(verify_sampled(*wgmma, forced), static_cast<int>(forced.size())) << tile << split;
+    }
+  }
+  const ScopedEnv whole("CONVGUARD_WGMMA_SPLIT", "1");
+  EXPECT_TRUE(tiles_of(r5c).ends_with(" tiles, split 1")) << tiles_of(r5c);
+  EXPECT_EQ(kernel_of(r5c), "bulk copies");
+  EXPECT_EQ(verify_sampled(*wgmma, {r5c}), 1);
+}

@@ -377,8 +377,7 @@ void interleave_phases(const Args& a, const typename P::T* out, typename P::T* d
 // than the balance gave: 16 (seed004's forward) 3-6% slower, 64 (a 56 x 56 layer on 16 threads)
 // 5%, backward-data over 32 dy channels 22-24%; so those are not sliced (4 planes itself, and
 // bf16 with C <= 8, were not measured). Sizes follow the team's threads (omp_get_num_threads), not
-// the most there could be; a team of one still slices a problem of fewer than 4 items, which
-// balances nothing (a refill cost only; to be excluded).
+// the most there could be; a team of one never slices (it would balance nothing).
 constexpr std::int64_t kItemsPerThread = 4;
 constexpr std::int64_t kSlicedMaxPlanes = 4;
 template <class P, class Body>
@@ -390,8 +389,9 @@ void for_each_item(const Args& a, std::int64_t depths, std::int64_t rows, std::i
 #pragma omp parallel
   {
     const std::int64_t wanted = kItemsPerThread * omp_get_num_threads();
-    const std::int64_t slices =
-        !may_slice || items >= wanted ? 1 : lesser(blocks, (wanted + items - 1) / items);
+    const std::int64_t slices = !may_slice || omp_get_num_threads() == 1 || items >= wanted
+                                    ? 1
+                                    : lesser(blocks, (wanted + items - 1) / items);
     const std::int64_t per_image = depths * row_groups * slices;
     auto* window =
         reinterpret_cast<typename P::Word*>(a.windows) + omp_get_thread_num() * a.thread_words();

@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(256)
 // many on each as fit (the H200, backward-weights b32 res2a_branch2a: 32 blocks, 7% slower than
 // plainly, twice; grids of 128 blocks and more 1-11% faster; docs/gpu/2026-11-30-session21).
 // CONVGUARD_REDUCE_PLAIN=1 launches every such pass plainly, for measuring.
-inline int env_int(const char* name, int lo, int hi);
+inline int env_int(const char* name, int lo, int hi, std::atomic<bool>* said = nullptr);
 inline int sm_count();
 template <typename... Params, typename... Values>
 void launch_256(bool overlap, void (*kernel)(Params...), unsigned blocks, Values... values) {
@@ -324,14 +324,16 @@ inline int current_device() {
 }
 
 // An integer from the environment variable `name` in [lo, hi], for measuring (the solvers' forced
-// plan choices); 0 when unset or out of range (then said on stderr).
-inline int env_int(const char* name, int lo, int hi) {
+// plan choices); 0 when unset or out of range (then said on stderr: every time, or once where the
+// caller passes its own flag `said`, as the settings read at each plan do).
+inline int env_int(const char* name, int lo, int hi, std::atomic<bool>* said) {
   const char* text = std::getenv(name);
   if (!text) return 0;
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
   if (end != text && *end == 0 && v >= lo && v <= hi) return static_cast<int>(v);
-  std::fprintf(stderr, "convguard: %s='%s' ignored (%d to %d)\n", name, text, lo, hi);
+  if (!said || !said->exchange(true))
+    std::fprintf(stderr, "convguard: %s='%s' ignored (%d to %d)\n", name, text, lo, hi);
   return 0;
 }
 

@@ -85,6 +85,11 @@ struct WgArgs {
   // matrix of whole 16-byte chunks a row; 0: through store_staged. The plan's choice
   // (WgPlan::bulk_stores); launch_bulk_copies encodes the map.
   int bulk_store;
+  // The bulk-copy kernel's splits (ws 4, kSplit) run as one thread-block cluster along z and add
+  // their sums through distributed shared memory in split order (split_cluster_epilogue in
+  // wgmma_ws_forward.cuh); partial is then null and no reduction pass runs. The plan's choice
+  // (WgPlan::split_clusters).
+  int split_cluster;
 };
 
 // Tile `id` of m_tiles x n_tiles in the plan's order (WgArgs::n_fast: N tiles fastest, else M).

@@ -338,10 +338,23 @@ Status launch_bulk_copies(const WgArgs& a, dim3 grid, int ws) {
     return {StatusCode::internal_error,
             "gpu:wgmma_implicit_gemm: phased bulk copies persistent only"};
   } else {
-    constexpr int SW = kWsStages<BM, BN, false>;
-    return launch_kernel<
-        wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, kFilterMn>>(
-        grid, kWsThreads, kWsSmemBytes<BM, BN, SW, false>, a, maps_a, map_b);
+    constexpr int SW = kWsStages<BM, BN, false>, bytes = kWsSmemBytes<BM, BN, SW, false>;
+    constexpr auto kernel =
+        wgmma_forward_ws<T, BM, BN, SW, kSplit, false, false, false, true, kFilterMn>;
+    if constexpr (kSplit) {
+      if (a.split_cluster) {  // the splits of a tile as one cluster along z (WgArgs)
+        const Error opt_in = tc::allow_dynamic_shared_memory<kernel>(bytes);
+        if (opt_in != kSuccess)
+          return check(opt_in, "gpu:wgmma_implicit_gemm shared memory opt-in");
+        // A cluster that cannot be placed (e.g. a partitioned GPU) fails here with a status; its
+        // error is cleared so that no later launch check reports it as its own.
+        wg::ClusterLaunch launch(grid, kWsThreads, bytes, dim3(1, 1, grid.z));
+        const Error launched = cudaLaunchKernelEx(&launch.cfg, kernel, a, maps_a, map_b);
+        if (launched != kSuccess) (void)cudaGetLastError();
+        return check(launched, "gpu:wgmma_implicit_gemm launch (splits in a cluster)");
+      }
+    }
+    return launch_kernel<kernel>(grid, kWsThreads, bytes, a, maps_a, map_b);
   }
 }
 
@@ -350,6 +363,9 @@ template <typename T, int BM, int BN, bool kRagged, int S, bool kSplit, bool kPh
 Status launch_stages(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (!kRagged && !k3D && BM == 128 && !kPhased)
     if (ws == 4 || ws == 5) return launch_bulk_copies<T, BN, kSplit, kFilterMn>(a, grid, ws);
+  if (a.split_cluster)  // (WgPlan::split_clusters takes them for the bulk-copy kernel only)
+    return {StatusCode::internal_error,
+            "gpu:wgmma_implicit_gemm: splits in clusters without the bulk-copy kernel"};
   if constexpr (!kRagged && !k3D && BM == 128 && kPhased && kFilterMn && !kSplit && sizeof(T) == 2)
     if (ws == 5) return launch_bulk_copies<T, BN, false, true, true>(a, grid, ws);
   if constexpr (!kRagged && !kFilterMn && !k3D && sizeof(T) == 2 && BM * BN <= 128 * 128) {
@@ -398,7 +414,7 @@ Status launch_depth(const WgArgs& a, dim3 grid, int ws) {
   if constexpr (BM == 128 && BN <= 128 && !(k3D && kFilterMn))
     if (a.phases)
       return launch_stages<T, BM, BN, kRagged, S, false, true, kFilterMn, k3D>(a, grid, ws);
-  return a.partial
+  return a.partial || a.split_cluster
              ? launch_stages<T, BM, BN, kRagged, S, true, false, kFilterMn, k3D>(a, grid, ws)
              : launch_stages<T, BM, BN, kRagged, S, false, false, kFilterMn, k3D>(a, grid, ws);
 }
@@ -551,7 +567,7 @@ std::string_view WgmmaImplicitGemmSolver::kernel(const Problem& p) {
   if (pl.a.phases) return pl.ws == 5 ? "phased walk" : "phased grid";
   if (pl.ws == 5)
     return pl.a.bulk_store ? "persistent bulk copies" : "persistent bulk copies, thread stores";
-  if (pl.ws == 4) return "bulk copies";
+  if (pl.ws == 4) return pl.a.split_cluster ? "bulk copies, splits in clusters" : "bulk copies";
   return pl.ws >= 1 ? "warp-specialised" : "two warpgroups";
 }
 
@@ -583,7 +599,9 @@ Status WgmmaImplicitGemmSolver::run(const Plan& plan, const ConvTensors& t,
     return st;
   }
   a.x = o.x, a.w = o.w, a.y = o.y;
-  a.partial = pl.splits > 1 ? reinterpret_cast<float*>(ws.data() + pl.filter_bytes) : nullptr;
+  a.partial = pl.splits > 1 && !pl.a.split_cluster
+                  ? reinterpret_cast<float*>(ws.data() + pl.filter_bytes)
+                  : nullptr;
   switch (plan.problem.dtype) {
     case DType::bf16:
       return launch<cg_bf16>(pl, a);

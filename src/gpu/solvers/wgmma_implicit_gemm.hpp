@@ -83,6 +83,7 @@ class WgmmaImplicitGemmSolver final : public GpuSolver {
   // walk over the stride phases), "phased grid" (the two-warpgroup kernel's grid of them),
   // "pixel-wide", "persistent bulk copies" (ws 5, its tiles stored by bulk copies), "persistent
   // bulk copies, thread stores" (ws 5, stored by the threads), "bulk copies" (a tile per block),
+  // "bulk copies, splits in clusters" (a tile per block, its splits summed in a cluster),
   // "warp-specialised" or "two warpgroups"; empty where it declines
   // `p`. For tests, which must know which kernel their shapes reached
   // (gpu::wgmma_implicit_gemm_kernel). Needs the device (the plan reads its SM count).

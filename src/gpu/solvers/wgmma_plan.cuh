@@ -37,19 +37,16 @@ namespace convguard::gpu::wgf {
 // copies do not fit, or to the two-warpgroup kernel for the in-place filter, TF32 and 3D, but that
 // 5 takes strided backward-data's walk where phased_bulk_fits; a bulk-copy plan has one block an
 // SM, CONVGUARD_WGMMA_PER_SM aside).
-inline bool tile_forced() {
-  static const bool forced = std::getenv("CONVGUARD_WGMMA_TILE") != nullptr;
-  return forced;
-}
+// (Each read at each plan, as forced_tile says.)
+inline bool tile_forced() { return forced_tile().bm != 0; }
 inline int ws_forced() {
-  static const int forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_WS");
-    if (!text) return -1;
-    if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+  const char* text = std::getenv("CONVGUARD_WGMMA_WS");
+  if (!text) return -1;
+  if (text[0] >= '0' && text[0] <= '5' && text[1] == 0) return text[0] - '0';
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
     std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_WS='%s' ignored (0 to 5)\n", text);
-    return -1;
-  }();
-  return forced;
+  return -1;
 }
 inline int ws_mode(bool ragged, bool split_or_phased, Tile* tile) {
   const int forced = ws_forced();
@@ -79,10 +76,8 @@ inline int plan_switch(const char* name, std::atomic<bool>& said) {
 // w' into the workspace each run; ragged C and K load element-wise from it).
 // CONVGUARD_WGMMA_BWD_FLIP=1 forces the flip everywhere, for measuring.
 inline bool filter_mn_for(const Problem& p) {
-  static const bool flip_forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");
-    return text && text[0] == '1' && text[1] == 0;
-  }();
+  const char* flip = std::getenv("CONVGUARD_WGMMA_BWD_FLIP");  // (read at each plan)
+  const bool flip_forced = flip && flip[0] == '1' && flip[1] == 0;
   // Strided 3D: a phase's tap row (t', r') steps back by two strides, not one (the flipped copy).
   const bool strided_3d = p.spatial_dims == 3 && p.stride[0] * p.stride[1] * p.stride[2] > 1;
   // TF32: wgmma takes 32-bit operands K-major only (no transpose-B).
@@ -124,7 +119,8 @@ struct WgPlan : Plan {
       }
     }
     a.m = i32(p.n) * (three_d ? a.depth.od : 1) * a.oh * a.ow;
-    static const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1) == 1;
+    static std::atomic<bool> im2col_said{false};  // (read at each plan)
+    const bool im2col_forced = tc::env_int("CONVGUARD_WGMMA_IM2COL", 0, 1, &im2col_said) == 1;
     // (no padding at either end: the output grid is x's own, oh == h and ow == w)
     a.plain_x = !im2col_forced && !backward && !three_d && a.r == 1 && a.s == 1 && a.sh == 1 &&
                 a.sw == 1 && a.ph == 0 && a.pw == 0 && a.oh == a.h && a.ow == a.w_;
@@ -217,6 +213,7 @@ struct WgPlan : Plan {
       }
     }
     a.bulk_store = bulk_stores(p) ? 1 : 0;
+    a.split_cluster = split_clusters(p) ? 1 : 0;
     // CONVGUARD_WGMMA_PLAN=1: the plan on stderr, for measuring.
     static const bool say = tc::env_int("CONVGUARD_WGMMA_PLAN", 0, 1) == 1;
     if (say && pixels)
@@ -227,9 +224,10 @@ struct WgPlan : Plan {
     else if (say)
       std::fprintf(stderr,
                    "convguard: gpu:wgmma_implicit_gemm plan: %d x %d tiles, %u x %u x %u blocks, "
-                   "%d stages a split, loaders %d, %d a SM, %s fastest%s\n",
+                   "%d stages a split, loaders %d, %d a SM, %s fastest%s%s\n",
                    tile.bm, tile.bn, grid.x, grid.y, grid.z, a.tiles_per_split, ws, per_sm,
-                   a.n_fast ? "N" : "M", a.bulk_store ? ", bulk stores" : "");
+                   a.n_fast ? "N" : "M", a.bulk_store ? ", bulk stores" : "",
+                   a.split_cluster ? ", splits in clusters" : "");
   }
   // Whether the persistent bulk-copy kernel (ws 5, unphased, 16-bit) stores its tiles by bulk
   // tensor copies (store_bulk in wgmma_ws_forward.cuh, WgArgs::bulk_store): where K is whole
@@ -246,6 +244,38 @@ struct WgPlan : Plan {
   // of 16 lies between those two measured points; nothing between them was measured.
   // CONVGUARD_WGMMA_BULK_STORE=0 keeps them off, =1 takes them wherever they fit (read at each
   // plan, so that a test can set it).
+  // Whether the bulk-copy kernel's splits (ws 4, unphased, 16-bit) run as one cluster along z
+  // and add their sums in shared memory (WgArgs::split_cluster), where K is whole 16-byte chunks
+  // and the splits fit a cluster of at most kMaxSplitCluster blocks; else fp32 planes and
+  // tc::launch_reduce_splits. Measured on the H200 (docs/gpu.md, "session 34"): backward-data
+  // res5[a-c]_branch2c (128 x 128, split 2: 52 clusters of 2) 0.0162 / 0.0161 -> 0.0149 / 0.0143
+  // ms (Nsight Compute: its reduction pass was 4.9 us after a 14.8 us main kernel); res5's 3x3
+  // forward (128 x 256, split 5) as 26 clusters of 5, 0.0225 -> 0.0357 (more than fit at once
+  // on 132 SMs: clusters run within a GPC). Splits of 3 and 4 verify but were not timed (no
+  // ResNet-50 b32 layer plans them), hence 2. CONVGUARD_WGMMA_SPLIT_CLUSTER=0 keeps the planes,
+  // =2 .. 8 sets the largest cluster (read at each plan, so that a test can set it; anything else
+  // is said once and ignored).
+  static constexpr int kMaxSplitCluster = 2;
+  bool split_clusters(const Problem& p) const {
+    if (ws != 4 || used < 2 || a.phases || three_d || ragged || p.dtype == DType::f32 ||
+        a.k % 8 != 0 || tile.bm != 128)
+      return false;
+    int largest = kMaxSplitCluster;
+    if (const char* text = std::getenv("CONVGUARD_WGMMA_SPLIT_CLUSTER")) {
+      char* end = nullptr;
+      const long v = std::strtol(text, &end, 10);
+      if (end != text && *end == 0 && (v == 0 || (v >= 2 && v <= 8))) {
+        largest = static_cast<int>(v);
+      } else {
+        static std::atomic<bool> said{false};  // once, not at every plan
+        if (!said.exchange(true))
+          std::fprintf(stderr,
+                       "convguard: CONVGUARD_WGMMA_SPLIT_CLUSTER='%s' ignored (0, or 2 to 8)\n",
+                       text);
+      }
+    }
+    return used <= largest;
+  }
   bool bulk_stores(const Problem& p) const {
     if (ws != 5 || a.phases || p.dtype == DType::f32 || a.k % 8 != 0) return false;
     static std::atomic<bool> said{false};
@@ -359,7 +389,9 @@ struct WgPlan : Plan {
   }
   // Backward-data's flipped filter first (16-byte aligned for cp.async), then split-K's partials.
   std::size_t partial_bytes() const {
-    return splits > 1 ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float) : 0;
+    return splits > 1 && !a.split_cluster
+               ? static_cast<std::size_t>(splits) * a.m * a.k * sizeof(float)
+               : 0;
   }
   std::size_t workspace() const { return filter_bytes + partial_bytes(); }
   // filter_mn: no workspace for the filter; each phase's w_off becomes the element offset of its

@@ -99,22 +99,30 @@ inline int wide_fill_split(std::int64_t m, std::int64_t k, std::int64_t kd, bool
   return 10 * after < 9 * before ? static_cast<int>(split) : 0;
 }
 
-inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place,
-                     bool wide_tma = false) {
-  static const Tile forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
-    int bm = 0, bn = 0;
-    char extra = 0;
-    if (!text) return Tile{0, 0};
-    if (std::sscanf(text, "%dx%d%c", &bm, &bn, &extra) == 2 &&
-        ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
-      return Tile{bm, bn};
+// CONVGUARD_WGMMA_TILE's shape, {0, 0} when unset or not one of the five (then said once). Read at
+// each plan, as CONVGUARD_WGMMA_SPLIT, _WS and _ORDER are, so that a test can set them (a run
+// checks its workspace against its own plan, so a setting changed between the workspace's query
+// and the run fails that run with a status, never past its buffers).
+inline Tile forced_tile() {
+  const char* text = std::getenv("CONVGUARD_WGMMA_TILE");
+  int bm = 0, bn = 0;
+  char extra = 0;
+  if (!text) return Tile{0, 0};
+  if (std::sscanf(text, "%dx%d%c", &bm, &bn, &extra) == 2 &&
+      ((bm == 128 && bn == 256) || ((bm == 128 || bm == 256) && (bn == 64 || bn == 128))))
+    return Tile{bm, bn};
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
     std::fprintf(stderr,
                  "convguard: CONVGUARD_WGMMA_TILE='%s' ignored (one of 128x64, 128x128, 128x256, "
                  "256x64, 256x128)\n",
                  text);
-    return Tile{0, 0};
-  }();
+  return Tile{0, 0};
+}
+
+inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragged, bool in_place,
+                     bool wide_tma = false) {
+  const Tile forced = forced_tile();
   if (forced.bm) return {ragged ? 128 : forced.bm, ragged ? std::min(forced.bn, 128) : forced.bn};
   if (k <= 64) return {128, 64};
   const std::int64_t mt = (m + 127) / 128;
@@ -139,8 +147,8 @@ inline Tile tile_for(std::int64_t m, std::int64_t k, std::int64_t kd, bool ragge
 // leaves more than half the SMs without a block and the reduction is long (at least long_reduction
 // stages: 48, so each split keeps 24; 32 for backward-data in place); else 1 (tile_for says why).
 inline int split_forced() {  // CONVGUARD_WGMMA_SPLIT, for measuring; 0 when unset
-  static const int forced = tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16);
-  return forced;
+  static std::atomic<bool> said{false};
+  return tc::env_int("CONVGUARD_WGMMA_SPLIT", 1, 16, &said);
 }
 inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, bool in_place,
                        bool fill) {
@@ -165,13 +173,8 @@ inline int split_count(std::int64_t m, std::int64_t k, std::int64_t kd, Tile t, 
 // 1.7x slower) lost. So: at least four blocks per SM's worth and at most 8 stages.
 // CONVGUARD_WGMMA_PER_SM=1 or 2 forces it where it applies, for measuring.
 inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool ragged, int ws) {
-  static const int forced = [] {
-    const char* text = std::getenv("CONVGUARD_WGMMA_PER_SM");
-    if (!text) return 0;
-    if ((text[0] == '1' || text[0] == '2') && text[1] == 0) return text[0] - '0';
-    std::fprintf(stderr, "convguard: CONVGUARD_WGMMA_PER_SM='%s' ignored (1 or 2)\n", text);
-    return 0;
-  }();
+  static std::atomic<bool> said{false};  // (read at each plan)
+  const int forced = tc::env_int("CONVGUARD_WGMMA_PER_SM", 1, 2, &said);
   if (ragged || ws != 0 || t.bm != 128 || t.bn != 128) return 1;
   if (forced) return forced;
   return blocks >= 4 * sms() && stages <= 8 ? 2 : 1;
@@ -187,8 +190,8 @@ inline int blocks_per_sm(std::int64_t blocks, std::int64_t stages, Tile t, bool 
 // worth is that the persistent 128 x 128 kernel no longer reads A once per N tile (tma_ws_for).
 // CONVGUARD_WGMMA_ORDER=1 (M fastest) or 2 (N fastest) forces one, for measuring.
 inline bool n_fast_order() {
-  static const int forced = tc::env_int("CONVGUARD_WGMMA_ORDER", 1, 2);
-  return forced != 1;
+  static std::atomic<bool> said{false};
+  return tc::env_int("CONVGUARD_WGMMA_ORDER", 1, 2, &said) != 1;
 }
 inline int tile_order(std::int64_t n_tiles) {
   return n_tiles > 1 && n_fast_order() ? 1 : 0;

@@ -441,6 +441,30 @@ __device__ __forceinline__ void store_bulk(const CUtensorMap& map, const float (
   }
 }
 
+// The splits of a tile as one cluster along z (WgArgs::split_cluster): each block's consumers
+// leave its fp32 sums in its own stages (free once both warpgroups' last wgmma has read them, the
+// consumers' barrier before), rows of kSplitSumsLd floats; consumer thread `tid` holds rows
+// group * BM / 2 + mi * 64 + warp * 16 + lane / 4 + 8 h, columns 8 j + 2 (lane % 4) + {0, 1}.
+template <int BM, int BN>
+constexpr int kSplitSumsLd = BN + 8;  // (8 floats of padding: a warp's float2 rows r, r + 1
+                                      // land 8 banks apart, no two-way conflict)
+template <int BM, int BN, int kS>
+__device__ __forceinline__ void split_sums_to_stages(const float (&acc)[BM / 128][BN / 2],
+                                                     float* sums, int tid) {
+  static_assert(BM * kSplitSumsLd<BM, BN> * 4 <= kS * kStageBytes<BM, BN>, "sums in the stages");
+  const int group = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+#pragma unroll
+  for (int mi = 0; mi < BM / 128; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = group * (BM / 2) + mi * 64 + warp * 16 + lane / 4 + h * 8;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        *reinterpret_cast<float2*>(sums + row * kSplitSumsLd<BM, BN> + j * 8 + (lane % 4) * 2) =
+            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+    }
+}
+
 // The consumer warpgroups: for each tile, wait for each stage, multiply (warpgroup `group` takes
 // rows group * BM / 2 .. + BM / 2), release it once its wgmma has read it, then the epilogue
 // (the persistent bulk-copy kernel's by bulk stores where a.bulk_store: store_bulk; else staged
@@ -503,10 +527,16 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
       // both warpgroups' wgmma have read them (the barrier). The persistent one has a region of
       // its own, which the barrier hands over once the last tile's stores have read it.
       sync();
-      if constexpr (kSplit)
+      if constexpr (kSplit) {
+        if constexpr (kTma && !kPersistent && !kPhased) {
+          if (a.split_cluster) {  // the sums to this block's stages (split_cluster_epilogue)
+            split_sums_to_stages<BM, BN, kS>(acc, reinterpret_cast<float*>(staging), tid);
+            continue;
+          }
+        }
         store_staged<BM, BN>(a.partial + blockIdx.z * plane, acc, staging, m0, n0, g.m_all, a.k,
                              pixel, tid, sync);
-      else
+      } else
         store_staged<BM, BN>(y, acc, staging, m0, n0, g.m_all, a.k, pixel, tid, sync);
       continue;
     }
@@ -529,6 +559,41 @@ __device__ __forceinline__ void consume(const WgArgs& a, const WsGeo& geo, uint4
   // The bulk stores are done before the block ends (their source is this block's shared memory).
   if constexpr (kBulkStore)
     if (a.bulk_store && tid == 0) tma::bulk_wait();
+}
+
+// The splits' epilogue in a cluster (WgArgs::split_cluster), once the consumers have left each
+// block's sums in its stages (split_sums_to_stages): every thread of the cluster's blocks (after
+// the cluster's barrier: every block's sums are in place) adds, for its block's share of the
+// tile's rows (rank r of n: rows BM r / n ..), the blocks' sums in rank order (= split order:
+// blockIdx.z is the rank, and split z reads reduction tiles z * tiles_per_split ..) and stores y's
+// elements, a quad of columns at a time (k % 8 == 0: a quad is whole or past K). No block leaves
+// while another may still read its stages.
+template <typename T, int BM, int BN>
+__device__ __forceinline__ void split_cluster_epilogue(const WgArgs& a, const WsGeo& g,
+                                                       const float* sums) {
+  constexpr int kQuads = BN / 4;
+  int mt, nt;
+  block_tile(a, &mt, &nt);
+  const int m0 = mt * BM, n0 = nt * BN;
+  wg::cluster_sync();
+  const unsigned n = wg::cluster_size(), rank = wg::cluster_rank();
+  const int first = BM * static_cast<int>(rank) / static_cast<int>(n);
+  const int last = BM * static_cast<int>(rank + 1) / static_cast<int>(n);
+  T* y = static_cast<T*>(a.y);
+  for (int i = threadIdx.x; i < (last - first) * kQuads; i += kWsThreads) {
+    const int r = first + i / kQuads, col = i % kQuads * 4, row = m0 + r, cx = n0 + col;
+    if (row >= g.m_all || cx >= a.k) continue;
+    const std::uint32_t at = tc::smem_addr(sums + r * kSplitSumsLd<BM, BN> + col);
+    float4 v = wg::load_cluster_f4(at, 0);
+    for (unsigned q = 1; q < n; ++q) {
+      const float4 u = wg::load_cluster_f4(at, q);
+      v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+    }
+    const std::int64_t off = out_pixel<false>(a, row, g.oh, g.ow, g.qh, g.qw, {}) * a.k + cx;
+    tc::store_pair(y + off, v.x, v.y);
+    tc::store_pair(y + off + 2, v.z, v.w);
+  }
+  wg::cluster_sync_relaxed();
 }
 
 // kPersistent: a grid of at most one block per SM walks all output tiles (TileWalk); unsplit
@@ -603,6 +668,12 @@ __global__ void __launch_bounds__(kWsThreads, kWsBlocksPerSm<BM, BN, kPersistent
         a, g, staging, base, full, empty, tiles, maps_a.y);
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (kCluster) cluster_sync();
+  if constexpr (kSplit && kTma && !kPersistent && !kPhased) {
+    if (a.split_cluster) {  // (no reduction pass follows)
+      split_cluster_epilogue<T, BM, BN>(a, g, reinterpret_cast<const float*>(staging));
+      return;
+    }
+  }
   // The splits' reduction pass, once the consumers have issued the tile's stores (not by the
   // producers, done before).
   if constexpr (kSplit)
