@@ -246,6 +246,29 @@ TEST(AmxEmulated, PlanarForwardVerifies) {
     expect_verified(text, true);
 }
 
+// Its windows (C < 32): a first layer (C = 3, 27 of 32 values), conv1's 7x7 stride 2 (147
+// values, 5 blocks) with K past 64, C = 16 (144 values), odd C with strides and K = 20, C = 1 on
+// a 1x1 filter (one value, odd), dilation, padding wider than the filter reaches (outputs past
+// x), 3D, 1D with C = 31, channels-last tensors (strided gathers, transposed stores), a
+// channels-last filter.
+TEST(AmxEmulated, PlanarWindowsVerify) {
+  for (const char* text : {
+           "--dt=bf16 mb2ic3ih20iw20oc64oh20ow20kh3kw3ph1pw1",
+           "--dt=bf16 mb1ic3ih23iw23oc70oh9ow9kh7kw7sh2sw2ph2pw2",
+           "--dt=bf16 mb2ic16ih10iw10oc32oh10ow10kh3kw3ph1pw1",
+           "--dt=bf16 mb1ic5ih11iw13oc20oh5ow6kh3kw3sh2sw2",
+           "--dt=bf16 mb2ic1ih9iw9oc8oh9ow9kh1kw1",
+           "--dt=bf16 mb1ic7ih12iw12oc16oh8ow8kh3kw3dh1dw1",
+           "--dt=bf16 mb1ic3ih6iw6oc16oh8ow8kh3kw3ph2pw2",
+           "--dt=bf16 mb2ic3id5ih6iw7oc24od3oh4ow5kd3kh3kw3",
+           "--dt=bf16 mb1ic4id6ih6iw7oc17od2oh2ow3kd3kh3kw3sd2sh2sw2pd1ph1pw1",
+           "--dt=bf16 mb3ic31ih1iw30oc16oh1ow28kh1kw3",
+           "--dt=bf16 --stag=axb --wtag=axb --dtag=axb mb2ic3ih14iw14oc40oh14ow14kh3kw3ph1pw1",
+           "--dt=bf16 --wtag=axb mb2ic6ih10iw10oc33oh10ow10kh3kw3ph1pw1",
+       })
+    expect_verified(text, true);
+}
+
 // The pointwise path and the problems it must leave to the grid (bf16_pointwise_shapes.hpp).
 TEST(AmxEmulated, PlanarPointwiseVerifies) {
   for (const auto& [text, pointwise] : convguard::testing::kBf16PointwiseShapes) {
@@ -260,13 +283,15 @@ TEST(AmxEmulated, PlanarPointwiseVerifies) {
 }
 
 // The pointwise path's schedule depends on its threads (groups per round of threads, channel
-// blocks split when the chunks are few); every schedule gives the same bits.
+// blocks split when the chunks are few), as the windows' groups do; every schedule gives the same
+// bits.
 TEST(AmxEmulated, PlanarPointwiseSameBitsForAnyThreads) {
   const int saved = omp_get_max_threads();
   for (const char* text :
        {"--dt=bf16 mb2ic40ih14iw14oc72oh14ow14kh1kw1", "--dt=bf16 mb1ic32ih3iw3oc200oh3ow3kh1kw1",
         "--dt=bf16 mb1ic40ih9iw9oc200oh9ow9kh1kw1",
-        "--dt=bf16 mb2ic40ih40iw40oc48oh40ow40kh1kw1"}) {
+        "--dt=bf16 mb2ic40ih40iw40oc48oh40ow40kh1kw1",
+        "--dt=bf16 mb2ic3ih40iw40oc64oh40ow40kh3kw3ph1pw1"}) {  // (the windows)
     auto p = parse_problem(text);
     ASSERT_TRUE(p.is_ok()) << text;
     std::vector<std::vector<std::uint16_t>> outputs;

@@ -24,25 +24,48 @@ constexpr std::int64_t round_up(std::int64_t v, std::int64_t to) {
   return (v + to - 1) / to * to;
 }
 
-// Where everything lies: the grid (copies per phase: C >= 32, so never per tap column), x's
-// pair rows (x_row words apart, an odd number of lines), the filter's blocks.
+// Where everything lies: the grid (copies per phase: C >= 32, so never per tap column), or for
+// C < 32 the windows (uses_windows), x's pair rows (x_row words apart, an odd number of lines),
+// the filter's blocks, the 32-pixel chunks of the products.
 struct Planar {
   AmxBwdwLayout grid;
-  std::int64_t pair_blocks = 0, pairs_padded = 0, x_row = 0, kp32 = 0;
+  bool windows = false;
+  std::int64_t pair_blocks = 0, pairs_padded = 0, x_row = 0, kp32 = 0, chunks = 0;
   std::vector<std::int64_t> group_x;
   PlanarSizes sizes;
 };
 
+// Every output pixel's whole window (C x taps values, in the filter's own order: r = c * taps +
+// tap) as one reduction, where C < 32: per tap, C channels would fill fewer than half of a
+// product's 16 pair rows (C = 3 uses 2 of 16), where the window's 27 values fill 14 of 16.
+bool uses_windows(const Geometry& G) {
+  return G.c() < 32;
+}
+
 Planar planar(const Geometry& G) {
   Planar z;
+  z.kp32 = round_up(G.k(), 32);
+  if (uses_windows(G)) {
+    // One group at offset 0; the pixels are the output's own, (n, od, oh, ow) flat.
+    z.windows = true;
+    z.pair_blocks = blocks16(pairs(G.c() * G.taps()));
+    z.pairs_padded = z.pair_blocks * 16;
+    z.chunks = (G.n * G.od * G.oh * G.ow + 31) / 32;
+    z.x_row = round_up(z.chunks * 32, 16);
+    if (z.x_row / 16 % 2 == 0) z.x_row += 16;
+    z.group_x = {0};
+    z.sizes.x_words = z.pairs_padded * z.x_row;
+    z.sizes.w_elements = z.pair_blocks * z.kp32 * 32;
+    return z;
+  }
   z.grid = amx_backward_weights_layout(G);
   z.pair_blocks = blocks16(pairs(G.c()));
   z.pairs_padded = z.pair_blocks * 16;
+  z.chunks = z.grid.chunks;
   z.x_row = round_up(z.grid.chunks * 32 + z.grid.max_offset, 16);
   if (z.x_row / 16 % 2 == 0) z.x_row += 16;
   for (std::size_t g = 0; g < z.grid.group_offset.size(); ++g)
     z.group_x.push_back(z.grid.group_phase[g] * z.pairs_padded * z.x_row + z.grid.group_offset[g]);
-  z.kp32 = round_up(G.k(), 32);
   z.sizes.x_words = static_cast<std::int64_t>(z.grid.phases.size()) * z.pairs_padded * z.x_row;
   z.sizes.w_elements = static_cast<std::int64_t>(z.group_x.size()) * z.pair_blocks * z.kp32 * 32;
   return z;
@@ -51,7 +74,7 @@ Planar planar(const Geometry& G) {
 }  // namespace
 
 bool planar_takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& xst) {
-  return G.taps() == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 && xst[4] == 1 &&
+  return !uses_windows(G) && G.taps() == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 && xst[4] == 1 &&
          (G.od - 1) * G.sd < G.id && (G.oh - 1) * G.sh < G.ih && (G.ow - 1) * G.sw < G.iw;
 }
 
@@ -167,6 +190,60 @@ void pack_planar_filter(const Geometry& G, const Planar& z, const Reader& w, std
   }
 }
 
+// x as window pair rows (uses_windows): row j holds, for every output pixel v (n, od, oh, ow
+// flat), window values r = 2j (low half) and 2j + 1 (high half), r = c * taps + tap; zero where
+// the tap falls in the padding, for r >= C x taps, and past the last pixel. One (row, n, od, oh)
+// line of OW pixels at a time, each half in its own pass (the two values have their own taps).
+void copy_windows(const Geometry& G, const Planar& z, const Reader& x, std::uint32_t* xw) {
+  const std::int64_t taps = G.taps(), R = G.c() * taps, lines = G.n * G.od * G.oh;
+  const std::int64_t pixels = lines * G.ow;
+  const auto& st = x.strides();
+  const std::int64_t count = z.pairs_padded * lines;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t j = i / lines, line = i % lines;
+    std::uint32_t* row = xw + j * z.x_row;
+    if (line == 0) std::memset(row + pixels, 0, static_cast<std::size_t>(z.x_row - pixels) * 4);
+    std::uint32_t* dst = row + line * G.ow;
+    std::memset(dst, 0, static_cast<std::size_t>(G.ow) * 4);
+    const std::int64_t oh = line % G.oh, od = line / G.oh % G.od, n = line / (G.oh * G.od);
+    for (int half = 0; half < 2; ++half) {
+      const std::int64_t r = 2 * j + half;
+      if (r >= R) break;
+      const std::int64_t c = r / taps, tap = r % taps;
+      const std::int64_t a = tap / (G.kh * G.kw), b = tap / G.kw % G.kh, e = tap % G.kw;
+      const std::int64_t id = od * G.sd + a * G.dd - G.pd, ih = oh * G.sh + b * G.dh - G.ph;
+      if (id < 0 || id >= G.id || ih < 0 || ih >= G.ih) continue;
+      // Output pixels whose tap lies in x: 0 <= ow * sw + w0 < IW.
+      const std::int64_t w0 = e * G.dw - G.pw;
+      const std::int64_t lo = std::clamp<std::int64_t>((-w0 + G.sw - 1) / G.sw, 0, G.ow);
+      const std::int64_t hi = std::clamp<std::int64_t>((G.iw - w0 + G.sw - 1) / G.sw, lo, G.ow);
+      const std::uint16_t* src = x.data() + n * st[0] + c * st[1] + id * st[2] + ih * st[3];
+      const int shift = 16 * half;
+      if (G.sw == 1 && st[4] == 1) {  // constant strides, which the compiler vectorizes
+        const std::uint16_t* s0 = src + w0;
+        for (std::int64_t w = lo; w < hi; ++w) dst[w] |= std::uint32_t{s0[w]} << shift;
+      } else {
+        for (std::int64_t w = lo; w < hi; ++w)
+          dst[w] |= std::uint32_t{src[(w * G.sw + w0) * st[4]]} << shift;
+      }
+    }
+  }
+}
+
+// The filter for the windows: [pair_blocks][kp32][32] bf16, output channel k's row the window's
+// values in copy_windows' order (r = c * taps + tap), zero past C x taps and K.
+void pack_window_filter(const Geometry& G, const Planar& z, const Reader& w, std::uint16_t* wp) {
+  const std::int64_t K = G.k(), taps = G.taps(), R = G.c() * taps;
+  std::memset(wp, 0, static_cast<std::size_t>(z.sizes.w_elements) * 2);
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t r = 0; r < R; ++r) {
+      const std::int64_t c = r / taps, tap = r % taps;
+      wp[((r / 32) * z.kp32 + k) * 32 + r % 32] =
+          w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+    }
+}
+
 // Each item's [32 channels][32 grid pixels] block into y: the runs of output pixels in it, rounded
 // to bf16 (store_bf16_avx512: pixels by 16 where y is channels-first, transposed 16 x 16 where it
 // is channels-last). The grid is wv x ohv x odv pixels an image (the pointwise path's is the
@@ -280,14 +357,22 @@ Status forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw
             fmt::format("x's pair copy needs {} words, the workspace holds {}", z.sizes.x_words,
                         x_words)};
   const double t0 = times ? omp_get_wtime() : 0;
-  if (!pointwise) copy_pairs_to_grid(G, z, Reader(t.x), xw);
+  if (z.windows)
+    copy_windows(G, z, Reader(t.x), xw);
+  else if (!pointwise)
+    copy_pairs_to_grid(G, z, Reader(t.x), xw);
   const double t1 = times ? omp_get_wtime() : 0;
-  pack_planar_filter(G, z, Reader(t.w), wp);
+  if (z.windows)
+    pack_window_filter(G, z, Reader(t.w), wp);
+  else
+    pack_planar_filter(G, z, Reader(t.w), wp);
   const double t2 = times ? omp_get_wtime() : 0;
   if (pointwise) {
     forward_pointwise(G, z, t, wp);
   } else {
-    const Output out(G, z.grid.wv, z.grid.ohv, z.grid.odv, z.grid.pixels, t);
+    // The windows' pixels are the output's own; the grid's are wv x ohv x odv an image.
+    const Output out = z.windows ? Output(G, G.ow, G.oh, G.od, G.n * G.od * G.oh * G.ow, t)
+                                 : Output(G, z.grid.wv, z.grid.ohv, z.grid.odv, z.grid.pixels, t);
     AmxPlanarForwardArgs a{};
     a.x = xw;
     a.x_row = z.x_row;
@@ -297,7 +382,7 @@ Status forward_planar(const Geometry& G, const ConvTensors& t, std::uint32_t* xw
     a.w = wp;
     a.kp32 = z.kp32;
     a.k = G.k();
-    a.chunks = z.grid.chunks;
+    a.chunks = z.chunks;
     a.chunk_groups = chunk_groups(z, a.chunks, omp_get_max_threads());
     a.store = &Output::store;
     a.context = &out;
@@ -316,11 +401,6 @@ Status Bf16PlanarAmxSolver::check(const Problem& p) const {
   if (p.direction != Direction::forward)
     return not_applicable("forward only (cpu:bf16_direct:amx_bf16 computes the backward passes)");
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
-  if (p.c_per_group() < 32)
-    return not_applicable(fmt::format(
-        "C >= 32 only (C={}): most of each 16-pair tile would be zeros; cpu:bf16_direct:amx_bf16 "
-        "takes small C",
-        p.c_per_group()));
   return request_amx_tile_state();
 }
 

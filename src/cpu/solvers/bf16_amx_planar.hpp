@@ -18,8 +18,14 @@
 // (bf16_kernels.hpp: forward_amx_pointwise): no grid, x read in place and paired a group at a
 // time into per-thread buffers (the grid copy wrote and read all of x once more: on 256-1024
 // channel layers that took as long as the products).
-// Forward only, one group, C >= 32 (smaller C would leave most of a 16-pair tile zero); any
-// stride, dilation and padding; 1D, 2D, 3D; any layout (channels-first rows are copied whole).
+// C < 32 (first layers: C = 3) reduces over each output pixel's whole window instead (since
+// session 35): per tap, C channels would fill few of a product's 16 pair rows (C = 3: 2), so x is
+// copied as window pair rows over the output pixels themselves (row j: the window's values 2j and
+// 2j + 1, in the filter's own order c * taps + tap; zero in the padding), and the filter as one
+// group of those rows: C = 3 with a 3x3 filter is one product of 14 pair rows a 16 x 16 block,
+// where cpu:bf16_direct:amx_bf16 takes three of 6 rows each and transposes y.
+// Forward only, one group; any stride, dilation and padding; 1D, 2D, 3D; any layout
+// (channels-first rows are copied whole).
 #pragma once
 
 #include <array>
@@ -42,7 +48,7 @@ class Bf16PlanarAmxSolver final : public StagedSolver {
 
 namespace bf16 {
 // Whether the forward pass takes the pointwise path for geometry G and x's strides (N, C, D, H,
-// W): a 1x1 filter, no padding, no output pixel past x's end, channels-first x. x is then read in
+// W): C >= 32, a 1x1 filter, no padding, no output pixel past x's end, channels-first x. x is then read in
 // place, its channels paired per group of 32-pixel chunks into per-thread buffers (kept from call
 // to call, sized for the threads that run: reusable_scratch.hpp), and no grid copy is made.
 bool planar_takes_pointwise(const detail::Geometry& G,
