@@ -267,6 +267,18 @@ TEST(AmxEmulated, PlanarWindowsVerify) {
            "--dt=bf16 --wtag=axb mb2ic6ih10iw10oc33oh10ow10kh3kw3ph1pw1",
        })
     expect_verified(text, true);
+  // The copy's size: 64 bytes a pixel for a 3x3 first layer; conv1 at batch 256 (1 GB) is past
+  // the solver's bound, so its check() declines it; C >= 32 copies no windows.
+  auto bytes = [](const char* text) {
+    const auto p = parse_problem(text);
+    EXPECT_TRUE(p.is_ok()) << text;
+    return p.is_ok() ? cpu::bf16::window_copy_bytes(detail::geometry(*p)) : -1;
+  };
+  EXPECT_GE(bytes("--dt=bf16 mb1ic3ih32iw32oc64oh32ow32kh3kw3ph1pw1"), 64 * 32 * 32);
+  EXPECT_LT(bytes("--dt=bf16 mb1ic3ih32iw32oc64oh32ow32kh3kw3ph1pw1"), 64 * 32 * 34);
+  EXPECT_GT(bytes("--dt=bf16 mb256ic3ih224iw224oc64oh112ow112kh7kw7sh2sw2ph3pw3"),
+            cpu::bf16::kMaxWindowBytes);
+  EXPECT_EQ(bytes("--dt=bf16 mb1ic32ih9iw9oc32oh9ow9kh3kw3ph1pw1"), 0);
 }
 
 // The pointwise path and the problems it must leave to the grid (bf16_pointwise_shapes.hpp).

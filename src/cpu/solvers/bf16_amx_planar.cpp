@@ -73,6 +73,10 @@ Planar planar(const Geometry& G) {
 
 }  // namespace
 
+std::int64_t window_copy_bytes(const Geometry& G) {
+  return uses_windows(G) ? planar(G).sizes.x_words * 4 : 0;
+}
+
 bool planar_takes_pointwise(const Geometry& G, const std::array<std::int64_t, 5>& xst) {
   return !uses_windows(G) && G.taps() == 1 && G.pd == 0 && G.ph == 0 && G.pw == 0 && xst[4] == 1 &&
          (G.od - 1) * G.sd < G.id && (G.oh - 1) * G.sh < G.ih && (G.ow - 1) * G.sw < G.iw;
@@ -401,6 +405,11 @@ Status Bf16PlanarAmxSolver::check(const Problem& p) const {
   if (p.direction != Direction::forward)
     return not_applicable("forward only (cpu:bf16_direct:amx_bf16 computes the backward passes)");
   if (p.g != 1) return not_applicable(fmt::format("one group only (g={})", p.g));
+  if (const std::int64_t bytes = bf16::window_copy_bytes(detail::geometry(p));
+      bytes > bf16::kMaxWindowBytes)
+    return not_applicable(fmt::format(
+        "C < 32 takes each pixel's window: its copy would be {} MiB, more than {} MiB",
+        bytes >> 20, bf16::kMaxWindowBytes >> 20));
   return request_amx_tile_state();
 }
 

@@ -14,7 +14,8 @@
 // of a product depends on its own x column only, so nothing they read reaches an output).
 // Items run in groups of consecutive chunks, each 32-channel block over a whole group, so that
 // the block's filter rows stay in cache (chunk by chunk, res5's 3x3 read its 4.7 MB filter once
-// per chunk). 1x1 filters with no padding and channels-first x take the pointwise path instead
+// per chunk). With C >= 32, 1x1 filters with no padding and channels-first x take the pointwise
+// path instead
 // (bf16_kernels.hpp: forward_amx_pointwise): no grid, x read in place and paired a group at a
 // time into per-thread buffers (the grid copy wrote and read all of x once more: on 256-1024
 // channel layers that took as long as the products).
@@ -23,9 +24,12 @@
 // copied as window pair rows over the output pixels themselves (row j: the window's values 2j and
 // 2j + 1, in the filter's own order c * taps + tap; zero in the padding), and the filter as one
 // group of those rows: C = 3 with a 3x3 filter is one product of 14 pair rows a 16 x 16 block,
-// where cpu:bf16_direct:amx_bf16 takes three of 6 rows each and transposes y.
-// Forward only, one group; any stride, dilation and padding; 1D, 2D, 3D; any layout
-// (channels-first rows are copied whole).
+// where cpu:bf16_direct:amx_bf16 takes three of 6 rows each and transposes y. The copy is
+// round_up(C x taps, 32) x 2 bytes an output pixel (64 for a 3x3 first layer, 320 for conv1's
+// 7x7), so windows whose copy would pass kMaxWindowBytes decline (cpu:bf16_direct:amx_bf16 takes
+// them).
+// Forward only, one group; any stride, dilation and padding; 1D, 2D, 3D; any layout (the grid
+// copies channels-first rows whole).
 #pragma once
 
 #include <array>
@@ -47,6 +51,10 @@ class Bf16PlanarAmxSolver final : public StagedSolver {
 };
 
 namespace bf16 {
+// The largest window copy (C < 32) the solver takes: 512 MiB (conv1 at batch 256 would need 1 GB).
+inline constexpr std::int64_t kMaxWindowBytes = std::int64_t{512} << 20;
+// Bytes of the window copy for geometry G, 0 where G takes no windows (C >= 32).
+std::int64_t window_copy_bytes(const detail::Geometry& G);
 // Whether the forward pass takes the pointwise path for geometry G and x's strides (N, C, D, H,
 // W): C >= 32, a 1x1 filter, no padding, no output pixel past x's end, channels-first x. x is then read in
 // place, its channels paired per group of 32-pixel chunks into per-thread buffers (kept from call

@@ -109,7 +109,9 @@ void backward_weights_amx(const AmxBackwardWeightsArgs& a);
 // rows x_row words apart, 16 consecutive pixels at any word offset; group g's row 0 at x +
 // group_x[g]). Each item, 32 channels by one 32-pixel step, reduces over every group and pair
 // block with its accumulators in tiles, then hands the [32 channels][32 pixels] fp32 block to
-// `store` (which drops the pixels that are not outputs).
+// `store` (which drops the pixels that are not outputs). For C < 32 the same, with one group at
+// offset 0 whose "channels" are each output pixel's window values (bf16_amx_planar.cpp:
+// copy_windows) and whose pixels are the output's own.
 struct AmxPlanarForwardArgs {
   const std::uint32_t* x;
   std::int64_t x_row;
