@@ -215,12 +215,13 @@ std::string tiles_of(const std::string& text) {
   return plan_of(text, gpu::wgmma_implicit_gemm_tiles);
 }
 
-// Whether a plan setting for measuring (loader, tile, pixel width, split) is forced for the whole
-// run (scripts/gpu_check.sh reruns tests so): then the tests check results, not which plan is
-// taken.
+// Whether a plan setting for measuring (loader, tile, pixel width, split, the filter flip) is
+// forced for the whole run (scripts/gpu_check.sh reruns tests so): then the tests check results,
+// not which plan is taken.
 bool plan_forced_outside() {
   return std::getenv("CONVGUARD_WGMMA_WS") || std::getenv("CONVGUARD_WGMMA_TILE") ||
-         std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT");
+         std::getenv("CONVGUARD_WGMMA_PIXELS") || std::getenv("CONVGUARD_WGMMA_SPLIT") ||
+         std::getenv("CONVGUARD_WGMMA_BWD_FLIP");
 }
 
 // Sets an environment variable for a scope (the plan settings read at each plan), restoring it.
