@@ -11,8 +11,8 @@ The geomean printed plain is against the better peer; the plugin-only geomean is
 the flagged problems named.
 
 PyTorch's benchmark search times each algorithm once or a few times, so on a 10 us kernel which one
-it keeps varies from process to process (session 35, H200: backward-data res4[b-f]_branch2a 0.0145
-ms in one call, 0.0095 in the next). So the search runs in --searches processes (this one and
+it keeps varies from process to process (H200: backward-data res4[b-f]_branch2a 0.0145 ms in
+session 32's call, 0.0095 in session 35's; 0.0139 and 0.0096 in two runs of one call). So the search runs in --searches processes (this one and
 fresh ones, one after another) and the peer is the fastest of them, the range printed beside it;
 and it tries every algorithm cuDNN offers (torch.backends.cudnn.benchmark_limit = --limit, 0:
 all; PyTorch's own default is 10).
@@ -20,7 +20,8 @@ all; PyTorch's own default is 10).
 --kernels adds, after every timing (so that the profiler cannot touch them), the CUDA kernels
 PyTorch's call launched per problem (names and mean device time, from torch.profiler over eager
 calls on rotated input copies): cuDNN's and cuBLASLt's kernel names carry their tile, cluster and
-split-K choices, which is what an own plan is compared against.
+split-K choices, which is what an own plan is compared against. They are this process's search's
+choice, which need not be the search whose time is printed (the fastest of --searches).
 
     gpu_bench --suite data/suites/resnet50.txt --batch 32 --dtype bf16 --layout nhwc --json b.jsonl
     python3 bench/gpu_peer.py b.jsonl [--replays 20] [--slack 1.25] [--searches 3] [--limit 0]
@@ -244,8 +245,8 @@ def main():
                     help="seconds a fresh process's search may take")
     ap.add_argument("--times-only", metavar="FILE", help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.searches < 1 or a.limit < 0:
-        ap.error("--searches must be at least 1 and --limit at least 0")
+    if a.searches < 1 or a.limit < 0 or a.search_timeout < 1:
+        ap.error("--searches and --search-timeout must be at least 1, --limit at least 0")
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.benchmark_limit = a.limit
     problems = read_rows(a.jsonl)
@@ -253,13 +254,13 @@ def main():
         with open(a.times_only, "w") as f:
             json.dump(torch_times(problems, a.replays), f)
         return 0
-    print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s; benchmark search "
-          "over %s algorithms, fastest of %d searches" % (
-              torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name(),
-              "all" if a.limit == 0 else "at most %d" % a.limit, a.searches))
     searches = [torch_times(problems, a.replays)]
     searches += searches_elsewhere(a.jsonl, a.searches - 1, a.replays, a.limit,
                                    a.search_timeout)
+    print("PyTorch %s, cuDNN %s (torch.backends.cudnn.version()), device %s; benchmark search "
+          "over %s algorithms, fastest of %d searches (%d asked)" % (
+              torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name(),
+              "all" if a.limit == 0 else "at most %d" % a.limit, len(searches), a.searches))
     # (direction, dtype, batch, own id) -> [(ratio to the better peer, ratio to the plugin, flagged, name)]
     ratios = {}
     listings = []  # (name, p, tf32): --kernels' second pass, after every timing
@@ -312,7 +313,8 @@ def main():
         print(line)
     if listings:
         print("\nkernels PyTorch's call launched (torch.profiler over eager calls on rotated "
-              "copies, after every timing above): launches a call, mean device time a launch")
+              "copies, after every timing above, this process's search's algorithm, which need "
+              "not be the fastest search's): launches a call, mean device time a launch")
     for name, p, tf32 in listings:
         print("\n%s%s (%s, %s)" % (name, " TF32" if tf32 else "", p["direction"], p["dtype"]))
         for kname, per_call, us in torch_kernels(p, tf32):
