@@ -42,6 +42,20 @@ bool uses_windows(const Geometry& G) {
   return G.c() < 32;
 }
 
+// A flat tap index's (depth, row, column) in the filter, taps in (kd, kh, kw) order.
+struct TapPosition {
+  std::int64_t a, b, e;
+};
+TapPosition tap_position(const Geometry& G, std::int64_t tap) {
+  return {tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw};
+}
+// The filter's element (k, c) at a flat tap.
+std::uint16_t filter_at(const Reader& w, const Geometry& G, std::int64_t k, std::int64_t c,
+                        std::int64_t tap) {
+  const TapPosition t = tap_position(G, tap);
+  return w.at(k, c, t.a, t.b, t.e);
+}
+
 Planar planar(const Geometry& G) {
   Planar z;
   z.kp32 = round_up(G.k(), 32);
@@ -176,7 +190,7 @@ void pack_planar_filter(const Geometry& G, const Planar& z, const Reader& w, std
         } else {
           for (std::int64_t tap = 0; tap < taps; ++tap)
             for (std::int64_t c = 0; c < C; ++c)
-              out[tap * C + c] = w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+              out[tap * C + c] = filter_at(w, G, k, c, tap);
         }
         if (C == c_pad) continue;
         for (std::int64_t tap = 0; tap < taps; ++tap) {
@@ -215,7 +229,7 @@ void copy_windows(const Geometry& G, const Planar& z, const Reader& x, std::uint
       const std::int64_t r = 2 * j + half;
       if (r >= R) break;
       const std::int64_t c = r / taps, tap = r % taps;
-      const std::int64_t a = tap / (G.kh * G.kw), b = tap / G.kw % G.kh, e = tap % G.kw;
+      const auto [a, b, e] = tap_position(G, tap);
       const std::int64_t id = od * G.sd + a * G.dd - G.pd, ih = oh * G.sh + b * G.dh - G.ph;
       if (id < 0 || id >= G.id || ih < 0 || ih >= G.ih) continue;
       // Output pixels whose tap lies in x: 0 <= ow * sw + w0 < IW.
@@ -242,9 +256,7 @@ void pack_window_filter(const Geometry& G, const Planar& z, const Reader& w, std
   std::memset(wp, 0, static_cast<std::size_t>(z.sizes.w_elements) * 2);
   for (std::int64_t k = 0; k < K; ++k)
     for (std::int64_t r = 0; r < R; ++r) {
-      const std::int64_t c = r / taps, tap = r % taps;
-      wp[((r / 32) * z.kp32 + k) * 32 + r % 32] =
-          w.at(k, c, tap / (G.kh * G.kw), tap / G.kw % G.kh, tap % G.kw);
+      wp[((r / 32) * z.kp32 + k) * 32 + r % 32] = filter_at(w, G, k, r / taps, r % taps);
     }
 }
 
